@@ -1,0 +1,131 @@
+/// An exact fraction `numerator / denominator`, always reduced, denominator > 0.
+///
+/// Intermediate products are taken in 128 bits and reduced before they are narrowed back
+/// to 64 bits, so every value the metronome can produce (BPM 1-999 with three decimals,
+/// meters up to 99/99, beat units up to 1/99 dotted, subdivisions up to 9, sample rates up
+/// to 192 kHz, 24 h positions) is exact. A result that would not fit traps with a message
+/// instead of wrapping: it can never overflow silently.
+public struct Rational: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let numerator: Int64
+    public let denominator: Int64
+
+    public init(_ numerator: Int64, _ denominator: Int64 = 1) {
+        precondition(denominator != 0, "Rational with a zero denominator")
+        self.init(reducing: Int128(numerator), Int128(denominator))
+    }
+
+    public init(_ value: Int) { self.init(Int64(value), 1) }
+
+    /// Reduces a 128-bit fraction and narrows it; traps if the reduced value does not fit.
+    public init(reducing numerator: Int128, _ denominator: Int128) {
+        precondition(denominator != 0, "Rational with a zero denominator")
+        let sign: Int128 = (denominator < 0) ? -1 : 1
+        let divisor = Rational.gcd(numerator, denominator)
+        let n = sign * numerator / divisor
+        let d = sign * denominator / divisor
+        guard let n64 = Int64(exactly: n), let d64 = Int64(exactly: d) else {
+            preconditionFailure("Rational overflow: \(n)/\(d) does not fit in 64 bits")
+        }
+        self.numerator = n64
+        self.denominator = d64
+    }
+
+    public static let zero = Rational(0)
+    public static let one = Rational(1)
+
+    public static func gcd(_ a: Int128, _ b: Int128) -> Int128 {
+        var x = a.magnitude
+        var y = b.magnitude
+        while y != 0 { (x, y) = (y, x % y) }
+        return x == 0 ? 1 : Int128(x)
+    }
+
+    public static func gcd(_ a: Int64, _ b: Int64) -> Int64 {
+        var x = a.magnitude
+        var y = b.magnitude
+        while y != 0 { (x, y) = (y, x % y) }
+        return x == 0 ? 1 : Int64(x)
+    }
+
+    public static func lcm(_ a: Int64, _ b: Int64) -> Int64 {
+        let (product, overflow) = (a / gcd(a, b)).multipliedReportingOverflow(by: b)
+        precondition(!overflow, "lcm(\(a), \(b)) overflows")
+        return product.magnitude == product ? product : -product
+    }
+
+    public static func + (a: Rational, b: Rational) -> Rational {
+        Rational(reducing: Int128(a.numerator) * Int128(b.denominator) + Int128(b.numerator) * Int128(a.denominator),
+                 Int128(a.denominator) * Int128(b.denominator))
+    }
+
+    public static func - (a: Rational, b: Rational) -> Rational {
+        Rational(reducing: Int128(a.numerator) * Int128(b.denominator) - Int128(b.numerator) * Int128(a.denominator),
+                 Int128(a.denominator) * Int128(b.denominator))
+    }
+
+    public static func * (a: Rational, b: Rational) -> Rational {
+        Rational(reducing: Int128(a.numerator) * Int128(b.numerator), Int128(a.denominator) * Int128(b.denominator))
+    }
+
+    public static func / (a: Rational, b: Rational) -> Rational {
+        precondition(b.numerator != 0, "Rational division by zero")
+        return Rational(reducing: Int128(a.numerator) * Int128(b.denominator), Int128(a.denominator) * Int128(b.numerator))
+    }
+
+    public static prefix func - (a: Rational) -> Rational { Rational(-a.numerator, a.denominator) }
+
+    public static func < (a: Rational, b: Rational) -> Bool {
+        Int128(a.numerator) * Int128(b.denominator) < Int128(b.numerator) * Int128(a.denominator)
+    }
+
+    /// Largest integer not above the value.
+    public var floor: Int64 { Rational.floorDivide(numerator, denominator) }
+    /// Smallest integer not below the value.
+    public var ceiling: Int64 { -Rational.floorDivide(-numerator, denominator) }
+    /// Nearest integer, halves rounded up (towards +infinity): the one rounding rule used
+    /// for every sample position, so that "already rendered" and "still to come" never
+    /// disagree about an onset that sits exactly between two samples.
+    public var rounded: Int64 { Rational.floorDivide(2 * numerator + denominator, 2 * denominator) }
+
+    public var doubleValue: Double { Double(numerator) / Double(denominator) }
+
+    public var isInteger: Bool { denominator == 1 }
+
+    public var description: String { denominator == 1 ? "\(numerator)" : "\(numerator)/\(denominator)" }
+
+    public static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+        let q = a / b
+        return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q
+    }
+
+    public static func floorDivide(_ a: Int128, _ b: Int128) -> Int128 {
+        let q = a / b
+        return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q
+    }
+
+    /// Parses "3", "-2", "7/8", "92.5", "92.125".
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count == 2 {
+            guard let n = Int64(parts[0]), let d = Int64(parts[1]), d != 0 else { return nil }
+            self.init(n, d)
+            return
+        }
+        guard parts.count == 1 else { return nil }
+        let decimal = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard decimal.count <= 2, let whole = Int64(decimal[0]) ?? (decimal[0].isEmpty ? 0 : nil) else { return nil }
+        if decimal.count == 1 { self.init(whole, 1); return }
+        let fraction = decimal[1]
+        guard !fraction.isEmpty, fraction.count <= 9, fraction.allSatisfy(\.isASCIIDigit), let digits = Int64(fraction) else {
+            return nil
+        }
+        var scale: Int64 = 1
+        for _ in 0..<fraction.count { scale *= 10 }
+        let negative = decimal[0].hasPrefix("-")
+        self.init(whole * scale + (negative ? -digits : digits), scale)
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
+}

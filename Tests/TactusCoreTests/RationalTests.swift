@@ -1,0 +1,44 @@
+import Testing
+@testable import TactusCore
+
+@Suite struct RationalTests {
+    @Test func reducesAndNormalisesSign() {
+        let r = Rational(6, -8)
+        #expect(r.numerator == -3)
+        #expect(r.denominator == 4)
+    }
+
+    @Test func arithmetic() {
+        #expect(Rational(1, 3) + Rational(1, 6) == Rational(1, 2))
+        #expect(Rational(1, 3) - Rational(1, 2) == Rational(-1, 6))
+        #expect(Rational(2, 3) * Rational(9, 4) == Rational(3, 2))
+        #expect(Rational(2, 3) / Rational(4, 9) == Rational(3, 2))
+        #expect(Rational(7, 8) < Rational(8, 9))
+    }
+
+    @Test func roundingIsHalfUp() {
+        #expect(Rational(5, 2).rounded == 3)
+        #expect(Rational(-5, 2).rounded == -2)
+        #expect(Rational(7, 3).rounded == 2)
+        #expect(Rational(-7, 3).floor == -3)
+        #expect(Rational(-7, 3).ceiling == -2)
+    }
+
+    @Test func parsesDecimalsAndFractions() {
+        #expect(Rational(parsing: "92.5") == Rational(185, 2))
+        #expect(Rational(parsing: "7/8") == Rational(7, 8))
+        #expect(Rational(parsing: "-0.25") == Rational(-1, 4))
+        #expect(Rational(parsing: "1.2.3") == nil)
+        #expect(Rational(parsing: "x") == nil)
+        #expect(Rational(185, 2).decimalDescription == "92.5")
+        #expect(Rational(-1, 4).decimalDescription == "-0.25")
+    }
+
+    @Test func largeIntermediatesStayExact() {
+        // 24 h at 192 kHz in samples times a 999.999 BPM denominator stays exact.
+        let samples = Rational(192_000 * 86_400)
+        let perBeat = Rational(192_000 * 60 * 1000, 999_999)
+        let beats = samples / perBeat
+        #expect(beats * perBeat == samples)
+    }
+}

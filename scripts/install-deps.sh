@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Tactus needs, only those that are missing.
+# Usage: scripts/install-deps.sh [build|bench]   (build is the default)
+set -euo pipefail
+
+packages=(pkg-config libasound2-dev libgpiod-dev libi2c-dev)
+case "${1:-build}" in
+  build) ;;
+  bench) packages+=(klick) ;;
+  *) echo "install-deps.sh: unknown set '$1' (expected build or bench)" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps.sh: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "Installing Debian packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get -o DPkg::Lock::Timeout=900 update -qq
+$sudo apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
