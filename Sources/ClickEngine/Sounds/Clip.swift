@@ -1,0 +1,41 @@
+/// One click sound: mono samples in -1...1 at the engine's sample rate, starting from and
+/// ending in silence. The storage is allocated once and never changes, so the render
+/// thread reads it through a raw pointer without retaining anything.
+public final class Clip: @unchecked Sendable {
+    public let sampleRate: Int
+    public let frameCount: Int
+    /// Stable for the clip's lifetime; read-only after init.
+    public let samples: UnsafePointer<Float>
+
+    public init(samples source: [Float], sampleRate: Int) {
+        self.sampleRate = sampleRate
+        frameCount = source.count
+        let storage = UnsafeMutablePointer<Float>.allocate(capacity: max(source.count, 1))
+        storage.initialize(repeating: 0, count: max(source.count, 1))
+        source.withUnsafeBufferPointer { storage.update(from: $0.baseAddress!, count: source.count) }
+        samples = UnsafePointer(storage)
+    }
+
+    deinit { UnsafeMutablePointer(mutating: samples).deallocate() }
+
+    public var buffer: UnsafeBufferPointer<Float> { UnsafeBufferPointer(start: samples, count: frameCount) }
+
+    /// Longest clip the engine accepts: the voice pool is sized so that even at 999 BPM with
+    /// every subdivision layer, clips this long never run out of voices.
+    public static let maximumSeconds = 2
+}
+
+/// Three related clips: accent, beat and subdivision.
+public struct SoundSet: Sendable {
+    public let name: String
+    public let accent: Clip
+    public let beat: Clip
+    public let subdivision: Clip
+
+    public init(name: String, accent: Clip, beat: Clip, subdivision: Clip) {
+        self.name = name
+        self.accent = accent
+        self.beat = beat
+        self.subdivision = subdivision
+    }
+}
