@@ -1,5 +1,5 @@
 /// What kind of click an onset plays; the order is the order of importance.
-public enum OnsetKind: UInt8, Sendable, Hashable, Comparable {
+public enum OnsetKind: UInt8, Sendable, Hashable, Comparable, BitwiseCopyable {
     case accent = 0
     case beat = 1
     case subdivision = 2

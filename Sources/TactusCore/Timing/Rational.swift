@@ -129,3 +129,7 @@ public struct Rational: Sendable, Hashable, Comparable, CustomStringConvertible 
 extension Character {
     var isASCIIDigit: Bool { isASCII && isNumber }
 }
+
+extension Rational: ExpressibleByIntegerLiteral {
+    public init(integerLiteral value: Int64) { self.init(value, 1) }
+}

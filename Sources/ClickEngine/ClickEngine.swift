@@ -1,0 +1,90 @@
+import TactusCore
+
+/// A sound set name that is neither built in nor registered.
+public struct UnknownSoundError: Error, Sendable, CustomStringConvertible {
+    public let name: String
+    public var description: String {
+        "sound '\(name)' is unknown: built-in sets are \(BuiltInSounds.names.joined(separator: ", ")), or give a folder with accent.wav, beat.wav and sub.wav"
+    }
+}
+
+/// The control side of the click engine: owns the settings and the transport, compiles
+/// them into immutable programs and publishes them to the renderer, which picks each one
+/// up at the start of its next render call. Use it from one thread (or actor) at a time.
+public final class ClickEngine {
+    public let renderer: ClickRenderer
+    public private(set) var settings: MetronomeSettings
+    public private(set) var isPlaying = false
+    private var transportEpoch: UInt64 = 0
+    /// Sound sets used so far. Kept for the engine's lifetime because voices may still be
+    /// playing their clips after a change of sound; they are small (a few hundred KB).
+    private var soundSets: [String: SoundSet] = [:]
+
+    /// Voices for the worst case: 999 BPM with every layer 2-9 (28 distinct onsets per beat,
+    /// about 466 per second) and clips of the longest allowed length (2 s), with margin.
+    public static let defaultVoiceCount = 1024
+
+    public init(
+        sampleRate: Int, channels: Int = 2, maxFrameCount: Int = 4096,
+        voiceCount: Int = ClickEngine.defaultVoiceCount, eventCapacity: Int = 8192,
+        settings: MetronomeSettings = MetronomeSettings()
+    ) throws(UnknownSoundError) {
+        renderer = ClickRenderer(sampleRate: sampleRate, channels: channels, maxFrameCount: maxFrameCount,
+                                 voiceCount: voiceCount, eventCapacity: eventCapacity)
+        self.settings = settings
+        _ = try soundSet(named: settings.sound)
+        publish()
+    }
+
+    /// Makes a loaded sound set (for example from WAV files) available under its name.
+    public func register(_ set: SoundSet) {
+        soundSets[set.name] = set
+    }
+
+    /// Applies new settings; playback continues in phase with the next render call.
+    public func apply(_ newSettings: MetronomeSettings) throws(UnknownSoundError) {
+        _ = try soundSet(named: newSettings.sound)
+        settings = newSettings
+        publish()
+    }
+
+    /// Starts at the beginning of a bar with the next render call.
+    public func start() {
+        transportEpoch &+= 1
+        isPlaying = true
+        publish()
+    }
+
+    /// Stops starting clips; clips in flight play to their end.
+    public func stop() {
+        isPlaying = false
+        publish()
+    }
+
+    /// Next onset reported by the render thread, if any.
+    public func nextEvent() -> OnsetEvent? { renderer.events.pop() }
+
+    /// Releases programs the render thread has finished with. Called by every publish too.
+    public func collectGarbage() {
+        while let old = renderer.retired.pop() { Unmanaged<EngineProgram>.fromOpaque(old).release() }
+    }
+
+    private func soundSet(named name: String) throws(UnknownSoundError) -> SoundSet {
+        if let set = soundSets[name] { return set }
+        guard let set = BuiltInSounds.make(name, sampleRate: renderer.sampleRate) else { throw UnknownSoundError(name: name) }
+        soundSets[name] = set
+        return set
+    }
+
+    private func publish() {
+        collectGarbage()
+        // The sound set was resolved (and cached) when the settings were accepted.
+        guard let sounds = soundSets[settings.sound] else { return }
+        let program = EngineProgram(settings: settings, sounds: sounds, sampleRate: renderer.sampleRate,
+                                    playing: isPlaying, transportEpoch: transportEpoch)
+        let raw = Unmanaged.passRetained(program).toOpaque()
+        if let unclaimed = renderer.pending.exchange(raw, ordering: .acquiringAndReleasing) {
+            Unmanaged<EngineProgram>.fromOpaque(unclaimed).release()
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import TactusCore
+
+/// A change applied at an exact sample, as a live change arriving just before that
+/// sample's render call would be.
+public struct TimedChange: Sendable {
+    public enum Action: Sendable {
+        case apply(MetronomeSettings)
+        case start
+        case stop
+    }
+
+    public var sample: Int64
+    public var action: Action
+
+    public init(sample: Int64, action: Action) {
+        self.sample = sample
+        self.action = action
+    }
+}
+
+/// Where an offline render stops starting clips; clips in flight always play to their end.
+public enum RenderEnd: Sendable {
+    /// At the downbeat of bar N after the last start (so N whole bars are played).
+    case bars(Int64)
+    /// At this sample.
+    case sample(Int64)
+}
+
+/// Drives the live renderer faster than real time: the same render calls, in periods of
+/// the live size, split exactly at each change so it takes effect at its own sample.
+public enum OfflineRender {
+    public static func run(
+        engine: ClickEngine,
+        changes: [TimedChange],
+        end: RenderEnd,
+        periodFrames: Int = 128,
+        output: (UnsafeBufferPointer<Float>) throws -> Void,
+        onEvent: (OnsetEvent) throws -> Void
+    ) throws {
+        let renderer = engine.renderer
+        let period = min(periodFrames, renderer.maxFrameCount)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: period * renderer.channels)
+        defer { buffer.deallocate() }
+        let pending = changes.sorted { $0.sample < $1.sample }
+        var nextChange = 0
+
+        func renderBlock(_ frames: Int) throws {
+            renderer.render(into: buffer, frameCount: frames)
+            if frames > 0 { try output(UnsafeBufferPointer(start: buffer, count: frames * renderer.channels)) }
+            while let event = engine.nextEvent() { try onEvent(event) }
+        }
+
+        engine.start()
+        try renderBlock(0)
+        while true {
+            let now = renderer.sampleClock
+            while nextChange < pending.count && pending[nextChange].sample <= now {
+                switch pending[nextChange].action {
+                case .apply(let settings): try engine.apply(settings)
+                case .start: engine.start()
+                case .stop: engine.stop()
+                }
+                nextChange += 1
+                try renderBlock(0)
+            }
+            let endSample: Int64? = switch end {
+            case .bars(let bars): renderer.sampleOfBarStart(bars)
+            case .sample(let sample): sample
+            }
+            if let endSample, now >= endSample { break }
+            if !renderer.isPlaying && nextChange == pending.count { break }
+            var limit = now + Int64(period)
+            if nextChange < pending.count { limit = min(limit, pending[nextChange].sample) }
+            if let endSample { limit = min(limit, endSample) }
+            try renderBlock(Int(limit - now))
+        }
+        engine.stop()
+        try renderBlock(0)
+        while renderer.framesUntilSilent > 0 {
+            try renderBlock(min(period, renderer.framesUntilSilent))
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import TactusCore
+
+/// One onset that actually started a clip, as reported by the render thread.
+public struct OnsetEvent: Sendable, Hashable, BitwiseCopyable {
+    /// Engine sample clock (frames since the engine was created) of the clip's first sample.
+    public var sample: Int64
+    /// Bars since the last start, from 0.
+    public var bar: Int64
+    /// Beat in the bar, from 0.
+    public var beat: Int32
+    /// 0 for accents and beats, n for subdivision layer n.
+    public var layer: UInt8
+    public var kind: OnsetKind
+
+    public init(sample: Int64, bar: Int64, beat: Int32, layer: UInt8, kind: OnsetKind) {
+        self.sample = sample
+        self.bar = bar
+        self.beat = beat
+        self.layer = layer
+        self.kind = kind
+    }
+}
