@@ -1,0 +1,97 @@
+import Synchronization
+@testable import ClickEngine
+import Foundation
+import RealtimeAudit
+import Testing
+import TactusCore
+
+/// The render call must never allocate, lock or write: proven by counting the calls the
+/// render thread makes into malloc, pthread mutexes/rwlocks and write(2).
+@Suite(.serialized) struct RealtimeSafetyTests {
+    @Test func auditCatchesAllocationsSoZeroMeansSomething() {
+        realtime_audit_begin()
+        let array = [Int](repeating: 1, count: Int.random(in: 100...200))
+        let counts = realtime_audit_end()
+        #expect(array.count >= 100)
+        #expect(counts.allocations > 0)
+    }
+
+    @Test func steadyStateRenderingNeitherAllocatesNorLocks() {
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "999", subdivisions: "2,3,4,5,6,7,8,9"), clipFrames: 20000)
+        engine.start()
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        defer { buffer.deallocate() }
+        engine.renderer.render(into: buffer, frameCount: 128) // first call: lazy runtime set-up
+        realtime_audit_begin()
+        for _ in 0..<20_000 { engine.renderer.render(into: buffer, frameCount: 128) }
+        let counts = realtime_audit_end()
+        #expect(engine.renderer.activeVoiceCount > 50)
+        #expect(counts.allocations == 0)
+        #expect(counts.frees == 0)
+        #expect(counts.locks == 0)
+        #expect(counts.writes == 0)
+    }
+
+    @Test func renderingThroughAChangeStormNeitherAllocatesNorLocks() {
+        var random = SplitMix64(state: 99)
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "120", subdivisions: "3"), clipFrames: 3000)
+        engine.start()
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        defer { buffer.deallocate() }
+        engine.renderer.render(into: buffer, frameCount: 128)
+        var total = realtime_audit_counts()
+        for step in 0..<2000 {
+            var next = engine.settings
+            next.tempo = Tempo(clampingWholeBPM: Int.random(in: 1...999, using: &random))
+            next.meter = try! Meter(Int.random(in: 1...99, using: &random), Int.random(in: 1...99, using: &random))
+            next.beatUnit = try! BeatUnit(division: Int.random(in: 1...99, using: &random), dotted: Bool.random(using: &random))
+            next.subdivisions = try! Subdivisions([Int.random(in: 2...9, using: &random)])
+            next.accents = .accentEvery(Int.random(in: 0...5, using: &random), beats: 8)
+            try! next.volumes.set("master", to: Int.random(in: 0...100, using: &random))
+            try! engine.apply(next) // control side: allocates, not audited
+            if step % 100 == 0 { engine.stop(); engine.start() }
+            realtime_audit_begin()
+            engine.renderer.render(into: buffer, frameCount: 128)
+            let counts = realtime_audit_end()
+            total.allocations += counts.allocations
+            total.frees += counts.frees
+            total.locks += counts.locks
+            total.writes += counts.writes
+            while engine.nextEvent() != nil {}
+        }
+        #expect(total.allocations == 0)
+        #expect(total.frees == 0, "the render thread freed an old program")
+        #expect(total.locks == 0)
+        #expect(total.writes == 0)
+    }
+
+    @Test func concurrentControlThreadAndRenderThread() async {
+        // A real second thread renders while this one publishes as fast as it can.
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "300", subdivisions: "2"), clipFrames: 1000)
+        engine.start()
+        let renderer = engine.renderer
+        let done = Atomic<Bool>(false)
+        let result = Mutex<realtime_audit_counts>(realtime_audit_counts())
+        let thread = Thread {
+            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+            renderer.render(into: buffer, frameCount: 128)
+            realtime_audit_begin()
+            while !done.load(ordering: .acquiring) { renderer.render(into: buffer, frameCount: 128) }
+            let counts = realtime_audit_end()
+            result.withLock { $0 = counts }
+            buffer.deallocate()
+        }
+        thread.start()
+        for bpm in 0..<3000 {
+            var next = engine.settings
+            next.tempo = Tempo(clampingWholeBPM: 100 + bpm % 800)
+            try! engine.apply(next)
+        }
+        done.store(true, ordering: .releasing)
+        while !thread.isFinished { try? await Task.sleep(nanoseconds: 1_000_000) }
+        let counts = result.withLock { $0 }
+        #expect(counts.allocations == 0)
+        #expect(counts.frees == 0)
+        #expect(counts.locks == 0)
+    }
+}
