@@ -1,0 +1,224 @@
+import ArgumentParser
+import ClickEngine
+import Foundation
+import TactusCore
+
+struct RenderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Render a click track to a WAV file with the live engine.",
+        discussion: "Stops starting clicks at the end (--bars or --seconds) and lets the last clicks ring out."
+    )
+
+    @Option(help: "Tempo in BPM, 1 to 999 (up to 3 decimals).") var bpm = "120"
+    @Option(help: "Meter N/D, each 1 to 99 (e.g. 7/8, 4/5).") var meter = "4/4"
+    @Option(name: .customLong("beat-unit"), help: "Note value the BPM counts: 1/N, dotted 1/N. or 3/(2N). Default: 1/D of the meter.")
+    var beatUnit: String?
+    @Option(help: "One character per beat: X accent, x normal, . muted. Default: X then normal.") var accents: String?
+    @Option(help: "Subdivision layers 2 to 9, comma separated, or none.") var subdivisions = "none"
+    @Option(help: "Built-in sound set name, or a folder with accent.wav, beat.wav and sub.wav.") var sound = "woodblock"
+    @Option(help: "Volumes in percent, e.g. master=80,accent=100,beat=80,sub2=60.") var volume: String?
+    @Option(help: "Sample rate, 8000 to 192000.") var rate = 48000
+    @Option(help: "Sample format: s16, s24 or f32.") var format = "s16"
+    @Option(help: "Output channels, 1 or 2.") var channels = 2
+    @Option(help: "Bars to play (default 4).") var bars: Int?
+    @Option(help: "Seconds to play (instead of --bars).") var seconds: String?
+    @Option(help: "Timed changes: '<seconds> set bpm=150 meter=5/4', '<seconds> stop', '<seconds> start'.") var changes: String?
+    @Option(help: "Write one JSON object per onset to this file.") var events: String?
+    @Option(name: .shortAndLong, help: "Output WAV file.") var output: String?
+    @Flag(name: .customLong("list-sounds"), help: "List the built-in sound sets and exit.") var listSounds = false
+
+    func run() throws {
+        if listSounds {
+            print(BuiltInSounds.names.joined(separator: "\n"))
+            return
+        }
+        let job = try RenderJob(self)
+        try job.run()
+    }
+}
+
+/// A validated render: every input is checked before any file is created.
+struct RenderJob {
+    let settings: MetronomeSettings
+    let userSounds: [SoundSet]
+    let sampleRate: Int
+    let channels: Int
+    let format: WAVSampleFormat
+    let end: RenderEnd
+    let changes: [TimedChange]
+    let outputPath: String
+    let eventsPath: String?
+
+    init(_ options: RenderCommand) throws {
+        guard let output = options.output else { throw ExitError("-o/--output is required: the WAV file to write") }
+        guard (8000...192_000).contains(options.rate) else {
+            throw ExitError("--rate '\(options.rate)' is invalid: allowed 8000 to 192000 (Hz)")
+        }
+        guard let format = WAVSampleFormat(rawValue: options.format) else {
+            throw ExitError("--format '\(options.format)' is invalid: allowed s16, s24 or f32")
+        }
+        guard options.channels == 1 || options.channels == 2 else {
+            throw ExitError("--channels '\(options.channels)' is invalid: allowed 1 or 2")
+        }
+        sampleRate = options.rate
+        channels = options.channels
+        self.format = format
+
+        var settings = MetronomeSettings()
+        do {
+            try settings.assign("bpm", options.bpm)
+            try settings.assign("meter", options.meter)
+            try settings.assign("beat-unit", options.beatUnit ?? "1/\(settings.meter.denominator)")
+            if let accents = options.accents { try settings.assign("accents", accents) }
+            try settings.assign("subdivisions", options.subdivisions)
+            if let volume = options.volume { try settings.assign("volume", volume) }
+        } catch {
+            throw ExitError("--\(error.field) '\(error.value)' is invalid: \(error.allowed)")
+        }
+        var loaded: [String: SoundSet] = [:]
+        settings.sound = try RenderJob.resolveSound(options.sound, rate: sampleRate, loaded: &loaded, origin: "--sound")
+        self.settings = settings
+
+        switch (options.bars, options.seconds) {
+        case (.some, .some): throw ExitError("--bars and --seconds are exclusive: give one of them")
+        case (let bars?, nil):
+            guard (1...1_000_000).contains(bars) else { throw ExitError("--bars '\(bars)' is invalid: allowed 1 to 1000000") }
+            end = .bars(Int64(bars))
+        case (nil, let text?):
+            guard let value = Rational(parsing: text), !text.contains("/"), value > .zero, value <= Rational(86_400) else {
+                throw ExitError("--seconds '\(text)' is invalid: allowed more than 0 up to 86400")
+            }
+            end = .sample((value * Rational(Int64(sampleRate))).rounded)
+        case (nil, nil): end = .bars(4)
+        }
+
+        var timed: [TimedChange] = []
+        if let path = options.changes {
+            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+                throw ExitError("--changes '\(path)' cannot be read: \(RenderJob.readProblem(path))")
+            }
+            let script: ChangeScript
+            do { script = try ChangeScript(text: text, file: path) } catch { throw ExitError(error.description) }
+            var current = settings
+            for (seconds, line, step) in script.steps {
+                let sample = (seconds * Rational(Int64(sampleRate))).rounded
+                switch step {
+                case .start: timed.append(TimedChange(sample: sample, action: .start))
+                case .stop: timed.append(TimedChange(sample: sample, action: .stop))
+                case .set(let assignments):
+                    for (name, value) in assignments {
+                        do {
+                            if name == "sound" {
+                                current.sound = try RenderJob.resolveSound(value, rate: sampleRate, loaded: &loaded, origin: "\(path):\(line): sound")
+                            } else {
+                                try current.assign(name, value)
+                            }
+                        } catch let error as SettingError {
+                            throw ExitError("\(path):\(line): \(error.field) '\(error.value)' is invalid: \(error.allowed)")
+                        }
+                    }
+                    timed.append(TimedChange(sample: sample, action: .apply(current)))
+                }
+            }
+        }
+        changes = timed
+        userSounds = Array(loaded.values)
+        outputPath = output
+        eventsPath = options.events
+        try RenderJob.checkWritable(output, flag: "-o")
+        if let events = options.events { try RenderJob.checkWritable(events, flag: "--events") }
+    }
+
+    /// A built-in name as is, or a folder of WAV files loaded (once) and named by its path.
+    static func resolveSound(_ value: String, rate: Int, loaded: inout [String: SoundSet], origin: String) throws -> String {
+        if BuiltInSounds.names.contains(value) || loaded[value] != nil { return value }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: value, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ExitError("\(origin) '\(value)' is invalid: not a built-in sound (\(BuiltInSounds.names.joined(separator: ", "))) nor a folder with accent.wav, beat.wav and sub.wav")
+        }
+        func bytes(_ file: String) throws -> [UInt8] {
+            let path = (value as NSString).appendingPathComponent(file)
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ExitError("\(path) cannot be read: \(readProblem(path))")
+            }
+            return [UInt8](data)
+        }
+        do {
+            let set = try UserSoundSet.make(name: value, accent: bytes("accent.wav"), beat: bytes("beat.wav"),
+                                            subdivision: bytes("sub.wav"), sampleRate: rate)
+            loaded[value] = set
+        } catch let error as SoundLoadError {
+            throw ExitError("\(origin) '\(value)': \(error.description)")
+        }
+        return value
+    }
+
+    static func readProblem(_ path: String) -> String {
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) { return "no such file" }
+        return isDirectory.boolValue ? "it is a folder" : "permission denied or not UTF-8 text"
+    }
+
+    static func checkWritable(_ path: String, flag: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        let dir = folder.isEmpty ? "." : folder
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ExitError("\(flag) '\(path)' is invalid: the folder '\(dir)' does not exist")
+        }
+        guard FileManager.default.isWritableFile(atPath: dir) else {
+            throw ExitError("\(flag) '\(path)' is invalid: the folder '\(dir)' is not writable")
+        }
+    }
+
+    func run() throws {
+        let engine: ClickEngine
+        do {
+            engine = try ClickEngine(sampleRate: sampleRate, channels: channels, maxFrameCount: 128)
+        } catch { throw ExitError(error.description) }
+        for set in userSounds { engine.register(set) }
+        do { try engine.apply(settings) } catch { throw ExitError(error.description) }
+
+        let wav = try AtomicFile(path: outputPath)
+        let eventsFile = try eventsPath.map { try AtomicFile(path: $0) }
+        do {
+            let encoder = WAVEncoder(sampleRate: sampleRate, channels: channels, format: format)
+            try wav.write(encoder.header(dataByteCount: 0))
+            var dataBytes = 0
+            var bytes: [UInt8] = []
+            var frames: Int64 = 0
+            var lines: [UInt8] = []
+            try OfflineRender.run(engine: engine, changes: changes, end: end) { block in
+                bytes.removeAll(keepingCapacity: true)
+                encoder.encode(block, into: &bytes)
+                dataBytes += bytes.count
+                frames += Int64(block.count / channels)
+                try wav.write(bytes)
+            } onEvent: { event in
+                guard let eventsFile else { return }
+                lines.removeAll(keepingCapacity: true)
+                lines += Array(EventJSON.line(event, sampleRate: sampleRate).utf8)
+                try eventsFile.write(lines)
+            }
+            try wav.rewrite(at: 0, encoder.header(dataByteCount: dataBytes))
+            try wav.commit()
+            try eventsFile?.commit()
+            let seconds = Double(frames) / Double(sampleRate)
+            print("Wrote \(outputPath): \(String(format: "%.3f", seconds)) s, \(frames) frames, \(sampleRate) Hz, \(format.rawValue), \(channels) channel\(channels == 1 ? "" : "s")"
+                  + (eventsPath.map { ", onsets in \($0)" } ?? ""))
+        } catch {
+            wav.discard()
+            eventsFile?.discard()
+            throw error
+        }
+    }
+}
+
+/// One onset as a JSON object on one line.
+enum EventJSON {
+    static func line(_ event: OnsetEvent, sampleRate: Int) -> String {
+        let seconds = String(format: "%.6f", Double(event.sample) / Double(sampleRate))
+        return "{\"t\":\(seconds),\"sample\":\(event.sample),\"kind\":\"\(event.kind.name)\",\"layer\":\(event.layer),\"bar\":\(event.bar),\"beat\":\(event.beat)}\n"
+    }
+}

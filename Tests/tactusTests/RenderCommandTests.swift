@@ -1,0 +1,131 @@
+import ClickEngine
+import Foundation
+import Testing
+import TactusCore
+
+/// Runs the built `tactus` executable.
+struct Run {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+}
+
+func tactus(_ arguments: [String]) throws -> Run {
+    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("tactus").path) && folder.path != "/" {
+        folder.deleteLastPathComponent()
+    }
+    let process = Process()
+    process.executableURL = folder.appendingPathComponent("tactus")
+    process.arguments = arguments
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+               stderr: String(decoding: errData, as: UTF8.self))
+}
+
+func scratchFolder() -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("tactus-test-\(UUID().uuidString)")
+    try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+func onsets(_ path: URL) throws -> [(sample: Int64, kind: String, bar: Int, beat: Int)] {
+    let text = try String(contentsOf: path, encoding: .utf8)
+    return try text.split(separator: "\n").map { line in
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+        return ((object["sample"] as! NSNumber).int64Value, object["kind"] as! String,
+                (object["bar"] as! NSNumber).intValue, (object["beat"] as! NSNumber).intValue)
+    }
+}
+
+@Suite struct RenderCommandTests {
+    @Test func rendersExactBeatsAndTheSameSamplesAsTheLiveEngine() throws {
+        let dir = scratchFolder()
+        let wav = dir.appendingPathComponent("click.wav")
+        let events = dir.appendingPathComponent("click.jsonl")
+        let run = try tactus(["render", "--bpm", "120", "--meter", "4/4", "--rate", "44100", "--format", "f32",
+                              "--channels", "1", "--bars", "2", "--events", events.path, "-o", wav.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains(wav.path))
+        let found = try onsets(events)
+        #expect(found.map(\.sample) == [0, 22050, 44100, 66150, 88200, 110250, 132300, 154350])
+        #expect(found.map(\.kind) == ["accent", "beat", "beat", "beat", "accent", "beat", "beat", "beat"])
+
+        // Sample for sample what the live renderer plays with the same settings.
+        let decoded = try WAVDecoder.decode([UInt8](Data(contentsOf: wav)))
+        #expect(decoded.sampleRate == 44100)
+        let engine = try ClickEngine(sampleRate: 44100, channels: 1, maxFrameCount: 128)
+        var live: [Float] = []
+        try OfflineRender.run(engine: engine, changes: [], end: .bars(2), output: { live += $0 }, onEvent: { _ in })
+        #expect(decoded.frames == live)
+        #expect(live.count == 176400) // the last click has ended before the end of bar 2
+    }
+
+    @Test func changesApplyAtTheirExactSample() throws {
+        let dir = scratchFolder()
+        let script = dir.appendingPathComponent("changes.txt")
+        try "# tempo up after two beats\n1.0 set bpm=240 meter=3/4\n2.0 stop\n2.5 start\n".write(to: script, atomically: true, encoding: .utf8)
+        let events = dir.appendingPathComponent("e.jsonl")
+        let run = try tactus(["render", "--bpm", "120", "--accents", "Xxxx", "--seconds", "3", "--changes", script.path,
+                              "--events", events.path, "-o", dir.appendingPathComponent("o.wav").path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let found = try onsets(events)
+        // 0, 0.5 at 120; from 1.0 beats every 0.25 s in phase (beat 3 of the bar falls right on 1.0);
+        // the stop at 2.0 silences the beat due there; the restart at 2.5 is a new bar 0; the end at 3.0 is exclusive.
+        #expect(found.map(\.sample) == [0, 24000, 48000, 60000, 72000, 84000, 120000, 132000])
+        #expect(found.map(\.bar) == [0, 0, 0, 1, 1, 1, 0, 0])
+        #expect(found.map(\.beat) == [0, 1, 2, 0, 1, 2, 0, 1])
+    }
+
+    @Test(arguments: [
+        (["--bpm", "0"], "--bpm '0' is invalid: allowed 1 to 999"),
+        (["--bpm", "fast"], "--bpm 'fast' is invalid"),
+        (["--meter", "100/4"], "--meter '100/4' is invalid: numerator and denominator must each be 1 to 99"),
+        (["--beat-unit", "2/4"], "--beat-unit '2/4' is invalid"),
+        (["--accents", "Xo"], "--accents 'Xo' is invalid: one character per beat"),
+        (["--subdivisions", "1,2"], "--subdivisions '1,2' is invalid: each layer must be 2 to 9"),
+        (["--volume", "master=101"], "--volume master '101' is invalid: allowed 0 to 100"),
+        (["--rate", "4000"], "--rate '4000' is invalid: allowed 8000 to 192000"),
+        (["--format", "s8"], "--format 's8' is invalid: allowed s16, s24 or f32"),
+        (["--bars", "0"], "--bars '0' is invalid"),
+        (["--bars", "2", "--seconds", "1"], "--bars and --seconds are exclusive"),
+        (["--sound", "/nonexistent"], "--sound '/nonexistent' is invalid: not a built-in sound"),
+        (["--changes", "/nonexistent"], "--changes '/nonexistent' cannot be read: no such file"),
+        (["--frobnicate"], "Unknown option '--frobnicate'"),
+    ])
+    func badInputIsOneLineExitTwoAndNoFile(arguments: [String], message: String) throws {
+        let dir = scratchFolder()
+        let out = dir.appendingPathComponent("out.wav")
+        try Data("keep me".utf8).write(to: out)
+        let run = try tactus(["render"] + arguments + ["-o", out.path])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1)
+        #expect(try String(contentsOf: out, encoding: .utf8) == "keep me")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["out.wav"])
+    }
+
+    @Test func badChangeScriptNamesTheLine() throws {
+        let dir = scratchFolder()
+        let script = dir.appendingPathComponent("changes.txt")
+        try "1 set bpm=100\n\n2 set meter=7/0\n".write(to: script, atomically: true, encoding: .utf8)
+        let run = try tactus(["render", "--changes", script.path, "-o", dir.appendingPathComponent("o.wav").path])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("changes.txt:3: meter '7/0' is invalid"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("o.wav").path))
+    }
+
+    @Test func listsTheBuiltInSounds() throws {
+        let run = try tactus(["render", "--list-sounds"])
+        #expect(run.status == 0)
+        #expect(run.stdout.split(separator: "\n").map(String.init) == BuiltInSounds.names)
+        #expect(BuiltInSounds.names.contains("woodblock"))
+    }
+}
