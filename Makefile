@@ -20,10 +20,10 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-# Speed and allocation figures (not part of `make test`): see Benchmarks/README.md.
+# Speed and allocation figures (not part of `make test`).
 bench:
 	@scripts/install-deps.sh bench
-	cd Benchmarks && $(SWIFT) package benchmark
+	$(SWIFT) run -c release tactus-bench
 
 clean:
 	rm -rf .build Benchmarks/.build $(OUT)

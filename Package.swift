@@ -24,6 +24,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "tactus-bench",
+            dependencies: ["TactusCore", "ClickEngine", "RealtimeAudit"],
+            path: "Benchmarks/RenderBench"
+        ),
         // Interposes malloc and pthread_mutex_lock inside the test binary so tests can
         // prove the render thread neither allocates nor locks.
         .target(name: "RealtimeAudit", path: "Tests/RealtimeAudit"),

@@ -64,18 +64,28 @@ public final class ClickRenderer: @unchecked Sendable {
         if playing, let current {
             Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { startOnsets(of: $0, before: blockEnd) }
         }
+        clock = blockEnd
+        guard voices.activeCount > 0 || limiter.gain < 1 else {
+            buffer.update(repeating: 0, count: frameCount * channels)
+            return
+        }
         mix.update(repeating: 0, count: frameCount)
         voices.mix(into: mix, frameCount: frameCount)
         limiter.process(mix, frameCount: frameCount)
-        if channels == 1 {
+        switch channels {
+        case 1:
             buffer.update(from: mix, count: frameCount)
-        } else {
+        case 2:
+            for frame in 0..<frameCount {
+                buffer[2 * frame] = mix[frame]
+                buffer[2 * frame + 1] = mix[frame]
+            }
+        default:
             for frame in 0..<frameCount {
                 let value = mix[frame]
                 for channel in 0..<channels { buffer[frame * channels + channel] = value }
             }
         }
-        clock = blockEnd
     }
 
     // MARK: render thread

@@ -26,6 +26,12 @@ struct Limiter {
     /// Applies the gain to `mix` in place. Returns true if the limiter acted in this block.
     @discardableResult
     mutating func process(_ mix: UnsafeMutablePointer<Float>, frameCount: Int) -> Bool {
+        if gain == 1 {
+            // The usual case: nothing near full scale, nothing to do (a single vectorisable pass).
+            var peak: Float = 0
+            for frame in 0..<frameCount { peak = max(peak, abs(mix[frame])) }
+            if peak <= 1 { return false }
+        }
         var acted = false
         var g = gain
         for frame in 0..<frameCount {

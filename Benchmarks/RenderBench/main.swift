@@ -1,0 +1,133 @@
+// Render benchmarks: realtime factor of offline renders (against klick -W when installed),
+// worst-case time of one 128-frame render call, and allocations/locks on the render path.
+// Run with `make bench` (release build). Figures go to stdout; nothing here is a test.
+import ClickEngine
+import Foundation
+import RealtimeAudit
+import TactusCore
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+func makeSettings(bpm: Int, meter: String, subdivisions: String) -> MetronomeSettings {
+    var s = MetronomeSettings()
+    try! s.assign("bpm", "\(bpm)")
+    try! s.assign("meter", meter)
+    try! s.assign("beat-unit", "1/\(s.meter.denominator)")
+    try! s.assign("subdivisions", subdivisions)
+    return s
+}
+
+struct Scenario {
+    let name: String
+    let bpm: Int
+    let meter: String
+    let subdivisions: String
+    let bars: Int
+}
+
+let rate = 48000
+let scenarios = [
+    Scenario(name: "120 BPM 4/4, 10 min", bpm: 120, meter: "4/4", subdivisions: "none", bars: 300),
+    Scenario(name: "137 BPM 7/8, layers 2,3, 10 min", bpm: 137, meter: "7/8", subdivisions: "2,3", bars: 196),
+    Scenario(name: "999 BPM 4/4, layers 2,3,4,5, 10 min", bpm: 999, meter: "4/4", subdivisions: "2,3,4,5", bars: 2498),
+]
+
+print("# Offline render (48 kHz, stereo, s16 encoding in memory), best of 3")
+let klick = ["/usr/bin/klick", "/usr/local/bin/klick"].first { FileManager.default.isExecutableFile(atPath: $0) }
+for scenario in scenarios {
+    var best = Double.infinity
+    var frames: Int64 = 0
+    var onsets = 0
+    for _ in 0..<3 {
+        let engine = try! ClickEngine(sampleRate: rate, channels: 2, maxFrameCount: 128,
+                                      settings: makeSettings(bpm: scenario.bpm, meter: scenario.meter, subdivisions: scenario.subdivisions))
+        let encoder = WAVEncoder(sampleRate: rate, channels: 2, format: .s16)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(1024)
+        frames = 0
+        onsets = 0
+        let start = now()
+        try! OfflineRender.run(engine: engine, changes: [], end: .bars(Int64(scenario.bars))) { block in
+            bytes.removeAll(keepingCapacity: true)
+            encoder.encode(block, into: &bytes)
+            frames += Int64(block.count / 2)
+        } onEvent: { _ in onsets += 1 }
+        best = min(best, now() - start)
+    }
+    let seconds = Double(frames) / Double(rate)
+    var line = "\(scenario.name): \(String(format: "%.1f", seconds)) s audio, \(onsets) onsets in \(String(format: "%.3f", best)) s = \(String(format: "%.0f", seconds / best))x realtime"
+    if let klick {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("klick-bench.wav").path
+        var bestKlick = Double.infinity
+        for _ in 0..<3 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: klick)
+            process.arguments = ["-W", out, "-r", "\(rate)", "\(scenario.bars)", scenario.meter, "\(scenario.bpm)"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            let start = now()
+            try! process.run()
+            process.waitUntilExit()
+            bestKlick = min(bestKlick, now() - start)
+        }
+        line += "; klick -W (no subdivisions, writes a file): \(String(format: "%.3f", bestKlick)) s = \(String(format: "%.0f", seconds / bestKlick))x realtime"
+        try? FileManager.default.removeItem(atPath: out)
+    } else {
+        line += "; klick not installed (scripts/install-deps.sh bench)"
+    }
+    print(line)
+}
+
+print("\n# One 128-frame render call at 999 BPM, layers 2-9 (budget 2667 us at 48 kHz)")
+func renderCallTimes(clipSeconds: Double?) -> (p50: Double, p99: Double, max: Double, voices: Int, counts: realtime_audit_counts) {
+    let settings = makeSettings(bpm: 999, meter: "4/4", subdivisions: "2,3,4,5,6,7,8,9")
+    let engine = try! ClickEngine(sampleRate: rate, channels: 2, maxFrameCount: 128, settings: settings)
+    if let clipSeconds {
+        let frames = Int(clipSeconds * Double(rate))
+        let clip = (0..<frames).map { Float(sin(Double($0) * 0.05)) * 0.001 }
+        engine.register(SoundSet(name: "long", accent: Clip(samples: clip, sampleRate: rate),
+                                 beat: Clip(samples: clip, sampleRate: rate), subdivision: Clip(samples: clip, sampleRate: rate)))
+        var long = settings
+        long.sound = "long"
+        try! engine.apply(long)
+    }
+    engine.start()
+    let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+    for _ in 0..<2000 { engine.renderer.render(into: buffer, frameCount: 128); while engine.nextEvent() != nil {} }
+    var times: [Double] = []
+    times.reserveCapacity(40000)
+    var voices = 0
+    var total = realtime_audit_counts()
+    for call in 0..<40000 {
+        if call % 500 == 0 { // a change now and then, as a musician turning the wheel would
+            var next = engine.settings
+            next.tempo = Tempo(clampingWholeBPM: 990 + call % 10)
+            try! engine.apply(next)
+        }
+        realtime_audit_begin()
+        let start = now()
+        engine.renderer.render(into: buffer, frameCount: 128)
+        let elapsed = now() - start
+        let counts = realtime_audit_end()
+        total.allocations += counts.allocations
+        total.frees += counts.frees
+        total.locks += counts.locks
+        total.writes += counts.writes
+        times.append(elapsed)
+        voices = max(voices, engine.renderer.activeVoiceCount)
+        while engine.nextEvent() != nil {}
+    }
+    buffer.deallocate()
+    times.sort()
+    return (times[times.count / 2], times[times.count * 99 / 100], times.last!, voices, total)
+}
+for (label, clip) in [("built-in woodblock clips", nil), ("2 s clips (longest allowed)", 2.0)] as [(String, Double?)] {
+    let r = renderCallTimes(clipSeconds: clip)
+    let budget = 128.0 / Double(rate)
+    print("\(label): up to \(r.voices) voices; p50 \(String(format: "%.1f", r.p50 * 1e6)) us, p99 \(String(format: "%.1f", r.p99 * 1e6)) us, max \(String(format: "%.1f", r.max * 1e6)) us = \(String(format: "%.2f", r.max / budget * 100)) % of budget (p99 \(String(format: "%.2f", r.p99 / budget * 100)) %)")
+    print("  render thread during 40000 calls with changes: \(r.counts.allocations) allocations, \(r.counts.frees) frees, \(r.counts.locks) locks, \(r.counts.writes) writes")
+}
