@@ -2,7 +2,7 @@
 ///
 /// Every clip is rendered directly at the engine's rate from a recipe in seconds and hertz:
 /// damped sine partials (modes of a struck object) plus, for some, a band-passed burst of
-/// seeded noise. Partials are kept below 0.45 of the rate (faded out from 0.40), so even at
+/// seeded noise. Partials are kept below 0.42 of the rate (faded out from 0.35), so even at
 /// 8 kHz nothing aliases; the set just gets duller. Clips start at exactly 0 (raised-cosine
 /// attack of at least 3 samples, 0.4 ms by default) and end at exactly 0 (raised-cosine
 /// fade), last at most 250 ms, and have the same duration at every rate (frame count =
@@ -102,7 +102,7 @@ public enum BuiltInSounds {
         let (body, crack, noiseAmp, noiseDecay, length): (Double, Double, Double, Double, Double) = switch role {
         case .accent: (560, 4200, 1.2, 0.012, 0.120)
         case .beat: (470, 3300, 1.0, 0.010, 0.110)
-        case .subdivision: (520, 5000, 0.8, 0.005, 0.060)
+        case .subdivision: (540, 5000, 0.8, 0.005, 0.060)
         }
         let bodyAmp = role == .subdivision ? 0.25 : 0.55
         return ClipRecipe(
@@ -136,8 +136,9 @@ public enum BuiltInSounds {
 
     /// The TR-808 cowbell recipe: two detuned square waves (540 and 800 Hz on the beat)
     /// through a band-pass, with a fast initial decay and a longer tail. The squares are
-    /// built from their odd harmonics up to 10 kHz and the band-pass is applied to each
-    /// harmonic's amplitude analytically, so the timbre is the same at every rate.
+    /// built from their odd harmonics up to 10 kHz and the band-pass (two second-order
+    /// stages) is applied to each harmonic's amplitude analytically, so the timbre is the
+    /// same at every rate.
     private static func cowbell(_ role: Role) -> ClipRecipe {
         let (pitch, center, q, decay, tail, tailDecay, length): (Double, Double, Double, Double, Double, Double, Double) =
             switch role {
@@ -151,7 +152,9 @@ public enum BuiltInSounds {
             while base * k <= 10_000 {
                 let f = base * k
                 let ratio = f / center
-                let bandPass = 1 / (1 + q * q * (ratio - 1 / ratio) * (ratio - 1 / ratio)).squareRoot()
+                // Two band-pass stages (12 dB/octave skirts) keep the squares' upper
+                // harmonics from turning buzzy.
+                let bandPass = 1 / (1 + q * q * (ratio - 1 / ratio) * (ratio - 1 / ratio))
                 partials.append(Partial(frequency: f, amplitude: bandPass / k, decay: decay,
                                         tailLevel: tail, tailDecay: tailDecay))
                 k += 2
@@ -204,14 +207,37 @@ extension BuiltInSounds {
             let count = Int((length * rate).rounded())
             var signal = [Double](repeating: 0, count: count)
 
+            // Partials sharing an envelope (all of the cowbell's) share its computation.
+            var envelopes: [(key: [Double], values: [Double])] = []
             for partial in partials {
                 let weight = ClipRecipe.nyquistWeight(partial.frequency, rate: rate)
                 if weight == 0 { continue }
+                let key = [partial.decay, partial.tailLevel, partial.tailDecay]
+                let envelope: [Double]
+                if let cached = envelopes.first(where: { $0.key == key }) {
+                    envelope = cached.values
+                } else {
+                    envelope = (0..<count).map { i in
+                        let t = Double(i) / rate
+                        let head = (1 - partial.tailLevel) * SoundMath.exp(-t / partial.decay)
+                        return partial.tailLevel == 0 ? head : head + partial.tailLevel * SoundMath.exp(-t / partial.tailDecay)
+                    }
+                    envelopes.append((key, envelope))
+                }
+                // The oscillator is a rotating phasor, re-anchored to the exact phase every
+                // 256 samples so rounding cannot build up (error stays below 1e-13).
+                let step = partial.frequency / rate
+                let (stepCos, stepSin) = (SoundMath.cos(2 * Double.pi * step), SoundMath.sin(2 * Double.pi * step))
+                let gain = partial.amplitude * weight
+                var (c, s) = (1.0, 0.0)
                 for i in 0..<count {
-                    let t = Double(i) / rate
-                    let envelope = (1 - partial.tailLevel) * SoundMath.exp(-t / partial.decay)
-                        + partial.tailLevel * SoundMath.exp(-t / partial.tailDecay)
-                    signal[i] += partial.amplitude * weight * envelope * SoundMath.sinCycles(partial.frequency * t)
+                    if i & 255 == 0 {
+                        let cycles = step * Double(i)
+                        s = SoundMath.sinCycles(cycles)
+                        c = SoundMath.sinCycles(cycles + 0.25)
+                    }
+                    signal[i] += gain * envelope[i] * s
+                    (c, s) = (c * stepCos - s * stepSin, s * stepCos + c * stepSin)
                 }
             }
 
@@ -252,11 +278,12 @@ extension BuiltInSounds {
             return out
         }
 
-        /// 1 below 0.40 of the rate, 0 from 0.45 up, a raised-cosine step between: partials
-        /// near Nyquist fade out instead of aliasing or switching off abruptly.
+        /// 1 below 0.35 of the rate, 0 from 0.42 up, a raised-cosine step between: partials
+        /// near Nyquist fade out instead of aliasing or switching off abruptly, and the
+        /// spectral skirts of fast-decaying partials stay clear of Nyquist too.
         static func nyquistWeight(_ frequency: Double, rate: Double) -> Double {
-            let low = 0.40 * rate
-            let high = 0.45 * rate
+            let low = 0.35 * rate
+            let high = 0.42 * rate
             if frequency <= low { return 1 }
             if frequency >= high { return 0 }
             return 0.5 + 0.5 * SoundMath.cos(Double.pi * (frequency - low) / (high - low))
