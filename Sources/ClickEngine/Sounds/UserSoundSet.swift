@@ -18,8 +18,12 @@ public struct SoundLoadError: Error, Sendable, Equatable, CustomStringConvertibl
             case .wav(let error):
                 return error.description
             case .tooLong(let frames, let rate):
-                let milliseconds = (frames * 1000 + rate / 2) / rate
-                return "too long: \(milliseconds) ms (a click may last at most \(Clip.maximumSeconds * 1000) ms)"
+                // Hundredths of a millisecond, so a clip just over the limit does not read
+                // as exactly the limit.
+                let hundredths = (frames * 100_000 + rate / 2) / rate
+                let fraction = hundredths % 100
+                let text = "\(hundredths / 100)" + (fraction == 0 ? "" : fraction < 10 ? ".0\(fraction)" : ".\(fraction)")
+                return "too long: \(text) ms (a click may last at most \(Clip.maximumSeconds * 1000) ms)"
             }
         }
     }
