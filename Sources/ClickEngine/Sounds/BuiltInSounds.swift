@@ -6,13 +6,14 @@
 /// 8 kHz nothing aliases; the set just gets duller. Clips start at exactly 0 (raised-cosine
 /// attack of at least 3 samples, 0.4 ms by default) and end at exactly 0 (raised-cosine
 /// fade), last at most 250 ms, and have the same duration at every rate (frame count =
-/// round(seconds * rate)). Output is bit-for-bit the same on every run and platform: the
+/// round(seconds * rate)). Output is bit-for-bit the same on every run and IEEE-754 platform: the
 /// noise is a fixed-seed xorshift and the maths is `SoundMath`, not the platform's libm.
 ///
-/// Within a set: the accent is a fifth or so higher, brighter and the loudest (peak
-/// -1.5 dBFS; -3 dBFS for the soft beep); the beat is the reference (-4.5 dBFS); the
-/// subdivision is quieter (-9 dBFS), shorter and pitched between the two, so it reads as
-/// "in between" without competing with the beat.
+/// Within a set: the accent is higher (a minor third to an octave above the beat),
+/// brighter and the loudest (peak -1.5 dBFS; -3 dBFS for the soft beep); the beat is the
+/// reference (-4.5 dBFS; beep -6); the subdivision is quieter (-9 dBFS; beep -10.5),
+/// shorter and pitched between the two, so it reads as "in between" without competing
+/// with the beat.
 public enum BuiltInSounds {
     /// The set used when none is chosen.
     public static let defaultName = "woodblock"
