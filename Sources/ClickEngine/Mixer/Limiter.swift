@@ -30,7 +30,8 @@ struct Limiter {
         var i = 0
         while i + 8 <= frameCount {
             let v = raw.loadUnaligned(fromByteOffset: 4 * i, as: SIMD8<Float>.self)
-            lanes = pointwiseMax(lanes, pointwiseMax(v, -v))
+            let magnitude = v.replacing(with: -v, where: v .< 0)
+            lanes.replace(with: magnitude, where: magnitude .> lanes)
             i += 8
         }
         var peak = lanes.max()
