@@ -34,6 +34,11 @@ public struct PulseTimeline: Equatable, Sendable {
     public struct Interval: Equatable, Sendable {
         public var start: MonotonicInstant
         public var end: MonotonicInstant
+
+        public init(start: MonotonicInstant, end: MonotonicInstant) {
+            self.start = start
+            self.end = end
+        }
     }
 
     public private(set) var intervals: [Indicator: [Interval]] = [:]
