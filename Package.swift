@@ -27,7 +27,9 @@ let package = Package(
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         // libi2c-dev ships no .pc file: the module map links libi2c itself.
         .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
-        .target(name: "LinuxHAL", dependencies: ["HAL", "CALSA", "CGPIOD", "CI2C"]),
+        // The few glibc calls Swift cannot import (pthread_setname_np, prctl).
+        .target(name: "CLinuxShim"),
+        .target(name: "LinuxHAL", dependencies: ["HAL", "CALSA", "CGPIOD", "CI2C", "CLinuxShim"]),
         .target(name: "SimHAL", dependencies: ["HAL"]),
         .executableTarget(
             name: "tactus",
