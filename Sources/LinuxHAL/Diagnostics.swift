@@ -42,3 +42,13 @@ func sleepNanoseconds(_ nanoseconds: Int64) {
     var remaining = timespec()
     while clock_nanosleep(CLOCK_MONOTONIC, 0, &request, &remaining) == EINTR { request = remaining }
 }
+
+/// A non-blocking, close-on-exec pipe used to wake a thread out of poll() (pipe2 is not imported).
+func makeWakePipe(_ fds: inout [Int32]) -> Bool {
+    guard pipe(&fds) == 0 else { return false }
+    for fd in fds {
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+    return true
+}
