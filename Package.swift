@@ -21,7 +21,8 @@ let package = Package(
         // Hardware layers (issue 4). HAL: protocols and value types only, no C imports.
         // Devices: drivers written against HAL alone. LinuxHAL: the only OS code.
         // SimHAL: the same protocols in memory, for tests and `tactus simulate`.
-        .target(name: "HAL"),
+        // HAL uses TactusCore only for its TOML reader (board files).
+        .target(name: "HAL", dependencies: ["TactusCore"]),
         .target(name: "Devices", dependencies: ["HAL"]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
