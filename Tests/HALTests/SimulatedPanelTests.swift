@@ -125,3 +125,52 @@ struct SplitMix64: RandomNumberGenerator {
         #expect(replugged.visibleFrame == frame)
     }
 }
+
+@Suite struct ResilientDisplayTests {
+    let address = I2CAddress(0x3C)!
+
+    @Test func runsWithoutThePanelAndPicksItUpWhenItAnswers() throws {
+        let bus = RecordingI2CBus()
+        let clock = ManualClock()
+        var reports: [ResilientDisplay.Status] = []
+        let oled = try OLEDDisplay(controller: .ssd1306, transport: I2CDisplayTransport(bus: bus, address: address))
+        let display = ResilientDisplay(oled, clock: clock, retryNanoseconds: 5_000_000_000) { reports.append($0) }
+
+        var frame = oled.blankFrame()
+        frame[3, 3] = true
+        display.show(frame)
+        #expect(!display.isWorking)
+        #expect(reports.count == 1)
+        guard case .unavailable(let error) = reports.first else { Issue.record("expected a failure report"); return }
+        #expect(error.kind == .noAcknowledge)
+
+        // Within the retry interval nothing touches the bus.
+        bus.clearRecording()
+        clock.advance(byNanoseconds: 1_000_000_000)
+        display.show(frame)
+        display.setContrast(0x40)
+        #expect(bus.transactions.isEmpty)
+
+        // Still missing at the next retry: no new report.
+        clock.advance(byNanoseconds: 5_000_000_000)
+        display.poll()
+        #expect(reports.count == 1)
+
+        // Plugged in: the next retry initialises it and shows the latest frame and contrast.
+        let panel = SimulatedOLEDPanel(controller: .ssd1306)
+        bus.attach(panel, at: address)
+        clock.advance(byNanoseconds: 5_000_000_000)
+        display.poll()
+        #expect(display.isWorking)
+        #expect(reports.last == .working)
+        #expect(panel.visibleFrame == frame)
+        #expect(panel.contrast == 0x40)
+
+        // Unplugged again mid-use: one report, and the box carries on.
+        bus.devices[address] = nil
+        frame[4, 4] = true
+        display.show(frame)
+        #expect(!display.isWorking)
+        #expect(reports.count == 3)
+    }
+}
