@@ -45,7 +45,7 @@ let package = Package(
         .testTarget(name: "TactusCoreTests", dependencies: ["TactusCore"]),
         .testTarget(name: "ClickEngineTests", dependencies: ["ClickEngine", "TactusCore", "RealtimeAudit"]),
         .testTarget(name: "HALTests", dependencies: ["HAL", "Devices", "SimHAL"]),
-        .testTarget(name: "LinuxHALTests", dependencies: ["HAL", "LinuxHAL", "Devices", "SimHAL"]),
+        .testTarget(name: "LinuxHALTests", dependencies: ["HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
         .testTarget(name: "tactusTests", dependencies: ["TactusCore", "ClickEngine"]),
     ],
     swiftLanguageModes: [.v6]
