@@ -30,7 +30,8 @@ let package = Package(
         .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
         // The few glibc calls Swift cannot import (pthread_setname_np, prctl).
         .target(name: "CLinuxShim"),
-        .target(name: "LinuxHAL", dependencies: ["HAL", "CALSA", "CGPIOD", "CI2C", "CLinuxShim"]),
+        // Devices only for HardwareCheck (`tactus check`), which drives the real display.
+        .target(name: "LinuxHAL", dependencies: ["HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim"]),
         .target(name: "SimHAL", dependencies: ["HAL"]),
         .executableTarget(
             name: "tactus",
