@@ -25,7 +25,7 @@ import HAL
     /// Compiles, then decompiles, an overlay; returns the decompiled text.
     func compile(_ name: String) throws -> String {
         let source = Repository.overlays.appendingPathComponent("\(name).dts").path
-        let blob = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(getpid()).dtbo").path
+        let blob = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(getpid())-\(UUID().uuidString).dtbo").path
         defer { try? FileManager.default.removeItem(atPath: blob) }
         let compiled = try run(["-@", "-I", "dts", "-O", "dtb", "-o", blob, source])
         #expect(compiled.status == 0, "dtc failed: \(compiled.errors)")

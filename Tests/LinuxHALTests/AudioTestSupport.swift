@@ -74,14 +74,25 @@ final class DummyJackServer {
     }
 
     func start() throws {
+        // Real-time when permitted, so a loaded machine disturbs the device's pace less;
+        // if jackd refuses to run that way (no CAP_SYS_NICE), start it without.
+        if try launch(realtime: true) { return }
+        _ = try launch(realtime: false)
+    }
+
+    /// Returns false when jackd exited at once.
+    private func launch(realtime: Bool) throws -> Bool {
         guard let path = Self.jackdPath else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["-n", name, "--no-realtime", "-d", "dummy", "-r", "\(rate)", "-p", "\(period)", "-P", "2", "-C", "0"]
+        process.arguments = ["-n", name] + (realtime ? ["-R", "-P", "60"] : ["--no-realtime"])
+            + ["-d", "dummy", "-r", "\(rate)", "-p", "\(period)", "-P", "2", "-C", "0"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
+        usleep(200_000)
+        return process.isRunning
     }
 
     func stop() {

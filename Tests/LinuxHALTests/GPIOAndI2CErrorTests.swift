@@ -63,13 +63,14 @@ import Synchronization
         let led = recorded.filter { $0.0 == .beatLED }
         try #require(buzzer.count == 2 && led.count == 2, "changes: \(recorded.map { "\($0.0) \($0.1)" })")
         #expect(buzzer[0].1 && !buzzer[1].1)
-        // Wake-up lateness on a busy 2-core VM is well under 5 ms; the pulse never starts early.
+        // Never early; late only by scheduling delay (kept generous: CI machines are shared).
         let buzzerLate = buzzer[0].2.nanoseconds(since: start)
-        let buzzerLength = buzzer[1].2.nanoseconds(since: buzzer[0].2)
-        print("buzzer pulse: on \(Double(buzzerLate) / 1e6) ms late, length \(Double(buzzerLength) / 1e6) ms (asked 5 ms)")
-        #expect(buzzerLate >= 0 && buzzerLate < 5_000_000)
-        #expect(abs(buzzerLength - 5_000_000) < 3_000_000)
-        #expect(led[1].2.nanoseconds(since: led[0].2) >= 19_000_000)
+        let buzzerOffLate = buzzer[1].2.nanoseconds(since: start.advanced(byNanoseconds: 5_000_000))
+        print("buzzer pulse: on \(Double(buzzerLate) / 1e6) ms late, off \(Double(buzzerOffLate) / 1e6) ms late (asked 5 ms)")
+        #expect(buzzerLate >= 0 && buzzerLate < 25_000_000)
+        #expect(buzzerOffLate >= 0 && buzzerOffLate < 25_000_000)
+        #expect(led[0].2 >= start)
+        #expect(led[1].2 >= start.advanced(byNanoseconds: 20_000_000))
     }
 
     @Test func shutDownTurnsHeldIndicatorsOff() throws {

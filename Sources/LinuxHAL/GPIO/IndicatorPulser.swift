@@ -15,7 +15,9 @@ public final class IndicatorPulser: IndicatorOutput, @unchecked Sendable {
     private var wakePipe: (read: Int32, write: Int32) = (-1, -1)
 
     /// `setLevel` is called only from the timing thread, with logical levels (true = on).
-    public init(setLevel: @escaping @Sendable (Indicator, Bool) -> Void) throws(HALError) {
+    /// The thread asks for SCHED_FIFO `realtimePriority` (below the audio thread's) so a beat
+    /// LED lights when the click is heard, and runs at normal priority when refused.
+    public init(realtimePriority: Int32? = 60, setLevel: @escaping @Sendable (Indicator, Bool) -> Void) throws(HALError) {
         self.setLevel = setLevel
         var fds: [Int32] = [-1, -1]
         guard makeWakePipe(&fds) else {
@@ -23,7 +25,7 @@ public final class IndicatorPulser: IndicatorOutput, @unchecked Sendable {
         }
         wakePipe = (fds[0], fds[1])
         running.store(true, ordering: .relaxed)
-        let result = thread.start(name: "tactus-pulses", fifoPriority: nil) { [self] in run() }
+        let result = thread.start(name: "tactus-pulses", fifoPriority: realtimePriority) { [self] in run() }
         if case .failure(let error) = result {
             throw HALError(.io, errno: error.code, "cannot start the indicator thread: \(error)")
         }
