@@ -102,3 +102,26 @@ import LinuxHAL
         #expect(throws: HALError.self) { _ = try sink.negotiate() }
     }
 }
+
+@Suite struct ALSAThreadPriorityTests {
+    /// A refused SCHED_FIFO request (here an out-of-range priority, as EPERM would be without
+    /// CAP_SYS_NICE) falls back to a normal thread with exactly one warning, and still plays.
+    @Test func refusedRealtimePriorityWarnsOnceAndPlays() throws {
+        var configuration = ALSASink.Configuration(device: "null")
+        configuration.realtimePriority = 500
+        configuration.lockMemory = false
+        let recorder = LogRecorder()
+        let sink = ALSASink(configuration, log: recorder.log)
+        let format = try sink.negotiate()
+        let renderer = RampRenderer(channels: format.channels)
+        try sink.start(renderer)
+        #expect(waitUntil(timeoutSeconds: 5) { renderer.framesRendered.load(ordering: .relaxed) > 10_000 })
+        sink.stop()
+        guard case .normal(let reason) = sink.threadPriority else {
+            Issue.record("expected normal priority, got \(sink.threadPriority)")
+            return
+        }
+        #expect(reason.contains("SCHED_FIFO refused"))
+        #expect(recorder.all.filter { $0.contains("normal priority") }.count == 1, "\(recorder.all)")
+    }
+}

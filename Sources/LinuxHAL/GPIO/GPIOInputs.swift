@@ -84,6 +84,7 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
         return states
     }
 
+    /// Delivery runs (and keeps this object alive) until `stop()`.
     public func start(_ handler: @escaping @Sendable (LineEdge) -> Void) throws(HALError) {
         guard !running.exchange(true, ordering: .relaxed) else { return }
         var fds: [Int32] = [-1, -1]
@@ -136,6 +137,8 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
                     }
                     continue
                 }
+                // The kernel stamps v1 line events with CLOCK_MONOTONIC since Linux 5.7 (every
+                // bookworm kernel), the clock the rest of Tactus uses.
                 for event in events[0..<Int(count)] {
                     let level = event.event_type == Int32(GPIOD_LINE_EVENT_RISING_EDGE)
                     handler(LineEdge(role: line.definition.role, level: level, isActive: level != line.definition.activeLow,
