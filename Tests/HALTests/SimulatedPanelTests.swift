@@ -174,3 +174,26 @@ struct SplitMix64: RandomNumberGenerator {
         #expect(reports.count == 3)
     }
 }
+
+@Suite struct SnapshotTests {
+    @Test func pbmRoundTripsAndStaysReadable() throws {
+        var random = SplitMix64(state: 42)
+        var frame = MonochromeFrame(width: 128, height: 64)
+        for page in 0..<8 { for x in 0..<128 { frame.setByte(page: page, column: x, UInt8.random(in: 0...255, using: &random)) } }
+        let text = PBM.encode(frame)
+        #expect(text.hasPrefix("P1\n128 64\n"))
+        #expect(text.split(separator: "\n").count == 66)
+        #expect(PBM.decode(text) == frame)
+        #expect(PBM.decode("P1\n# comment\n3 2\n1 0 1\n0 1 0\n").map { [$0[0, 0], $0[1, 0], $0[1, 1]] } == [true, false, true])
+        #expect(PBM.decode("P1\n3 2\n101\n01") == nil)
+    }
+
+    @Test func terminalPictureUsesHalfBlocks() {
+        var frame = MonochromeFrame(width: 3, height: 2)
+        frame[0, 0] = true
+        frame[1, 1] = true
+        frame[2, 0] = true
+        frame[2, 1] = true
+        #expect(TerminalPicture.render(frame) == ["▀▄█"])
+    }
+}
