@@ -17,6 +17,18 @@ let package = Package(
     targets: [
         .target(name: "TactusCore"),
         .target(name: "ClickEngine", dependencies: ["TactusCore"]),
+
+        // Hardware layers (issue 4). HAL: protocols and value types only, no C imports.
+        // Devices: drivers written against HAL alone. LinuxHAL: the only OS code.
+        // SimHAL: the same protocols in memory, for tests and `tactus simulate`.
+        .target(name: "HAL"),
+        .target(name: "Devices", dependencies: ["HAL"]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+        // libi2c-dev ships no .pc file: the module map links libi2c itself.
+        .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
+        .target(name: "LinuxHAL", dependencies: ["HAL", "CALSA", "CGPIOD", "CI2C"]),
+        .target(name: "SimHAL", dependencies: ["HAL"]),
         .executableTarget(
             name: "tactus",
             dependencies: [
@@ -34,6 +46,8 @@ let package = Package(
         .target(name: "RealtimeAudit", path: "Tests/RealtimeAudit"),
         .testTarget(name: "TactusCoreTests", dependencies: ["TactusCore"]),
         .testTarget(name: "ClickEngineTests", dependencies: ["ClickEngine", "TactusCore", "RealtimeAudit"]),
+        .testTarget(name: "HALTests", dependencies: ["HAL", "Devices", "SimHAL"]),
+        .testTarget(name: "LinuxHALTests", dependencies: ["HAL", "LinuxHAL", "Devices", "SimHAL"]),
         .testTarget(name: "tactusTests", dependencies: ["TactusCore", "ClickEngine"]),
     ],
     swiftLanguageModes: [.v6]
