@@ -101,7 +101,7 @@ func makeSettings(bpm: String = "120", meter: String = "4/4", beatUnit: String =
         for _ in 0..<3 { buffer.withUnsafeMutableBufferPointer { engine.renderer.render(into: $0.baseAddress!, frameCount: 128) } }
         engine.start()
         var events: [OnsetEvent] = []
-        for _ in 0..<(48000 * 4 / 128) {
+        for _ in 0..<(48000 * 12 / 128) {
             buffer.withUnsafeMutableBufferPointer { engine.renderer.render(into: $0.baseAddress!, frameCount: 128) }
             while let event = engine.nextEvent() { events.append(event) }
         }

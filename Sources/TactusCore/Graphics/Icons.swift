@@ -24,7 +24,7 @@ public enum Icons {
         guard division > 0 else { return nil }
         var odd = division
         while odd % 2 == 0 { odd /= 2 }
-        return odd == 1 && division <= 64 ? nil : (odd == 1 ? division : odd)
+        return odd == 1 ? nil : odd
     }
 
     private static let filledHead = ["..###", ".####", "#####", "####.", "###.."]
@@ -33,23 +33,25 @@ public enum Icons {
     /// Draws the note for a beat unit with its head's top-left corner at `head`; the stem
     /// rises `stem` pixels from the head's right side. Returns the rectangle it covers.
     @discardableResult
-    public static func drawNote(_ unit: BeatUnit, head: Point, stem: Int, into bitmap: inout Bitmap) -> Rect {
+    /// `compact` keeps the stem as given and packs the flags closer (for a line of text).
+    public static func drawNote(_ unit: BeatUnit, head: Point, stem: Int, compact: Bool = false, into bitmap: inout Bitmap) -> Rect {
         let value = baseNoteValue(division: unit.division)
         bitmap.blit(Bitmap(rows: value <= 2 ? openHead : filledHead), at: head)
         var top = head.y
         let stemX = head.x + 4
-        if value >= 2 {
-            top = head.y + 2 - stem
-            bitmap.vline(stemX, top, head.y + 1)
-        }
-        // Flags: one for an eighth, two for a sixteenth ..., each a short stroke down-right.
         var flags = 0
         var v = value
         while v > 4 { flags += 1; v /= 2 }
+        if value >= 2 {
+            // Room for every flag above the head.
+            top = head.y + 2 - (compact ? stem : max(stem, 4 * flags + 4))
+            bitmap.vline(stemX, top, head.y + 1)
+        }
+        // Flags: one for an eighth, two for a sixteenth ..., each a short stroke down-right.
         for flag in 0..<flags {
-            let y = top + flag * 3
-            bitmap.line(Point(stemX + 1, y), Point(stemX + 4, y + 3))
-            bitmap.line(Point(stemX + 1, y + 1), Point(stemX + 4, y + 4))
+            let y = top + flag * (compact ? 2 : 4)
+            bitmap.line(Point(stemX + 1, y), Point(stemX + 3, y + 2))
+            bitmap.line(Point(stemX + 1, y + 1), Point(stemX + 3, y + 3))
         }
         if unit.dotted { bitmap.disc(center: Point(head.x + 8, head.y + 3), radius: 1) }
         return Rect(x: head.x, y: top, width: (unit.dotted ? 10 : 9), height: head.y + 5 - top)

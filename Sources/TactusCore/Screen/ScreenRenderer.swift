@@ -77,7 +77,7 @@ public enum ScreenRenderer {
         let meterText = settings.meter.description
         SmallFont.draw(meterText, at: Point(1, 45), into: &bitmap)
         if settings.beatUnit != BeatUnit.quarter {
-            Icons.drawNote(settings.beatUnit, head: Point(SmallFont.width(of: meterText) + 4, 47), stem: 8, into: &bitmap)
+            Icons.drawNote(settings.beatUnit, head: Point(SmallFont.width(of: meterText) + 4, 48), stem: 6, compact: true, into: &bitmap)
         }
         if !settings.subdivisions.layers.isEmpty {
             let text = settings.subdivisions.layers.map(String.init).joined(separator: "+")
@@ -189,7 +189,9 @@ public enum ScreenRenderer {
         Icons.drawNote(unit, head: Point(0, 14), stem: 12, into: &note)
         bitmap.blit(note.scaled(by: 3), at: Point(44, 2))
         if let tuplet = Icons.tupletNumber(division: unit.division) {
-            SegmentFont.small.drawNumber(tuplet, rightEdge: 126, y: 2, into: &bitmap)
+            var number = Bitmap(width: 12, height: 7)
+            SmallFont.draw("\(tuplet)", at: Point(0, 0), into: &number)
+            bitmap.blit(number.scaled(by: 2), at: Point(92, 4))
         }
         SmallFont.draw(unit.description, at: Point(127 - SmallFont.width(of: unit.description), 56), into: &bitmap)
     }
