@@ -108,7 +108,7 @@ import TactusCore
         #expect(PNG.adler32(Array("Wikipedia".utf8)) == 0x11E6_0398)
         var bitmap = Bitmap(width: 2, height: 1)
         bitmap[1, 0] = true
-        let png = PNG.encode(bitmap, scale: 1)
+        let png = PNG.encode(bitmap, scale: 1, compressed: false)
         #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         // IHDR: 2 x 1, 8-bit greyscale.
         #expect(Array(png[8..<33]) == [0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 2, 0, 0, 0, 1, 8, 0, 0, 0, 0]
@@ -191,5 +191,27 @@ import TactusCore
         #expect(Icons.tupletNumber(division: 5) == 5)
         #expect(Icons.tupletNumber(division: 96) == 3)
         #expect(Icons.tupletNumber(division: 99) == 99)
+    }
+}
+
+@Suite struct PNGCompressionTests {
+    @Test func fixedHuffmanStreamIsTheHandCheckedOne() {
+        // "0 0 0 0 0 7": literal 0, a match of 4 at distance 1, literal 7, end of block
+        // (checked with Python's zlib.decompress); first byte: BFINAL 1, BTYPE 01, then the
+        // literal 0's code 00110000 sent most significant bit first.
+        let stream = PNG.zlibFixedHuffman([0, 0, 0, 0, 0, 7], rowLength: 100)
+        #expect(stream == [0x78, 0x01, 0x63, 0x00, 0x01, 0x76, 0x00] + [0x00, 0x0D, 0x00, 0x08])
+    }
+
+    @Test func compressedAndStoredPNGsCarryTheSamePixels() {
+        var bitmap = Bitmap()
+        bitmap.disc(center: Point(64, 32), radius: 20)
+        let stored = PNG.encode(bitmap, compressed: false)
+        let compressed = PNG.encode(bitmap)
+        #expect(compressed.count * 15 < stored.count)
+        // Same header chunk, and both zlib streams end with the Adler-32 of the same raw rows.
+        #expect(Array(compressed.prefix(33)) == Array(stored.prefix(33)))
+        let trailer = { (png: [UInt8]) in Array(png[(png.count - 12 - 8)..<(png.count - 12 - 4)]) }
+        #expect(trailer(compressed) == trailer(stored))
     }
 }
