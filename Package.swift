@@ -45,6 +45,12 @@ let package = Package(
             dependencies: ["TactusCore", "ClickEngine", "RealtimeAudit"],
             path: "Benchmarks/RenderBench"
         ),
+        // Screen frame pacing over the simulated I2C bus: bytes per frame, fps at 400 kHz.
+        .executableTarget(
+            name: "tactus-screen-bench",
+            dependencies: ["TactusCore", "HAL", "Devices", "SimHAL"],
+            path: "Benchmarks/ScreenBench"
+        ),
         // Interposes malloc and pthread_mutex_lock inside the test binary so tests can
         // prove the render thread neither allocates nor locks.
         .target(name: "RealtimeAudit", path: "Tests/RealtimeAudit"),
@@ -52,6 +58,8 @@ let package = Package(
         .testTarget(name: "ClickEngineTests", dependencies: ["ClickEngine", "TactusCore", "RealtimeAudit"]),
         .testTarget(name: "HALTests", dependencies: ["HAL", "Devices", "SimHAL"]),
         .testTarget(name: "LinuxHALTests", dependencies: ["HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
+        .testTarget(name: "ScreenTests", dependencies: ["TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL"],
+                    exclude: ["Snapshots"]),
         .testTarget(name: "tactusTests", dependencies: ["TactusCore", "ClickEngine"]),
     ],
     swiftLanguageModes: [.v6]
