@@ -31,8 +31,8 @@ func measure(bpm: String, subdivisions: String, controller: DisplayController, s
     for index in 0...(seconds * 60) {
         let bitmap = ScreenRenderer.render(model, heardSample: Double(index) * 800)
         bus.clearRecording()
-        try display.show(MonochromeFrame(width: 128, height: 64, pageBytes: bitmap.pageBytes)!)
-        guard panel.visibleFrame.bytes == bitmap.pageBytes else { throw HALError(.io, "panel differs from frame \(index)") }
+        try display.show(bitmap)
+        guard panel.visibleFrame == bitmap else { throw HALError(.io, "panel differs from frame \(index)") }
         guard index > 0 else { continue }
         let bytes = bus.writes.reduce(0) { $0 + 1 + $1.count }
         cost.frames += 1

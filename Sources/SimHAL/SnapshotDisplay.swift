@@ -1,35 +1,5 @@
 import HAL
-
-/// Plain-text PBM (P1) for frames: diffable golden images for screen tests.
-public enum PBM {
-    /// "P1", the size, then one text row of 0/1 per pixel row (1 = lit).
-    public static func encode(_ frame: MonochromeFrame) -> String {
-        var text = "P1\n\(frame.width) \(frame.height)\n"
-        for y in 0..<frame.height {
-            text += (0..<frame.width).map { frame[$0, y] ? "1" : "0" }.joined()
-            text += "\n"
-        }
-        return text
-    }
-
-    /// Reads P1 text (comments and any whitespace allowed); nil if it is not a valid P1 image.
-    public static func decode(_ text: String) -> MonochromeFrame? {
-        var tokens: [Substring] = []
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            tokens += content.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
-        }
-        guard tokens.count >= 3, tokens[0] == "P1", let width = Int(tokens[1]), let height = Int(tokens[2]), width > 0, height > 0 else { return nil }
-        // Pixels may be written with or without separators.
-        let pixels = tokens.dropFirst(3).joined()
-        guard pixels.count == width * height, pixels.allSatisfy({ $0 == "0" || $0 == "1" }) else { return nil }
-        var frame = MonochromeFrame(width: width, height: height)
-        for (index, character) in pixels.enumerated() where character == "1" {
-            frame[index % width, index / width] = true
-        }
-        return frame
-    }
-}
+import TactusCore
 
 /// Draws a frame with Unicode half blocks, two pixel rows per text line, for `tactus simulate`.
 public enum TerminalPicture {

@@ -1,3 +1,4 @@
+import TactusCore
 import Testing
 import HAL
 import Devices

@@ -31,8 +31,8 @@ func measurePlayingScreen(bpm: String, seconds: Double, framesPerSecond: Int, co
         let heard = Double(index) * 48000 / Double(framesPerSecond)
         let bitmap = ScreenRenderer.render(model, heardSample: heard)
         bus.clearRecording()
-        try display.show(MonochromeFrame(width: bitmap.width, height: bitmap.height, pageBytes: bitmap.pageBytes)!)
-        guard panel.visibleFrame.bytes == bitmap.pageBytes else { throw HALError(.io, "panel differs from the frame \(index)") }
+        try display.show(bitmap)
+        guard panel.visibleFrame == bitmap else { throw HALError(.io, "panel differs from the frame \(index)") }
         if index == 0 { continue }  // the first frame is a full one; steady state is what counts
         let bytes = bus.writes.reduce(0) { $0 + 1 + $1.count }
         cost.frames += 1
@@ -66,7 +66,7 @@ func measurePlayingScreen(bpm: String, seconds: Double, framesPerSecond: Int, co
         let display = try OLEDDisplay(controller: .ssd1306, transport: I2CDisplayTransport(bus: bus, address: address))
         try display.initialize()
         let bitmap = ScreenRenderer.render(ScreenModel(page: .stopped, settings: makeSettings(), marking: "Allegro"))
-        let frame = MonochromeFrame(width: 128, height: 64, pageBytes: bitmap.pageBytes)!
+        let frame = bitmap
         try display.show(frame)
         bus.clearRecording()
         try display.show(frame)

@@ -44,6 +44,10 @@ public enum DrawMode: Sendable, Hashable {
 /// "which bytes changed" stays a plain byte compare.
 ///
 /// Every primitive clips to the bitmap and to `clip`, so drawing code never checks bounds.
+/// The one 1-bit frame type of the project: the screen renderer draws it and the display
+/// drivers send it (HAL calls it `MonochromeFrame`). Stored in the SSD1306 page layout: byte
+/// `page * width + x` holds column x of rows page*8 ... page*8+7, bit 0 at the top, so "which
+/// bytes changed" is a plain byte compare.
 public struct Bitmap: Sendable, Hashable {
     public static let screenWidth = 128
     public static let screenHeight = 64
@@ -71,6 +75,34 @@ public struct Bitmap: Sendable, Hashable {
                 self[x, y] = true
             }
         }
+    }
+
+    /// A bitmap from page-layout bytes, or nil if the count does not match the size.
+    public init?(width: Int, height: Int, pageBytes: [UInt8]) {
+        guard width > 0, height > 0, pageBytes.count == width * ((height + 7) / 8) else { return nil }
+        self.init(width: width, height: height)
+        self.pageBytes = pageBytes
+    }
+
+    /// Equal pixels are equal bitmaps; the clip is drawing state, not content.
+    public static func == (a: Bitmap, b: Bitmap) -> Bool {
+        a.width == b.width && a.height == b.height && a.pageBytes == b.pageBytes
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(width)
+        hasher.combine(height)
+        hasher.combine(pageBytes)
+    }
+
+    /// The 8-pixel column bytes of one page.
+    public func page(_ page: Int) -> ArraySlice<UInt8> {
+        pageBytes[(page * width)..<((page + 1) * width)]
+    }
+
+    /// Sets one 8-row column byte of a page directly (as a controller's RAM write does).
+    public mutating func setByte(page: Int, column: Int, _ value: UInt8) {
+        pageBytes[page * width + column] = value
     }
 
     public var bounds: Rect { Rect(x: 0, y: 0, width: width, height: height) }
