@@ -36,7 +36,7 @@ let package = Package(
         .executableTarget(
             name: "tactus",
             dependencies: [
-                "TactusCore", "ClickEngine",
+                "TactusCore", "ClickEngine", "HAL", "LinuxHAL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
