@@ -17,6 +17,7 @@ let package = Package(
     targets: [
         .target(name: "TactusCore"),
         .target(name: "ClickEngine", dependencies: ["TactusCore"]),
+        .target(name: "LinuxHAL", dependencies: ["TactusCore"]),
         .executableTarget(
             name: "tactus",
             dependencies: [
@@ -28,6 +29,7 @@ let package = Package(
         // prove the render thread neither allocates nor locks.
         .target(name: "RealtimeAudit", path: "Tests/RealtimeAudit"),
         .testTarget(name: "TactusCoreTests", dependencies: ["TactusCore"]),
+        .testTarget(name: "LinuxHALTests", dependencies: ["LinuxHAL", "TactusCore"]),
         .testTarget(name: "ClickEngineTests", dependencies: ["ClickEngine", "TactusCore", "RealtimeAudit"]),
         .testTarget(name: "tactusTests", dependencies: ["TactusCore", "ClickEngine"]),
     ],
