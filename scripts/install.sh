@@ -265,7 +265,7 @@ do_uninstall() {
   $systemd_running && systemctl daemon-reload
   say "removed Tactus from ${DESTDIR:-/}"
   say "kept: $confdir (your config and boards), /var/lib/tactus (settings, sounds), the user tactus"
-  say "(sudo userdel tactus removes the user) and the dtoverlay/dtparam lines in config.txt"
+  say "(sudo userdel tactus) and the dtparam/dtoverlay lines in config.txt"
 }
 
 case "${1:-}" in

@@ -171,4 +171,48 @@ if PREFIX=usr DESTDIR="$tmp/bad" TACTUS_BINARY="$stub" scripts/install.sh instal
 fi
 ok
 
+# --- 10. A live install (DESTDIR empty) creates the user and its groups. Run as root in a
+# private mount namespace with /etc and /usr/local behind overlays, so this machine is not
+# changed; skipped where that is impossible (not root, no overlayfs).
+live_test() {
+  set -euo pipefail
+  mount -t overlay overlay -o "lowerdir=/etc,upperdir=$tmp/live/etc-up,workdir=$tmp/live/etc-work" /etc
+  mount -t overlay overlay -o "lowerdir=/usr/local,upperdir=$tmp/live/local-up,workdir=$tmp/live/local-work" /usr/local
+  userdel tactus 2>/dev/null || true
+  printf 'Raspberry Pi 5 Model B Rev 1.0\0' >"$tmp/model"
+  OVERLAY_DIR=$tmp/live/boot/overlays DT_MODEL=$tmp/model TACTUS_BINARY=$stub scripts/install.sh install >"$tmp/log" 2>&1 \
+    || fail "live install failed"
+  [ "$(getent passwd tactus | cut -d: -f6,7)" = /var/lib/tactus:/usr/sbin/nologin ] || fail "no system user tactus"
+  local group
+  for group in gpio i2c audio; do
+    id -nG tactus | tr ' ' '\n' | grep -qx "$group" || fail "tactus is not in the group $group"
+  done
+  expect_same "$stub" /usr/local/bin/tactus
+  grep -qx 'board = "pi5"' /etc/tactus/config.toml || fail "live install did not choose the board pi5"
+  expect_file "$tmp/live/boot/overlays/tactus-pi5.dtbo"
+  grep -q "dtoverlay=tactus" "$tmp/log" || fail "live install does not print the config.txt lines"
+  OVERLAY_DIR=$tmp/live/boot/overlays TACTUS_BINARY=$stub scripts/install.sh install >"$tmp/log" 2>&1 \
+    || fail "second live install failed"
+  OVERLAY_DIR=$tmp/live/boot/overlays scripts/install.sh uninstall >"$tmp/log" 2>&1 || fail "live uninstall failed"
+  expect_absent /usr/local/bin/tactus
+  expect_absent /etc/systemd/system/tactus.service
+  expect_file /etc/tactus/config.toml
+  echo "$checks" >"$tmp/live/checks"
+}
+mkdir -p "$tmp/live"/{etc-up,etc-work,local-up,local-work,boot/overlays}
+echo "dtparam=audio=on" >"$tmp/live/boot/config.txt"
+if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null && command -v useradd >/dev/null \
+   && unshare -m --propagation private sh -c "mount -t overlay overlay -o lowerdir=/etc,upperdir=$tmp/live/etc-up,workdir=$tmp/live/etc-work $tmp/live/boot" 2>/dev/null; then
+  before=$(getent passwd tactus || true; ls -l /usr/local/bin/tactus 2>/dev/null || true)
+  export tmp stub checks
+  export -f live_test fail ok expect_file expect_absent expect_same
+  unshare -m --propagation private bash -c live_test || exit 1
+  checks=$(cat "$tmp/live/checks")
+  after=$(getent passwd tactus || true; ls -l /usr/local/bin/tactus 2>/dev/null || true)
+  [ "$before" = "$after" ] || fail "the live install test changed this machine"
+  ok
+else
+  echo "install test: note: live install skipped (needs root, unshare and overlayfs)"
+fi
+
 echo "install test: $checks checks passed"
