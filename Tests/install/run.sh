@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Tests `make install` / `make uninstall` into temporary DESTDIRs with a stub binary (no build,
-# no root needed beyond writing /tmp): where files land, the config never overwritten, overlays
-# compiled only where an overlays folder exists, the board chosen from the device-tree model,
-# PREFIX followed, stale files removed, uninstall keeping the user's config; and the unit's
-# required keys, checked by `systemd-analyze verify` when it is installed.
+# Tests `make install` / `make uninstall` into temporary DESTDIRs with a stub binary (no build):
+# where files land, the config never overwritten, overlays compiled only where an overlays
+# folder exists, the board chosen from the device-tree model, PREFIX followed, stale files
+# removed, uninstall keeping the user's config; the unit's required keys, checked by
+# `systemd-analyze verify` when it is installed; and, as root, a live install (user, groups)
+# inside a private mount namespace that leaves this machine unchanged. About 3 seconds.
 # Run by `make test` after the Swift tests, or alone: Tests/install/run.sh (or make test-install).
 set -euo pipefail
 
