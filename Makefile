@@ -2,7 +2,16 @@
 SWIFT ?= swift
 OUT ?= out
 
-.PHONY: run test deps build bench clean
+.PHONY: run test deps build bench clean install uninstall test-install
+
+# `make install` / `make uninstall` (scripts/install.sh does the work; see docs/install.md).
+PREFIX ?= /usr/local
+DESTDIR ?=
+# Compiled overlays go here, only when the folder exists (a Raspberry Pi).
+OVERLAY_DIR ?= /boot/firmware/overlays
+# An already built binary to install instead of running the release build.
+TACTUS_BINARY ?=
+INSTALL_ENV = SWIFT='$(SWIFT)' PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' OVERLAY_DIR='$(OVERLAY_DIR)' TACTUS_BINARY='$(TACTUS_BINARY)'
 
 deps:
 	@scripts/install-deps.sh build
@@ -19,6 +28,20 @@ run: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	Tests/install/run.sh
+
+# Release build, then binary, boards, overlays, unit and (if missing) /etc/tactus/config.toml.
+install:
+	@$(if $(TACTUS_BINARY),,scripts/install-deps.sh install)
+	@$(INSTALL_ENV) scripts/install.sh install
+
+# Removes what install added; keeps /etc/tactus (your config) and /var/lib/tactus (settings).
+uninstall:
+	@$(INSTALL_ENV) scripts/install.sh uninstall
+
+# The install test alone (stub binary, temporary DESTDIR; no build).
+test-install:
+	Tests/install/run.sh
 
 # Speed and allocation figures (not part of `make test`).
 bench:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Tactus needs, only those that are missing.
-# Usage: scripts/install-deps.sh [build|bench]   (build is the default)
+# Usage: scripts/install-deps.sh [build|bench|install]   (build is the default)
 set -euo pipefail
 
 packages=(pkg-config libasound2-dev libgpiod-dev libi2c-dev)
@@ -8,10 +8,14 @@ packages=(pkg-config libasound2-dev libgpiod-dev libi2c-dev)
 # (JACK dummy backend behind ALSA's jack plugin); device-tree-compiler checks overlays/;
 # alsa-utils (aplay) for diagnosing audio devices.
 test_packages=(jackd2 libasound2-plugins device-tree-compiler alsa-utils)
+# `make install` on the box: dtc compiles the overlays; gpiod, i2c-tools and alsa-utils
+# (gpiodetect, i2cdetect, aplay) are for checking the wiring and the sound card.
+install_packages=(device-tree-compiler gpiod i2c-tools alsa-utils)
 case "${1:-build}" in
   build) packages+=("${test_packages[@]}") ;;
   bench) packages+=(klick) ;;
-  *) echo "install-deps.sh: unknown set '$1' (expected build or bench)" >&2; exit 2 ;;
+  install) packages+=("${install_packages[@]}") ;;
+  *) echo "install-deps.sh: unknown set '$1' (expected build, bench or install)" >&2; exit 2 ;;
 esac
 
 missing=()
