@@ -1,6 +1,6 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need.
 SWIFT ?= swift
-OUT ?= out
+
 
 .PHONY: run test deps build bench clean install uninstall test-install
 
@@ -19,11 +19,9 @@ deps:
 build: deps
 	$(SWIFT) build -c release --product tactus
 
-# The box's main job for now: render a click track to a WAV file and say where it went.
+# The box on this machine: the interactive simulator (screen, LEDs, keys, sound).
 run: build
-	@mkdir -p $(OUT)
-	$$($(SWIFT) build -c release --show-bin-path)/tactus render --bpm 120 --meter 4/4 --subdivisions 2 --bars 8 \
-		--events $(OUT)/click.jsonl -o $(OUT)/click.wav
+	$$($(SWIFT) build -c release --show-bin-path)/tactus simulate --board boards/pi4b.toml
 
 test: deps
 	$(SWIFT) build --build-tests
@@ -49,4 +47,4 @@ bench:
 	$(SWIFT) run -c release tactus-bench
 
 clean:
-	rm -rf .build Benchmarks/.build $(OUT)
+	rm -rf .build .build-static .build-vm
