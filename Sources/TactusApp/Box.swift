@@ -68,7 +68,7 @@ public final class Box: @unchecked Sendable {
         self.frames = FrameScheduler(maximumFramesPerSecond: maximumFramesPerSecond)
         self.report = report
         self.now = time
-        do { try engine.apply(state.settings) } catch { report("\(error)") }
+        syncSilentPractice(force: true)
     }
 
     // MARK: input
@@ -90,6 +90,26 @@ public final class Box: @unchecked Sendable {
     public func handle(_ action: Action) {
         now = max(now, action.time)
         perform(state.handle(action), at: action.time)
+        syncSilentPractice()
+    }
+
+    /// Silent practice (a menu setting) mutes the clicks and lets the buzzer pulse instead,
+    /// without touching the volumes the musician set.
+    private var silentPractice = false
+
+    private func syncSilentPractice(force: Bool = false) {
+        let wanted = state.saved.preferences.silentPractice
+        guard force || wanted != silentPractice else { return }
+        silentPractice = wanted
+        indicatorScheduler.settings.buzzerPulses = wanted
+        do { try engine.apply(audible(state.settings)) } catch { report("\(error)") }
+    }
+
+    private func audible(_ settings: MetronomeSettings) -> MetronomeSettings {
+        guard silentPractice else { return settings }
+        var muted = settings
+        try? muted.volumes.set("master", to: 0)
+        return muted
     }
 
     // MARK: time
@@ -158,7 +178,7 @@ public final class Box: @unchecked Sendable {
         for effect in effects {
             switch effect {
             case .applySettings(let settings):
-                do { try engine.apply(settings) } catch { report("\(error)") }
+                do { try engine.apply(audible(settings)) } catch { report("\(error)") }
                 if let current = timeline, let heard = heardSample(at: time) {
                     timeline = current.changing(to: settings, atSample: heard)
                 }

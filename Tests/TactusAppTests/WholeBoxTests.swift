@@ -124,3 +124,18 @@ func simulate(_ script: String, saved: SavedState = SavedState()) throws -> (Mem
         #expect(edges.map(\.timestamp.nanoseconds).prefix(4) == [100_000_000, 200_000_000, 300_000_000, 400_000_000])
     }
 }
+
+@Suite struct SilentPracticeTests {
+    @Test func silentPracticeMutesTheClicksAndPulsesTheBuzzer() throws {
+        var saved = SavedState()
+        saved.preferences.silentPractice = true
+        let (output, _, _) = try simulate("0 press start\n1.2 end\n", saved: saved)
+        #expect(output.events("onset").count == 3)
+        #expect(output.samples.allSatisfy { $0 == 0 })
+        let pulses = output.events("buzzer").filter { $0["kind"] as? String == "pulse" }
+        #expect(pulses.map { $0["t"] as! Double } == [0, 0.5, 1.0])
+        #expect(pulses.map { $0["length_ms"] as! Double } == [12, 6, 6]) // accent, beat, beat
+        // The musician's own volumes are untouched.
+        #expect(output.states.last?["volume"] as? [String: Int] == ["master": 80, "accent": 100, "beat": 80])
+    }
+}

@@ -38,6 +38,7 @@ public enum SettingsFile {
         preferences["tap-tolerance"] = .integer(saved.preferences.tapTolerancePercent)
         preferences["screen-dim-seconds"] = .integer(saved.preferences.screenDimSeconds)
         preferences["footswitch"] = .string(saved.preferences.footswitch.rawValue)
+        preferences["silent-practice"] = .boolean(saved.preferences.silentPractice)
         root["preferences"] = .table(preferences)
         if !saved.presets.isEmpty {
             root["preset"] = .array(saved.presets.map { preset in
@@ -62,7 +63,8 @@ public enum SettingsFile {
         var saved = SavedState()
         if let current = try root.section("current") { saved.settings = try settings(from: current) }
         if let p = try root.section("preferences") {
-            try p.rejectUnknownKeys(allowed: ["momentum", "tap-tolerance", "screen-dim-seconds", "footswitch"])
+            try p.rejectUnknownKeys(allowed: ["momentum", "tap-tolerance", "screen-dim-seconds", "footswitch", "silent-practice"])
+            if let v = try p.bool("silent-practice") { saved.preferences.silentPractice = v }
             if let v = try p.bool("momentum") { saved.preferences.momentum = v }
             if let v = try p.integer("tap-tolerance", in: TapTempo.toleranceRange) { saved.preferences.tapTolerancePercent = v }
             if let v = try p.integer("screen-dim-seconds", in: Preferences.screenDimRange) { saved.preferences.screenDimSeconds = v }

@@ -420,6 +420,7 @@ extension BoxState {
                 "Tap tolerance: \(saved.preferences.tapTolerancePercent)%",
                 "Screen dim: " + (saved.preferences.screenDimSeconds == 0 ? "never" : "\(saved.preferences.screenDimSeconds) s"),
                 "Footswitch: \(saved.preferences.footswitch == .tap ? "tap" : "start/stop")",
+                "Silent practice: \(saved.preferences.silentPractice ? "on" : "off")",
                 "Back",
             ]
         }
@@ -451,8 +452,10 @@ extension BoxState {
                 let choices = BoxState.screenDimChoices
                 let i = choices.lastIndex { $0 <= p.screenDimSeconds } ?? 0
                 p.screenDimSeconds = choices[min(max(i + direction, 0), choices.count - 1)]
-            default:
+            case 3:
                 p.footswitch = p.footswitch == .tap ? .startStop : .tap
+            default:
+                p.silentPractice.toggle()
             }
             if p == saved.preferences { return [.buzzer(.bump)] }
             saved.preferences = p

@@ -14,6 +14,8 @@ public struct Preferences: Sendable, Hashable {
     /// Seconds of inactivity while stopped before the screen dims; 0 never dims.
     public var screenDimSeconds = 60
     public var footswitch = FootswitchFunction.startStop
+    /// Silent practice: the clicks are muted and the buzzer pulses with them instead.
+    public var silentPractice = false
 
     public init() {}
 }
