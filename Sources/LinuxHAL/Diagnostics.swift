@@ -52,3 +52,29 @@ func makeWakePipe(_ fds: inout [Int32]) -> Bool {
     }
     return true
 }
+
+extension SystemMonotonicClock {
+    /// When this process started, on the monotonic clock (from /proc/self/stat, 10 ms
+    /// resolution), so the service can say how long its start-up took; nil if unreadable.
+    public static func processStart() -> MonotonicInstant? {
+        guard let file = fopen("/proc/self/stat", "r") else { return nil }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 1024)
+        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return nil }
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // Fields after the command name, which is in parentheses and may contain spaces.
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // starttime is field 22 of the whole line: the 20th after the name.
+        guard fields.count > 19, let ticks = Int64(fields[19]) else { return nil }
+        var boot = timespec()
+        var monotonic = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &boot)
+        clock_gettime(CLOCK_MONOTONIC, &monotonic)
+        let ticksPerSecond = Int64(sysconf(Int32(_SC_CLK_TCK)))
+        let sinceBoot = ticks * 1_000_000_000 / ticksPerSecond
+        let bootNow = Int64(boot.tv_sec) * 1_000_000_000 + Int64(boot.tv_nsec)
+        let monotonicNow = Int64(monotonic.tv_sec) * 1_000_000_000 + Int64(monotonic.tv_nsec)
+        return MonotonicInstant(nanoseconds: monotonicNow - (bootNow - sinceBoot))
+    }
+}

@@ -43,6 +43,9 @@ public final class Box: @unchecked Sendable {
     private let indicators: any IndicatorOutput
     private let persistence: any SettingsPersistence
     private let report: @Sendable (String) -> Void
+    private let inform: @Sendable (String) -> Void
+    /// When START was last pressed, until its first click is heard (the latency is logged).
+    private var startPressedAt: MonotonicTime?
     private var indicatorScheduler: IndicatorScheduler
     private var frames: FrameScheduler
     private var timeline: BeatTimeline?
@@ -55,8 +58,10 @@ public final class Box: @unchecked Sendable {
         board: BoardDefinition, state: BoxState, engine: ClickEngine, audio: any AudioClockSource,
         display: (any MonochromeDisplay)?, indicators: any IndicatorOutput, persistence: any SettingsPersistence,
         indicatorSettings: IndicatorSettings = IndicatorSettings(), maximumFramesPerSecond: Int = 60,
-        at time: MonotonicTime, report: @escaping @Sendable (String) -> Void
+        at time: MonotonicTime, report: @escaping @Sendable (String) -> Void,
+        inform: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.inform = inform
         self.board = board
         self.state = state
         self.engine = engine
@@ -186,6 +191,7 @@ public final class Box: @unchecked Sendable {
                 stateChanged = true
             case .start:
                 engine.start()
+                startPressedAt = time
                 timeline = nil // anchored by the first beat the engine reports
                 screenChanged = true
                 stateChanged = true
@@ -243,6 +249,10 @@ public final class Box: @unchecked Sendable {
                                         downbeatSample: Rational(event.sample) - beats * samplesPerBeat)
             }
             let heard = MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: event.sample))
+            if let pressed = startPressedAt {
+                startPressedAt = nil
+                inform("first click heard \((heard.nanoseconds - pressed.nanoseconds) / 1_000_000) ms after START")
+            }
             observer?.box(self, didStart: event, heardAt: heard)
             for pulse in indicatorScheduler.pulses(onsetSample: event.sample, kind: event.kind, layer: Int(event.layer),
                                                    clock: clock, samplesPerBeat: timeline?.samplesPerBeat) {

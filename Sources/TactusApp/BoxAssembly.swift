@@ -56,18 +56,20 @@ public enum BoxAssembly {
         if let problem { logger.warning("settings: \(problem)") }
         return Box(board: parts.board, state: state, engine: engine, audio: parts.audio, display: parts.display,
                    indicators: parts.indicators, persistence: parts.persistence, at: now,
-                   report: { logger.warning("\($0)") })
+                   report: { logger.warning("\($0)") }, inform: { logger.info("\($0)") })
     }
 
     /// The box's services in start order; ServiceGroup stops them in reverse: control
     /// (playback stops, clicks in flight finish), input, indicators off, screen blank, audio
     /// drained and closed, settings written.
-    public static func services(box: Box, parts: BoxParts, logger: Logger) -> [any Service] {
+    /// `startedAt` (the process's start on the same clock, if known) makes "ready" say how long start-up took.
+    public static func services(box: Box, parts: BoxParts, logger: Logger, startedAt: MonotonicTime? = nil) -> [any Service] {
         let loop = ControlLoop(box: box, clock: parts.clock)
         let audio = parts.audio
         let renderer = box.engine.renderer
         let input = parts.input
         let model = parts.board.model
+        let clock = parts.clock
         return [
             LifecycleStep("settings", start: {}, stop: {
                 box.saveNow()
@@ -111,7 +113,8 @@ public enum BoxAssembly {
             }),
             LifecycleStep("control", start: {
                 loop.start()
-                logger.info("ready: \(model)")
+                let took = startedAt.map { " in \((clock.now().nanoseconds - $0.nanoseconds) / 1_000_000) ms" } ?? ""
+                logger.info("ready\(took): \(model)")
             }, stop: {
                 loop.stop()
                 box.stopPlayback()

@@ -75,7 +75,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         logger.info("tactus run: \(definition.model) (\(definition.identifier)), settings \(store.path)")
         let group = ServiceGroup(configuration: .init(
-            services: BoxAssembly.services(box: box, parts: parts, logger: logger).map { .init(service: $0) },
+            services: BoxAssembly.services(box: box, parts: parts, logger: logger, startedAt: SystemMonotonicClock.processStart()).map { .init(service: $0) },
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do { try await group.run() } catch {
             throw ExitError("\(error)", code: 1)
