@@ -2,7 +2,7 @@
 SWIFT ?= swift
 OUT ?= out
 
-.PHONY: run test deps build bench clean
+.PHONY: run test test-unit test-vm deps build bench clean clean-vm
 
 deps:
 	@scripts/install-deps.sh build
@@ -16,9 +16,16 @@ run: build
 	$$($(SWIFT) build -c release --show-bin-path)/tactus render --bpm 120 --meter 4/4 --subdivisions 2 --bars 8 \
 		--events $(OUT)/click.jsonl -o $(OUT)/click.wav
 
-test: deps
+test: test-unit test-vm
+
+test-unit: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# The real kernel interfaces: gpio-sim, i2c-stub and snd-aloop in a QEMU VM (Tests/VM/README.md).
+# Skips loudly where no VM can run; TACTUS_VM_REQUIRE=1 makes that a failure.
+test-vm: deps
+	SWIFT=$(SWIFT) Tests/VM/run.sh
 
 # Speed and allocation figures (not part of `make test`).
 bench:
@@ -26,4 +33,9 @@ bench:
 	$(SWIFT) run -c release tactus-bench
 
 clean:
-	rm -rf .build Benchmarks/.build $(OUT)
+	rm -rf .build .build-static Benchmarks/.build $(OUT)
+
+# The VM suite's cache (kernel, debs, gpio-sim module: ~700 MB, slow to refetch) is kept by
+# `clean`; remove it on purpose.
+clean-vm:
+	rm -rf .build-vm
