@@ -52,10 +52,12 @@ pending() {
 	echo "PENDING $*" >"$OUTDIR/status"
 	exit 0
 }
+# subcommands: what this tactus offers, from its --help (`tactus help X` answers even for
+# an unknown X, so it cannot tell).
+subcommands() { "$TACTUS" --help 2>&1 | awk '/SUBCOMMANDS/ {f = 1; next} f && /^  [a-z]/ {print $1}'; }
 # require_command run|check: pending unless this tactus has the subcommand.
 require_command() {
-	"$TACTUS" help "$1" >/dev/null 2>&1 || "$TACTUS" "$1" --help >/dev/null 2>&1 ||
-		pending "tactus $1 does not exist yet in this build ($("$TACTUS" --help 2>&1 | awk '/SUBCOMMANDS/{f=1;next} f&&/^  [a-z]/{printf "%s ", $1}'))"
+	subcommands | grep -qx "$1" || pending "tactus $1 does not exist yet in this build (it has: $(subcommands | tr '\n' ' '))"
 }
 
 # wait_until SECONDS COMMAND...: poll every 50 ms; non-zero when it never came true.
@@ -82,24 +84,58 @@ click_button() { press "$1"; sleep "${2:-0.08}"; release "$1"; }
 gpioinfo_of() { gpioinfo "$(line_field "$1" 2)" | awk -v o="$(line_field "$1" 3):" '$1 == "line" && $2 == o'; }
 line_held() { gpioinfo_of "$1" | grep -q '\[used'; }
 
-# turn_encoder DETENTS [STEP_S] [BOUNCES]: full quadrature cycles on enc-a/enc-b (active
-# low: A falls first for a clockwise detent). Negative DETENTS turn the other way. BOUNCES
-# extra chatter transitions per edge, as a worn mechanical contact makes.
-turn_encoder() {
-	n=$1 step=${2:-0.02} bounces=${3:-0}
+# Timed input: shell commands take tens of ms under TCG, so rhythms and fast turns are
+# written as a script of timed `pull` writes and played by simio (guest/simio.c).
+pressed_pull() { case $(idle "$1") in pull-up) echo pull-down ;; *) echo pull-up ;; esac; }
+# encoder_script DETENTS STEP_MS [BOUNCES] [START_MS]: full quadrature cycles on enc-a /
+# enc-b, one edge every STEP_MS (active low: A falls first on a clockwise detent; negative
+# DETENTS turn the other way). BOUNCES extra chatter transitions 0.2 ms apart before each
+# edge settles, as a worn contact makes.
+encoder_script() {
+	n=$1 step=$2 bounces=${3:-0} t=${4:-0}
 	first=enc-a second=enc-b
 	[ "$n" -lt 0 ] && { n=$((-n)); first=enc-b second=enc-a; }
-	i=0
-	while [ $i -lt "$n" ]; do
-		for edge in "$first press" "$second press" "$first release" "$second release"; do
-			set -- $edge
-			b=0
-			while [ $b -lt "$bounces" ]; do $2 "$1"; if [ "$2" = press ]; then release "$1"; else press "$1"; fi; b=$((b + 1)); done
-			$2 "$1"
-			sleep "$step"
-		done
-		i=$((i + 1))
-	done
+	fa=$(simdir $first)/pull fb=$(simdir $second)/pull
+	awk -v n="$n" -v step="$step" -v b="$bounces" -v t="$t" -v fa="$fa" -v fb="$fb" \
+		-v on="$(pressed_pull enc-a)" -v off="$(idle enc-a)" 'BEGIN {
+		split(fa " " on " " fb " " on " " fa " " off " " fb " " off, e, " ")
+		for (i = 0; i < n; i++)
+			for (k = 0; k < 4; k++) {
+				f = e[2 * k + 1]; lvl = e[2 * k + 2]; other = (lvl == on) ? off : on
+				for (j = 0; j < b; j++) { printf "%.3f %s %s\n%.3f %s %s\n", t, f, lvl, t + 0.1, f, other; t += 0.2 }
+				printf "%.3f %s %s\n", t, f, lvl
+				t += step
+			}
+	}'
+}
+# taps_script LINE COUNT INTERVAL_MS [HOLD_MS]: COUNT presses, one every INTERVAL_MS.
+taps_script() {
+	awk -v f="$(simdir "$1")/pull" -v n="$2" -v iv="$3" -v hold="${4:-40}" \
+		-v on="$(pressed_pull "$1")" -v off="$(idle "$1")" 'BEGIN {
+		for (i = 0; i < n; i++) printf "%.3f %s %s\n%.3f %s %s\n", i * iv, f, on, i * iv + hold, f, off
+	}'
+}
+# turn_encoder DETENTS [STEP_MS] [BOUNCES]
+turn_encoder() { encoder_script "$1" "${2:-20}" "${3:-0}" | simio drive >>"$OUTDIR/simio.log"; }
+# watch_outputs MS LINE...: transitions of output lines ("<us> <index> <value>") on stdout.
+watch_outputs() { ms=$1; shift; files=; for l in "$@"; do files="$files $(simdir "$l")/value"; done; simio watch "$ms" $files; }
+
+# ---------------------------------------------------------------- I2C tracing
+# i2c-stub is a 256-byte register file: each SMBus block lands at its command byte's
+# register and the next overwrites it, so what the display driver sent is read from the
+# kernel's smbus trace events instead (every transfer, with its bytes).
+TRACE=/sys/kernel/tracing
+trace_i2c_start() {
+	echo 0 >$TRACE/tracing_on
+	echo 4096 >$TRACE/buffer_size_kb        # per CPU; a full frame is ~35 events
+	echo >$TRACE/trace
+	echo 1 >$TRACE/events/smbus/smbus_write/enable
+	echo 1 >$TRACE/tracing_on
+}
+trace_i2c_stop() { # FILE
+	echo 0 >$TRACE/events/smbus/smbus_write/enable
+	grep smbus_write $TRACE/trace >"$1"
+	echo >$TRACE/trace
 }
 
 # ---------------------------------------------------------------- audio (snd-aloop)
@@ -115,36 +151,59 @@ capture_start() {
 	CAPTURE_PID=$!
 }
 capture_wait() { wait "$CAPTURE_PID"; }
-# audio_check NAME ARGS...: asks the host to analyse a capture (Tests/VM/host/audio.py ARGS,
-# paths relative to this scenario's output folder); its verdict comes back as a result of
-# this scenario. A missing capture is a failure there too.
-audio_check() { n=$1; shift; echo "$n $*" >>"$OUTDIR/audio-checks"; echo "@@AUDIOCHECK $SCENARIO.$n $*"; }
+# host_check NAME SCRIPT ARGS...: asks the host to run Tests/VM/host/SCRIPT.py ARGS in this
+# scenario's output folder after the VM stopped (audio analysis, TOML parsing: Python on the
+# host, not busybox under TCG). Its verdict becomes the result NAME of this scenario; a file
+# that never made it out fails there.
+host_check() { n=$1; shift; echo "$n $*" >>"$OUTDIR/host-checks"; echo "@@HOSTCHECK $SCENARIO.$n $*"; }
+audio_check() { n=$1; shift; host_check "$n" audio "$@"; }
 
 # ---------------------------------------------------------------- the service
-# start_service [EXTRA ARGS]: tactus run on the test board with a fresh state folder;
-# SERVICE_PID, output in $OUTDIR/service.log.
-start_service() {
-	mkdir -p /tmp/state.$SCENARIO
-	$TACTUS run --board $BOARD --state /tmp/state.$SCENARIO "$@" >"$OUTDIR/service.log" 2>&1 &
-	SERVICE_PID=$!
-	# Ready when it holds its input lines (so the first edge is seen) or gave up.
-	wait_until 30 line_held btn-start || { fail service-start "tactus run did not take its GPIO lines in 30 s"; tail -5 "$OUTDIR/service.log" | sed 's/^/    /'; return 1; }
+STATE=/tmp/state.$SCENARIO
+# settings_bpm: the tempo in the service's saved settings (any *.toml in the state folder,
+# key bpm or tempo at any level); empty when not saved yet.
+settings_bpm() {
+	cat "$STATE"/*.toml 2>/dev/null | awk -F= '/^[ \t]*(bpm|tempo)[ \t]*=/ {v = $2; gsub(/[ \t"]/, "", v); sub(/#.*/, "", v); print v; exit}'
 }
+bpm_is() { v=$(settings_bpm); [ "$v" = "$1" ] || [ "$v" = "$1.0" ]; }
+# wait_bpm SECONDS BPM: until the saved tempo is BPM (settings are saved a moment after a change).
+wait_bpm() { wait_until "$1" bpm_is "$2"; }
+# service_gone: our child exited (a zombie until waited for still answers kill -0).
+service_gone() { [ ! -d "/proc/$SERVICE_PID" ] || grep -q '^[0-9]* (.*) Z' "/proc/$SERVICE_PID/stat"; }
+service_ready() { line_held btn-start || service_gone; }
+# start_service [EXTRA ARGS]: tactus run on the test board with a fresh state folder;
+# SERVICE_PID, output in $OUTDIR/service.log. Ready once it holds its input lines (so the
+# first edge is seen).
+start_service() {
+	mkdir -p "$STATE"
+	$TACTUS run --board $BOARD --state "$STATE" "$@" >"$OUTDIR/service.log" 2>&1 &
+	SERVICE_PID=$!
+	if ! wait_until 30 service_ready || service_gone; then
+		fail service-start "tactus run did not take its GPIO lines within 30 s (or exited): $(tail -3 "$OUTDIR/service.log" | tr '\n' ' ')"
+		return 1
+	fi
+}
+# stop_service: SIGTERM, then up to 15 s for a graceful exit (SIGKILL after that);
+# SERVICE_RC its exit status, STOP_SECS how long it took.
 stop_service() {
 	[ -n "$SERVICE_PID" ] || return 0
+	t=$(up)
 	kill -TERM "$SERVICE_PID" 2>/dev/null
-	wait_until 15 sh -c "! kill -0 $SERVICE_PID" || kill -KILL "$SERVICE_PID" 2>/dev/null
-	wait "$SERVICE_PID"; SERVICE_RC=$?
+	wait_until 15 service_gone || { kill -KILL "$SERVICE_PID" 2>/dev/null; log "tactus run ignored SIGTERM for 15 s: killed"; }
+	wait "$SERVICE_PID"
+	SERVICE_RC=$?
+	STOP_SECS=$(awk -v a="$t" -v b="$(up)" 'BEGIN{printf "%.2f", b - a}')
 	SERVICE_PID=
 	return $SERVICE_RC
 }
 
 # Between scenarios: nothing of one scenario may leak into the next.
 vm_cleanup_between_scenarios() {
-	for p in $(pgrep -x tactus; pgrep -x arecord; pgrep -x aplay); do kill -KILL "$p" 2>/dev/null; done
+	for p in $(pgrep -x tactus; pgrep -x arecord; pgrep -x aplay; pgrep -x simio); do kill -KILL "$p" 2>/dev/null; done
 	while read -r name chip off dir direction idle; do
-	if [ "$direction" = in ]; then echo "$idle" >"$dir/pull"; fi
-done <$LINES
+		if [ "$direction" = in ]; then echo "$idle" >"$dir/pull"; fi
+	done <$LINES
+	trace_i2c_stop /dev/null
 	[ -d /proc/asound/Loopback ] || modprobe snd-aloop pcm_substreams=1
 	true
 }

@@ -140,8 +140,10 @@ def main():
           f"boot={boot.split('s ')[0]}s guest={a.guest_secs}s total={a.total_secs}s")
     print(f"VM boot: first guest command {boot}; guest run {a.guest_secs}s; whole suite {a.total_secs}s")
     if counts["PENDING"]:
-        print(f"NOTE: {counts['PENDING']} scenario(s) PENDING - they did not run, so they prove nothing yet"
+        print("*" * 78)
+        print(f"*** {counts['PENDING']} scenario(s) PENDING: they did not run, so they prove nothing yet"
               + (" (TACTUS_VM_STRICT=1: counted as a failure)" if strict else ""))
+        print("*" * 78)
     print(f"test-vm: {'PASSED' if ok else 'FAILED'}  (console: {a.console}, files: {a.out})")
     return 0 if ok else 1
 

@@ -18,7 +18,7 @@ timeout 20 gpiomon -n 8 -F '%o %e %s.%n' $(gpiofind enc-a | cut -d' ' -f1) \
 	"$(line_field enc-a 3)" "$(line_field enc-b 3)" >/tmp/mon.out 2>&1 &
 mon=$!
 wait_until 10 line_held enc-b
-turn_encoder 2 0.02
+turn_encoder 2 20
 wait $mon
 cp /tmp/mon.out "$OUTDIR/gpiomon.txt"
 # v1 uAPI: one fd per line, so order the events by their kernel timestamps.
@@ -35,16 +35,22 @@ kill $setter; wait $setter
 wait_until 5 sh -c "[ \"\$(cat $(simdir led-beat)/value)\" = 0 ]"
 check_eq gpio.output-value "1 0" "$on $(value led-beat)"
 
+# simio sees a 20 ms pulse on an output (LED pulses are 3-12 ms; a shell poll misses them).
+watch_outputs 2500 led-beat >/tmp/watch.out &
+watcher=$!
+sleep 0.5
+gpioset --mode=time --usec=20000 $(gpiofind led-beat)=1
+wait $watcher
+cp /tmp/watch.out "$OUTDIR/watch.txt"
+check_eq gpio.watch-pulse "0 1 0" "$(awk '{printf "%s%s", sep, $3; sep = " "}' /tmp/watch.out)"
+
 # --- I2C: the stub answers at the board's address; SMBus I2C-block writes land in its
 # register file, and the i2c trace events see them (the fallback for frames).
 bus=$STUB_BUS addr=${BOARD_I2C_ADDR:-0x3c}
-T=/sys/kernel/tracing
-echo 1 >$T/events/smbus/smbus_write/enable 2>/dev/null
-echo >$T/trace
+trace_i2c_start
 check i2c.block-write $I2CSET -y "$bus" "$addr" 0x40 0xa5 0x5a 0x3c i
 check_eq i2c.read-back "0xa5 0x5a 0x3c" "$($I2CGET -y "$bus" "$addr" 0x40 i 3)"
-grep smbus_write $T/trace >"$OUTDIR/smbus-trace.txt"
-echo 0 >$T/events/smbus/smbus_write/enable
+trace_i2c_stop "$OUTDIR/smbus-trace.txt"
 # (the traced buffer starts with the block's length byte)
 check i2c.trace-event grep -q "a=0${addr#0x} .*c=40 .*-a5-5a-3c\\]" "$OUTDIR/smbus-trace.txt"
 
