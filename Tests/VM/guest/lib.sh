@@ -199,7 +199,7 @@ stop_service() {
 
 # Between scenarios: nothing of one scenario may leak into the next.
 vm_cleanup_between_scenarios() {
-	for p in $(pgrep -x tactus; pgrep -x arecord; pgrep -x aplay; pgrep -x simio); do kill -KILL "$p" 2>/dev/null; done
+	for p in $(pgrep -x tactus; pgrep -x arecord; pgrep -x aplay; pgrep -x simio; pgrep -x gpiomon; pgrep -x gpioset); do kill -KILL "$p" 2>/dev/null; done
 	while read -r name chip off dir direction idle; do
 		if [ "$direction" = in ]; then echo "$idle" >"$dir/pull"; fi
 	done <$LINES

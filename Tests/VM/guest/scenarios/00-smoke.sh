@@ -75,4 +75,14 @@ if $TACTUS render --bpm 120 --meter 4/4 --bars 2 -o /tmp/reference.wav >"$OUTDIR
 else
 	fail tactus.render "$(tail -3 "$OUTDIR/render.log")"
 fi
+
+# The unplug that scenario 7 uses: unbinding the loopback card from its driver removes it
+# (as pulling a USB card does); binding brings it back, playable.
+drv=/sys/bus/platform/drivers/snd_aloop
+dev=$(ls $drv 2>/dev/null | grep -m1 '^snd_aloop')
+echo "$dev" >$drv/unbind
+check alsa.unplugged sh -c "! grep -q Loopback /proc/asound/cards"
+echo "$dev" >$drv/bind
+check alsa.replugged grep -q Loopback /proc/asound/cards
+check alsa.plays-after-replug aplay -q -D "$BOARD_AUDIO_DEVICE" -d 1 /tmp/reference.wav
 finish
