@@ -4,7 +4,9 @@
 # the guest scenarios (Tests/VM/guest/scenarios) against the static tactus binary and
 # reports. See Tests/VM/README.md.
 #
-# Usage: Tests/VM/run.sh [--only GLOB] [--accel tcg|kvm|auto] [--no-build]
+# Usage: Tests/VM/run.sh [--only GLOB] [--accel tcg|kvm|auto] [--no-build] [--selftest]
+#        --selftest: `tactus run`/`check` are replaced by a shell stand-in to exercise the
+#        harness's own plumbing (never a verdict on tactus; the report says so)
 # Env:   TACTUS_VM_CACHE   work/cache folder (default: <repo>/.build-vm)
 #        TACTUS_VM_REQUIRE=1  turn a skip (virtualization impossible) into a failure
 #        TACTUS_VM_STRICT=1   turn pending scenarios into a failure
@@ -19,11 +21,13 @@ REPO=$(cd "$HERE/../.." && pwd)
 ONLY='*'
 ACCEL=${TACTUS_VM_ACCEL:-tcg}
 BUILD=1
+SELFTEST=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--only) ONLY=$2; shift 2 ;;
 	--accel) ACCEL=$2; shift 2 ;;
 	--no-build) BUILD=0; shift ;;
+	--selftest) SELFTEST=1; shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -237,6 +241,10 @@ done | sort -u | while read -r lib; do
 	mkdir -p "$A$(dirname "$lib")"
 	cp -L "$lib" "$A$lib"
 done
+if [ $SELFTEST = 1 ]; then
+	mv "$A/usr/bin/tactus" "$A/usr/bin/tactus.real"
+	cp "$HERE/guest/selftest-standin.sh" "$A/usr/bin/tactus" && chmod +x "$A/usr/bin/tactus"
+fi
 gcc -O2 -Wall -static -o "$A/usr/bin/simio" "$HERE/guest/simio.c" || die "cannot build guest/simio.c"
 cp "$HERE/guest/init" "$A/init"
 cp "$HERE"/guest/lib.sh "$HERE"/guest/setup.sh "$A/vm/"
@@ -316,4 +324,4 @@ done
 
 python3 "$HERE/host/report.py" --console "$CONSOLE" --host-results "$HOST_RESULTS" --out "$OUT" \
 	--qemu-rc "$QEMU_RC" --guest-timeout "$GUEST_TIMEOUT" --guest-secs "$(secs "$T_BOOT" "$T_END")" \
-	--total-secs "$(secs "$T0" "$(now)")" --strict "${TACTUS_VM_STRICT:-0}"
+	--total-secs "$(secs "$T0" "$(now)")" --strict "${TACTUS_VM_STRICT:-0}" --selftest "$SELFTEST"
