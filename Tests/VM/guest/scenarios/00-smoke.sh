@@ -69,7 +69,7 @@ if $TACTUS render --bpm 120 --meter 4/4 --bars 2 -o /tmp/reference.wav >"$OUTDIR
 	check alsa.aplay [ $? = 0 ]
 	capture_wait
 	check alsa.arecord [ $? = 0 ]
-	check alsa.no-xruns sh -c "! grep -h run '$OUTDIR/aplay.log' /tmp/capture.wav.log"
+	check alsa.no-underruns sh -c "! grep -h run '$OUTDIR/aplay.log'"
 	cp /tmp/reference.wav /tmp/capture.wav /tmp/capture.wav.log "$OUTDIR/"
 	audio_check loopback-bit-exact match reference.wav capture.wav --min-onsets 8
 else
