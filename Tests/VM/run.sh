@@ -289,7 +289,7 @@ CONSOLE=$LOG/console.log
 # with builds, a higher priority for this one process keeps the loopback from xrunning.
 NICE=
 [ "$(id -u)" = 0 ] && NICE="nice -n -10"
-phase "booting the guest (TCG, ${CPUS} vCPU, ${MEM} MiB, limit ${GUEST_TIMEOUT}s)"
+phase "booting the guest (${ACCEL}, ${CPUS} vCPU, ${MEM} MiB, limit ${GUEST_TIMEOUT}s)"
 T_BOOT=$(now)
 set +e
 # shellcheck disable=SC2046

@@ -6,13 +6,13 @@ require_command run
 start_service || finish
 click_button btn-start
 sleep 1
-# Slow: 150 ms per detent is far below any acceleration threshold.
-turn_encoder 5 40
+# Slow: 240 ms per detent (60 ms per edge), far below any acceleration threshold.
+turn_encoder 5 60
 wait_bpm 10 125 && pass slow-clean-5 "120 -> 125" || fail slow-clean-5 "saved tempo '$(settings_bpm)', want 125"
 # Contact bounce (3 chatter transitions per edge) must not add or lose detents.
-turn_encoder 5 40 3
+turn_encoder 5 60 3
 wait_bpm 10 130 && pass slow-bouncy-5 "125 -> 130" || fail slow-bouncy-5 "saved tempo '$(settings_bpm)', want 130"
-turn_encoder -3 40
+turn_encoder -3 60
 wait_bpm 10 127 && pass slow-back-3 "130 -> 127" || fail slow-back-3 "saved tempo '$(settings_bpm)', want 127"
 # Captured clicks at the new tempo, well after the change.
 capture_start /tmp/capture.wav 4
