@@ -17,10 +17,26 @@ let package = Package(
     targets: [
         .target(name: "TactusCore"),
         .target(name: "ClickEngine", dependencies: ["TactusCore"]),
+
+        // Hardware layers (issue 4). HAL: protocols and value types only, no C imports.
+        // Devices: drivers written against HAL alone. LinuxHAL: the only OS code.
+        // SimHAL: the same protocols in memory, for tests and `tactus simulate`.
+        // HAL uses TactusCore only for its TOML reader (board files).
+        .target(name: "HAL", dependencies: ["TactusCore"]),
+        .target(name: "Devices", dependencies: ["HAL"]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+        // libi2c-dev ships no .pc file: the module map links libi2c itself.
+        .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
+        // The few glibc calls Swift cannot import (pthread_setname_np, prctl).
+        .target(name: "CLinuxShim"),
+        // Devices only for HardwareCheck (`tactus check`), which drives the real display.
+        .target(name: "LinuxHAL", dependencies: ["HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim"]),
+        .target(name: "SimHAL", dependencies: ["HAL"]),
         .executableTarget(
             name: "tactus",
             dependencies: [
-                "TactusCore", "ClickEngine",
+                "TactusCore", "ClickEngine", "HAL", "LinuxHAL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -29,11 +45,21 @@ let package = Package(
             dependencies: ["TactusCore", "ClickEngine", "RealtimeAudit"],
             path: "Benchmarks/RenderBench"
         ),
+        // Screen frame pacing over the simulated I2C bus: bytes per frame, fps at 400 kHz.
+        .executableTarget(
+            name: "tactus-screen-bench",
+            dependencies: ["TactusCore", "HAL", "Devices", "SimHAL"],
+            path: "Benchmarks/ScreenBench"
+        ),
         // Interposes malloc and pthread_mutex_lock inside the test binary so tests can
         // prove the render thread neither allocates nor locks.
         .target(name: "RealtimeAudit", path: "Tests/RealtimeAudit"),
         .testTarget(name: "TactusCoreTests", dependencies: ["TactusCore"]),
         .testTarget(name: "ClickEngineTests", dependencies: ["ClickEngine", "TactusCore", "RealtimeAudit"]),
+        .testTarget(name: "HALTests", dependencies: ["HAL", "Devices", "SimHAL"]),
+        .testTarget(name: "LinuxHALTests", dependencies: ["HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
+        .testTarget(name: "ScreenTests", dependencies: ["TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL"],
+                    exclude: ["Snapshots"]),
         .testTarget(name: "tactusTests", dependencies: ["TactusCore", "ClickEngine"]),
     ],
     swiftLanguageModes: [.v6]

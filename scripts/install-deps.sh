@@ -8,8 +8,12 @@
 set -euo pipefail
 
 packages=(pkg-config libasound2-dev libgpiod-dev libi2c-dev)
+# Tests: jackd2 + libasound2-plugins give a real-time paced ALSA device without hardware
+# (JACK dummy backend behind ALSA's jack plugin); device-tree-compiler checks overlays/;
+# alsa-utils (aplay) for diagnosing audio devices.
+test_packages=(jackd2 libasound2-plugins device-tree-compiler alsa-utils)
 case "${1:-build}" in
-  build) ;;
+  build) packages+=("${test_packages[@]}") ;;
   bench) packages+=(klick) ;;
   vm) packages+=(qemu-system-x86 busybox-static gpiod i2c-tools alsa-utils kmod xz-utils
                  python3 gcc make libc6-dev binutils) ;;

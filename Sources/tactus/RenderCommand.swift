@@ -140,7 +140,7 @@ struct RenderJob {
         func bytes(_ file: String) throws -> [UInt8] {
             let path = (value as NSString).appendingPathComponent(file)
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw ExitError("\(path) cannot be read: \(readProblem(path))")
+                throw ExitError("\(origin) '\(value)': \(file) cannot be read (\(readProblem(path))); a sound folder holds accent.wav, beat.wav and sub.wav")
             }
             return [UInt8](data)
         }
@@ -186,21 +186,30 @@ struct RenderJob {
             let encoder = WAVEncoder(sampleRate: sampleRate, channels: channels, format: format)
             try wav.write(encoder.header(dataByteCount: 0))
             var dataBytes = 0
-            var bytes: [UInt8] = []
             var frames: Int64 = 0
+            // Written in chunks of 64 KiB or more: one write per render block would be a
+            // system call every 128 frames.
+            var bytes: [UInt8] = []
             var lines: [UInt8] = []
             try OfflineRender.run(engine: engine, changes: changes, end: end) { block in
-                bytes.removeAll(keepingCapacity: true)
+                let before = bytes.count
                 encoder.encode(block, into: &bytes)
-                dataBytes += bytes.count
+                dataBytes += bytes.count - before
                 frames += Int64(block.count / channels)
-                try wav.write(bytes)
+                if bytes.count >= 1 << 16 {
+                    try wav.write(bytes)
+                    bytes.removeAll(keepingCapacity: true)
+                }
             } onEvent: { event in
                 guard let eventsFile else { return }
-                lines.removeAll(keepingCapacity: true)
                 lines += Array(EventJSON.line(event, sampleRate: sampleRate).utf8)
-                try eventsFile.write(lines)
+                if lines.count >= 1 << 16 {
+                    try eventsFile.write(lines)
+                    lines.removeAll(keepingCapacity: true)
+                }
             }
+            try wav.write(bytes + encoder.padding(dataByteCount: dataBytes))
+            try eventsFile?.write(lines)
             try wav.rewrite(at: 0, encoder.header(dataByteCount: dataBytes))
             try wav.commit()
             try eventsFile?.commit()

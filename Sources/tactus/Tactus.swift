@@ -6,7 +6,7 @@ struct Tactus: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tactus",
         abstract: "Tactus metronome box.",
-        subcommands: [RenderCommand.self]
+        subcommands: [RenderCommand.self, CheckCommand.self]
     )
 
     /// ArgumentParser prints usage blocks and uses its own exit codes; Tactus reports every

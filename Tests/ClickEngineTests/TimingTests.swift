@@ -116,3 +116,35 @@ import TactusCore
         #expect(recording.samples[0..<24000].allSatisfy { $0 == 0 })
     }
 }
+
+@Suite struct ExtremeSettingsTests {
+    /// The widest grids and slowest/fastest clocks the settings allow, 24 hours in: positions
+    /// must still be computed exactly (Int128 traps instead of wrapping, so a pass means exact).
+    @Test(arguments: [
+        ("998.999", "97/89", "1/97.", "2,3,4,5,6,7,8,9", 192_000),
+        ("1", "99/1", "1/1", "7,9", 192_000),
+        ("1", "1/99", "1/99", "2,3,4,5,6,7,8,9", 8000),
+        ("999", "1/1", "1/1", "9", 192_000),
+        ("92.125", "13/97", "1/83.", "5,7", 44100),
+    ])
+    func exactAfterADay(bpm: String, meter: String, unit: String, layers: String, rate: Int) {
+        let s = settings(bpm: bpm, meter: meter, beatUnit: unit, subdivisions: layers)
+        let program = EngineProgram(settings: s, sounds: .constant(frames: 1, level: 0, sampleRate: rate),
+                                    sampleRate: rate, playing: true, transportEpoch: 1)
+        let day = Int64(rate) * 86_400
+        // The grid position heard at the end of the day, and the onset sample computed back from it.
+        let grid = program.gridCeiling(anchorTwice: 0, sampleTwice: 2 * day)
+        let sample = program.sample(anchorTwice: 0, gridFromAnchor: grid)
+        #expect(sample >= day && sample <= day + 1)
+        // The same position anchored a day later (as after a change at that moment) lands a day later.
+        let later = program.sample(anchorTwice: 2 * day - 1, gridFromAnchor: grid)
+        #expect(later >= 2 * day - 1 && later <= 2 * day + 1)
+        // Every onset of the bar is on the grid.
+        for index in 0..<program.onsetCount {
+            let exact = s.tempo.bpm // positions in beats = offset / beat length; sample = beats * 60 * rate / bpm
+            let beats = Rational(program.onsets[index].offset, program.beatGrid)
+            #expect(program.sample(anchorTwice: 0, gridFromAnchor: Int128(program.onsets[index].offset))
+                    == idealSample(beats: beats, bpm: exact, sampleRate: rate))
+        }
+    }
+}

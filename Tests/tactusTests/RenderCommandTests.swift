@@ -122,6 +122,35 @@ func onsets(_ path: URL) throws -> [(sample: Int64, kind: String, bar: Int, beat
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("o.wav").path))
     }
 
+    @Test func userSoundFolderIsLoadedResampledAndPlayed() throws {
+        let dir = scratchFolder()
+        let sounds = dir.appendingPathComponent("sounds")
+        try FileManager.default.createDirectory(at: sounds, withIntermediateDirectories: true)
+        let encoder = WAVEncoder(sampleRate: 44100, channels: 2, format: .s24)
+        for (file, level) in [("accent.wav", 0.8), ("beat.wav", 0.5), ("sub.wav", 0.25)] {
+            let frames = (0..<441).flatMap { i -> [Float] in
+                let value = Float(level * sin(Double(i) * 2 * .pi * 1000 / 44100))
+                return [value, value]
+            }
+            try Data(encoder.encodeFile(frames)).write(to: sounds.appendingPathComponent(file))
+        }
+        let wav = dir.appendingPathComponent("o.wav")
+        let run = try tactus(["render", "--sound", sounds.path, "--bars", "1", "--format", "f32", "--channels", "1",
+                              "--volume", "master=100,accent=100,beat=100", "-o", wav.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let decoded = try WAVDecoder.decode([UInt8](Data(contentsOf: wav)))
+        let accentPeak = decoded.frames[0..<480].map(abs).max()!
+        let beatPeak = decoded.frames[24000..<24480].map(abs).max()!
+        #expect(abs(accentPeak - 0.8) < 0.01)
+        #expect(abs(beatPeak - 0.5) < 0.01)
+
+        try Data("not a wav".utf8).write(to: sounds.appendingPathComponent("sub.wav"))
+        let bad = try tactus(["render", "--sound", sounds.path, "-o", dir.appendingPathComponent("p.wav").path])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("sub.wav"), "\(bad.stderr)")
+        #expect(bad.stderr.split(separator: "\n").count == 1)
+    }
+
     @Test func listsTheBuiltInSounds() throws {
         let run = try tactus(["render", "--list-sounds"])
         #expect(run.status == 0)

@@ -23,14 +23,31 @@ struct Limiter {
 
     func deallocate() { gains.deallocate() }
 
+    /// Largest magnitude in the block, eight lanes at a time.
+    static func peak(_ samples: UnsafeMutablePointer<Float>, frameCount: Int) -> Float {
+        let raw = UnsafeRawPointer(samples)
+        var lanes = SIMD8<Float>(repeating: 0)
+        var i = 0
+        while i + 8 <= frameCount {
+            let v = raw.loadUnaligned(fromByteOffset: 4 * i, as: SIMD8<Float>.self)
+            let magnitude = v.replacing(with: -v, where: v .< 0)
+            lanes.replace(with: magnitude, where: magnitude .> lanes)
+            i += 8
+        }
+        var peak = lanes.max()
+        while i < frameCount {
+            peak = max(peak, abs(samples[i]))
+            i += 1
+        }
+        return peak
+    }
+
     /// Applies the gain to `mix` in place. Returns true if the limiter acted in this block.
     @discardableResult
     mutating func process(_ mix: UnsafeMutablePointer<Float>, frameCount: Int) -> Bool {
         if gain == 1 {
             // The usual case: nothing near full scale, nothing to do (a single vectorisable pass).
-            var peak: Float = 0
-            for frame in 0..<frameCount { peak = max(peak, abs(mix[frame])) }
-            if peak <= 1 { return false }
+            if Limiter.peak(mix, frameCount: frameCount) <= 1 { return false }
         }
         var acted = false
         var g = gain

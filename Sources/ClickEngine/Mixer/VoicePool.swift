@@ -42,11 +42,8 @@ struct VoicePool {
             let first = max(0, -voice.position)
             let end = min(frameCount, voice.frames - voice.position)
             if first < end {
-                let source = voice.clip + (voice.position + first)
-                let gain = voice.gain
-                for frame in 0..<(end - first) {
-                    mix[first + frame] += source[frame] * gain
-                }
+                VoicePool.addScaled(voice.clip + (voice.position + first), gain: voice.gain,
+                                    into: mix + first, count: end - first)
             }
             voice.position += frameCount
             if voice.position >= voice.frames {
@@ -56,6 +53,25 @@ struct VoicePool {
                 voices[index] = voice
                 index += 1
             }
+        }
+    }
+
+    /// destination[i] += source[i] * gain, eight lanes at a time: the mixer's inner loop.
+    @inline(__always)
+    static func addScaled(_ source: UnsafePointer<Float>, gain: Float, into destination: UnsafeMutablePointer<Float>, count: Int) {
+        let lanes = SIMD8<Float>(repeating: gain)
+        let from = UnsafeRawPointer(source)
+        let to = UnsafeMutableRawPointer(destination)
+        var i = 0
+        while i + 8 <= count {
+            let sum = to.loadUnaligned(fromByteOffset: 4 * i, as: SIMD8<Float>.self)
+                + from.loadUnaligned(fromByteOffset: 4 * i, as: SIMD8<Float>.self) * lanes
+            to.storeBytes(of: sum, toByteOffset: 4 * i, as: SIMD8<Float>.self)
+            i += 8
+        }
+        while i < count {
+            destination[i] += source[i] * gain
+            i += 1
         }
     }
 

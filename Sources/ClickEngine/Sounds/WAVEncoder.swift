@@ -84,25 +84,29 @@ public struct WAVEncoder: Sendable {
 
     /// Appends interleaved samples (`channels` per frame) in this encoder's format.
     public func encode(_ samples: UnsafeBufferPointer<Float>, into bytes: inout [UInt8]) {
-        // No reserveCapacity here: reserving an exact size on every call would defeat the
-        // array's geometric growth and make streaming quadratic.
-        switch format {
-        case .s16:
-            for x in samples {
-                let v = UInt16(bitPattern: Int16(quantize(x, fullScale: 32767)))
-                bytes.append(UInt8(truncatingIfNeeded: v))
-                bytes.append(UInt8(truncatingIfNeeded: v >> 8))
-            }
-        case .s24:
-            for x in samples {
-                let v = UInt32(bitPattern: quantize(x, fullScale: 8_388_607))
-                bytes.append(UInt8(truncatingIfNeeded: v))
-                bytes.append(UInt8(truncatingIfNeeded: v >> 8))
-                bytes.append(UInt8(truncatingIfNeeded: v >> 16))
-            }
-        case .f32:
-            for x in samples {
-                append32((x.isNaN ? 0 : x).bitPattern, to: &bytes)
+        // Grow once per call (the array's own geometric growth keeps streaming linear),
+        // then store through a raw pointer: this is the hot loop of `tactus render`.
+        let first = bytes.count
+        let width = format.bytesPerSample
+        bytes.append(contentsOf: repeatElement(0, count: samples.count * width))
+        bytes.withUnsafeMutableBytes { raw in
+            let out = raw.baseAddress! + first
+            switch format {
+            case .s16:
+                for (i, x) in samples.enumerated() {
+                    out.storeBytes(of: Int16(quantize(x, fullScale: 32767)).littleEndian, toByteOffset: 2 * i, as: Int16.self)
+                }
+            case .s24:
+                for (i, x) in samples.enumerated() {
+                    let v = UInt32(bitPattern: quantize(x, fullScale: 8_388_607))
+                    out.storeBytes(of: UInt8(truncatingIfNeeded: v), toByteOffset: 3 * i, as: UInt8.self)
+                    out.storeBytes(of: UInt8(truncatingIfNeeded: v >> 8), toByteOffset: 3 * i + 1, as: UInt8.self)
+                    out.storeBytes(of: UInt8(truncatingIfNeeded: v >> 16), toByteOffset: 3 * i + 2, as: UInt8.self)
+                }
+            case .f32:
+                for (i, x) in samples.enumerated() {
+                    out.storeBytes(of: (x.isNaN ? 0 : x).bitPattern.littleEndian, toByteOffset: 4 * i, as: UInt32.self)
+                }
             }
         }
     }
@@ -121,8 +125,10 @@ public struct WAVEncoder: Sendable {
     @inline(__always)
     private func quantize(_ x: Float, fullScale: Double) -> Int32 {
         guard !x.isNaN else { return 0 }
-        let clamped = min(1, max(-1, Double(x)))
-        return Int32((clamped * fullScale).rounded(.toNearestOrAwayFromZero))
+        let scaled = min(1, max(-1, Double(x))) * fullScale
+        // Round half away from zero by truncation: exact here, because a Float times a
+        // 24-bit scale has far fewer than 53 significant bits (and much faster than round()).
+        return Int32(scaled + (scaled < 0 ? -0.5 : 0.5))
     }
 
     private func append16(_ v: UInt16, to b: inout [UInt8]) {

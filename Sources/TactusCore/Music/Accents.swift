@@ -17,7 +17,8 @@ public enum AccentLevel: Sendable, Hashable {
 /// One level per beat. A pattern shorter than the bar leaves the remaining beats normal;
 /// a longer one is cut at the bar's end, so meter changes never invalidate it.
 public struct AccentPattern: Sendable, Hashable, CustomStringConvertible {
-    public static let maximumBeats = 99 * 198
+    /// The longest bar: 99/1 counted in 1/99 notes.
+    public static let maximumBeats = 99 * 99
 
     public var levels: [AccentLevel]
 

@@ -1,0 +1,65 @@
+/// The engine's side of the audio contract.
+///
+/// Called only on the audio thread. Fills `frameCount` interleaved frames of the negotiated
+/// channel count with floats in -1...1; never allocates, locks, logs or blocks.
+public protocol AudioRenderer: AnyObject, Sendable {
+    func render(into buffer: UnsafeMutablePointer<Float>, frameCount: Int)
+}
+
+/// What the output device accepted. The engine is built for this format before playback starts.
+public struct AudioFormat: Equatable, Sendable, CustomStringConvertible {
+    public var sampleRate: Int
+    public var channels: Int
+    /// Frames per render call.
+    public var periodFrames: Int
+    /// Frames the device buffers in total (the latency ceiling).
+    public var bufferFrames: Int
+
+    public init(sampleRate: Int, channels: Int, periodFrames: Int, bufferFrames: Int) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.periodFrames = periodFrames
+        self.bufferFrames = bufferFrames
+    }
+
+    public var description: String {
+        "\(sampleRate) Hz, \(channels) ch, period \(periodFrames), buffer \(bufferFrames) frames"
+    }
+}
+
+/// Where playback is: the frame the engine will render next, how many of the frames already
+/// handed over are still waiting to be heard, and when that was measured.
+///
+/// Engine frame `f` is heard at `timestamp + (f - (framesRendered - delayFrames)) / sampleRate`.
+public struct AudioOutputPosition: Equatable, Sendable {
+    public var framesRendered: Int64
+    public var delayFrames: Int
+    public var timestamp: MonotonicInstant
+
+    public init(framesRendered: Int64, delayFrames: Int, timestamp: MonotonicInstant) {
+        self.framesRendered = framesRendered
+        self.delayFrames = delayFrames
+        self.timestamp = timestamp
+    }
+
+    /// The monotonic instant at which engine frame `frame` leaves the output.
+    public func instant(ofFrame frame: Int64, sampleRate: Int) -> MonotonicInstant {
+        let framesAhead = frame - (framesRendered - Int64(delayFrames))
+        return timestamp.advanced(byNanoseconds: framesAhead * 1_000_000_000 / Int64(sampleRate))
+    }
+}
+
+/// An audio output that pulls samples from a renderer on its own thread.
+public protocol AudioSink: AnyObject, Sendable {
+    /// Opens the device and fixes the format; call before `start`.
+    func negotiate() throws(HALError) -> AudioFormat
+    /// Starts pulling from `renderer` with the negotiated format.
+    func start(_ renderer: any AudioRenderer) throws(HALError)
+    /// Stops pulling and closes the device. Safe to call more than once.
+    func stop()
+    /// Frames handed over but not yet heard, as last measured.
+    var outputDelayFrames: Int { get }
+    /// Under- and overruns recovered since `start`.
+    var xrunCount: Int { get }
+    var outputPosition: AudioOutputPosition { get }
+}

@@ -1,0 +1,95 @@
+/// The box's outputs that are not sound or screen. Raw values are board-file keys.
+public enum Indicator: String, CaseIterable, Hashable, Sendable {
+    case accentLED = "led_accent"
+    case beatLED = "led_beat"
+    case subdivisionLED = "led_subdivision"
+    case buzzer
+}
+
+/// Pulse lengths for the buzzer and LEDs: a longer pulse sounds (or looks) stronger.
+public struct PulseLengths: Equatable, Sendable {
+    public var accentNanoseconds: Int64 = 12_000_000
+    public var beatNanoseconds: Int64 = 6_000_000
+    public var subdivisionNanoseconds: Int64 = 3_000_000
+    /// The wheel's detent tick: short enough to feel like a click, not a beep.
+    public var detentNanoseconds: Int64 = 1_000_000
+    /// How long an LED stays lit for a beat: long enough to be seen.
+    public var ledNanoseconds: Int64 = 60_000_000
+
+    public init() {}
+}
+
+/// LEDs and buzzer. Pulses are scheduled at an instant (usually the moment a click is heard)
+/// and end by themselves; the implementation owns the timing.
+public protocol IndicatorOutput: AnyObject, Sendable {
+    /// Turns the indicator on from `start` for `nanoseconds`. Overlapping pulses merge.
+    func pulse(_ indicator: Indicator, at start: MonotonicInstant, lastingNanoseconds nanoseconds: Int64)
+    /// Holds the indicator on or off until the next call or pulse.
+    func set(_ indicator: Indicator, on: Bool)
+}
+
+/// The planned on-intervals of each indicator: the timing logic shared by the GPIO output
+/// thread and the simulator, kept free of threads and clocks so it can be tested alone.
+public struct PulseTimeline: Equatable, Sendable {
+    public struct Interval: Equatable, Sendable {
+        public var start: MonotonicInstant
+        public var end: MonotonicInstant
+
+        public init(start: MonotonicInstant, end: MonotonicInstant) {
+            self.start = start
+            self.end = end
+        }
+    }
+
+    public private(set) var intervals: [Indicator: [Interval]] = [:]
+    public private(set) var held: [Indicator: Bool] = [:]
+
+    public init() {}
+
+    /// Adds a pulse, merging it with any interval it overlaps or touches.
+    public mutating func add(_ indicator: Indicator, start: MonotonicInstant, lastingNanoseconds: Int64) {
+        guard lastingNanoseconds > 0 else { return }
+        var new = Interval(start: start, end: start.advanced(byNanoseconds: lastingNanoseconds))
+        var kept: [Interval] = []
+        for interval in intervals[indicator, default: []] {
+            if interval.end < new.start || new.end < interval.start {
+                kept.append(interval)
+            } else {
+                new = Interval(start: min(interval.start, new.start), end: max(interval.end, new.end))
+            }
+        }
+        kept.append(new)
+        kept.sort { $0.start < $1.start }
+        intervals[indicator] = kept
+    }
+
+    public mutating func hold(_ indicator: Indicator, on: Bool) {
+        held[indicator] = on
+    }
+
+    /// Whether the indicator should be on at `time`.
+    public func isOn(_ indicator: Indicator, at time: MonotonicInstant) -> Bool {
+        if held[indicator] == true { return true }
+        return intervals[indicator, default: []].contains { $0.start <= time && time < $0.end }
+    }
+
+    /// The first instant after `time` at which any indicator's level changes, if any.
+    public func nextChange(after time: MonotonicInstant) -> MonotonicInstant? {
+        var next: MonotonicInstant?
+        for list in intervals.values {
+            for interval in list {
+                for edge in [interval.start, interval.end] where edge > time {
+                    if next == nil || edge < next! { next = edge }
+                }
+            }
+        }
+        return next
+    }
+
+    /// Forgets intervals that ended at or before `time`.
+    public mutating func removeFinished(before time: MonotonicInstant) {
+        for (indicator, list) in intervals {
+            intervals[indicator] = list.filter { $0.end > time }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Glibc
+import HAL
+
+/// Where LinuxHAL's messages go. Never called from the render thread: audio problems are
+/// counted there and reported by the sink's supervisor thread.
+public struct HALLog: Sendable {
+    public enum Level: String, Sendable { case info, warning, error }
+
+    public let emit: @Sendable (Level, String) -> Void
+
+    public init(_ emit: @escaping @Sendable (Level, String) -> Void) { self.emit = emit }
+
+    public func info(_ message: String) { emit(.info, message) }
+    public func warning(_ message: String) { emit(.warning, message) }
+    public func error(_ message: String) { emit(.error, message) }
+
+    /// One line per message on standard error (write(2): glibc's `stderr` is not Sendable).
+    public static let standardError = HALLog { level, message in
+        let line = "tactus: \(level.rawValue): \(message)\n"
+        _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+    }
+}
+
+/// The system's CLOCK_MONOTONIC, the clock of GPIO edge timestamps and ALSA positions.
+public struct SystemMonotonicClock: MonotonicClock {
+    public init() {}
+
+    public func now() -> MonotonicInstant {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return MonotonicInstant(nanoseconds: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
+    }
+}
+
+func errnoDescription(_ code: Int32) -> String {
+    String(cString: strerror(code))
+}
+
+/// Sleeps on CLOCK_MONOTONIC, resuming after signals.
+func sleepNanoseconds(_ nanoseconds: Int64) {
+    var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+    var remaining = timespec()
+    while clock_nanosleep(CLOCK_MONOTONIC, 0, &request, &remaining) == EINTR { request = remaining }
+}
+
+/// A non-blocking, close-on-exec pipe used to wake a thread out of poll() (pipe2 is not imported).
+func makeWakePipe(_ fds: inout [Int32]) -> Bool {
+    guard pipe(&fds) == 0 else { return false }
+    for fd in fds {
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+    return true
+}

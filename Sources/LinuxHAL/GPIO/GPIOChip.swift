@@ -1,0 +1,122 @@
+import CGPIOD
+import Glibc
+import HAL
+
+// libgpiod v1 (1.6) lives in this folder only, so a libgpiod 2 backend can be added beside it.
+
+/// An open GPIO chip, found by its label (`gpiodetect` prints it) rather than its number:
+/// the Pi 5's header chip is gpiochip4 on some kernels and gpiochip0 on others.
+final class GPIOChip: @unchecked Sendable {
+    let handle: OpaquePointer
+    let label: String
+    let name: String
+
+    private init(handle: OpaquePointer) {
+        self.handle = handle
+        self.label = String(cString: gpiod_chip_label(handle))
+        self.name = String(cString: gpiod_chip_name(handle))
+    }
+
+    deinit { gpiod_chip_close(handle) }
+
+    /// The labels of every chip present, for error messages and `tactus check`.
+    static func availableLabels() throws(HALError) -> [String] {
+        var labels: [String] = []
+        try forEachChip { chip in labels.append("\(chip.name) [\(chip.label)]"); return false }
+        return labels
+    }
+
+    static func open(label: String) throws(HALError) -> GPIOChip {
+        var found: GPIOChip?
+        var seen: [String] = []
+        try forEachChip { chip in
+            if chip.label == label { found = chip; return true }
+            seen.append("\(chip.name) [\(chip.label)]")
+            return false
+        }
+        if let found { return found }
+        if seen.isEmpty {
+            throw HALError(.deviceMissing, errno: ENOENT,
+                           "no GPIO chip found (no /dev/gpiochip*): this is not a Raspberry Pi, or the kernel lacks GPIO character devices; run `gpiodetect` to check")
+        }
+        throw HALError(.deviceMissing,
+                       "no GPIO chip labelled '\(label)'; chips present: \(seen.joined(separator: ", ")). Set gpio.chip in the board file to one of these labels")
+    }
+
+    /// Calls `body` with each chip until it returns true; the chip it accepts stays open.
+    private static func forEachChip(_ body: (GPIOChip) -> Bool) throws(HALError) {
+        errno = 0
+        guard let iterator = gpiod_chip_iter_new() else {
+            throw chipOpenError(errno)
+        }
+        defer { gpiod_chip_iter_free_noclose(iterator) }
+        while let handle = gpiod_chip_iter_next_noclose(iterator) {
+            if body(GPIOChip(handle: handle)) {
+                // Close the ones after it: the iterator opened them all.
+                while let rest = gpiod_chip_iter_next_noclose(iterator) { gpiod_chip_close(rest) }
+                return
+            }
+        }
+    }
+
+    static func chipOpenError(_ code: Int32) -> HALError {
+        switch code {
+        case EACCES, EPERM:
+            return HALError(.permissionDenied, errno: code,
+                            "no permission to open /dev/gpiochip*: add the service's user to the 'gpio' group (Raspberry Pi OS) or run it with a udev rule granting access")
+        case ENOENT, ENODEV:
+            return HALError(.deviceMissing, errno: code, "no GPIO chip found (no /dev/gpiochip*): run `gpiodetect` to check")
+        default:
+            return HALError(.io, errno: code, "cannot list GPIO chips: \(errnoDescription(code))")
+        }
+    }
+
+    /// A line by offset or by its device-tree name.
+    func line(_ selector: GPIOLineSelector) throws(HALError) -> OpaquePointer {
+        errno = 0
+        switch selector {
+        case .offset(let offset):
+            let count = Int(gpiod_chip_num_lines(handle))
+            guard offset >= 0, offset < count else {
+                throw HALError(.invalidArgument, "GPIO chip '\(label)' has lines 0...\(count - 1); line \(offset) does not exist: check the board file")
+            }
+            guard let line = gpiod_chip_get_line(handle, UInt32(offset)) else {
+                throw HALError(.io, errno: errno, "GPIO chip '\(label)': cannot get line \(offset): \(errnoDescription(errno))")
+            }
+            return line
+        case .name(let name):
+            guard let line = gpiod_chip_find_line(handle, name) else {
+                throw HALError(.deviceMissing, errno: errno,
+                               "GPIO chip '\(label)' has no line named '\(name)': load the Tactus overlay (overlays/README.md) or give the line's offset in the board file; `gpioinfo` lists the names")
+            }
+            return line
+        }
+    }
+
+    /// Turns a failed request into a message that names the line and, when busy, its holder.
+    func requestError(_ code: Int32, line: OpaquePointer, selector: GPIOLineSelector, purpose: String) -> HALError {
+        let offset = gpiod_line_offset(line)
+        let what = "GPIO \(selector) (offset \(offset)) on '\(label)' for \(purpose)"
+        switch code {
+        case EBUSY:
+            _ = gpiod_line_update(line)
+            let holder = gpiod_line_consumer(line).map { String(cString: $0) } ?? "another program or a kernel driver"
+            return HALError(.busy, errno: code,
+                            "\(what) is in use by \(holder): stop that program, or remove the dtoverlay that claims the pin (see `gpioinfo`)")
+        case EACCES, EPERM:
+            return HALError(.permissionDenied, errno: code, "no permission to request \(what): add the service's user to the 'gpio' group")
+        case EINVAL where purpose.contains("pull"):
+            return HALError(.unsupported, errno: code,
+                            "\(what) was refused (\(errnoDescription(code))): kernels before 5.5 cannot set bias from user space; set bias = \"as-is\" and use the overlay's pull-ups")
+        default:
+            return HALError(.io, errno: code, "cannot request \(what): \(errnoDescription(code))")
+        }
+    }
+}
+
+func timespecNanoseconds(_ time: timespec) -> Int64 {
+    Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+}
+
+/// The consumer name `gpioinfo` shows next to lines Tactus holds.
+let gpioConsumerName = "tactus"

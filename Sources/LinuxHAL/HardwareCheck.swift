@@ -1,0 +1,125 @@
+import Devices
+import Glibc
+import HAL
+import Synchronization
+
+/// `tactus check`: probes each part of a board and says, one line per part, whether it
+/// works and, if not, why and what to do. Never throws: a missing part is a result.
+public enum HardwareCheck {
+    public struct Result: Equatable, Sendable, CustomStringConvertible {
+        public enum Status: String, Sendable { case ok, missing, error }
+        public var part: String
+        public var status: Status
+        public var detail: String
+
+        public var description: String {
+            func pad(_ text: String) -> String { text + String(repeating: " ", count: max(1, 8 - text.count)) }
+            return pad(part) + pad(status.rawValue) + detail
+        }
+    }
+
+    /// Runs every probe; the exit status of `tactus check` is 0 only if all are `.ok`.
+    public static func run(_ board: BoardDefinition, log: HALLog = HALLog { _, _ in }) -> [Result] {
+        [checkGPIO(board, log: log), checkDisplay(board), checkAudio(board, log: log)]
+    }
+
+    static func result(_ part: String, _ error: HALError) -> Result {
+        Result(part: part, status: error.kind == .deviceMissing || error.kind == .noAcknowledge ? .missing : .error, detail: error.message)
+    }
+
+    public static func checkGPIO(_ board: BoardDefinition, log: HALLog) -> Result {
+        do {
+            let inputs = try LinuxGPIOInputs(board.inputs, log: log)
+            let states = try inputs.currentStates()
+            let outputs = try LinuxGPIOOutputs(board.outputs)
+            // Blink each output once so the person running the check sees (and hears) them.
+            let clock = SystemMonotonicClock()
+            var start = clock.now()
+            for output in board.outputs {
+                start = start.advanced(byNanoseconds: 150_000_000)
+                outputs.pulse(output.indicator, at: start, lastingNanoseconds: output.indicator == .buzzer ? 20_000_000 : 100_000_000)
+            }
+            sleepNanoseconds(Int64(board.outputs.count + 1) * 150_000_000)
+            let pressed = states.filter { $0.value }.map(\.key.rawValue).sorted()
+            let chips = Set(board.inputs.map(\.chipLabel) + board.outputs.map(\.chipLabel)).sorted().joined(separator: ", ")
+            return Result(part: "gpio", status: .ok,
+                          detail: "\(board.inputs.count) inputs and \(board.outputs.count) outputs on \(chips)" + (pressed.isEmpty ? "" : "; active now: \(pressed.joined(separator: ", "))"))
+        } catch {
+            return result("gpio", error)
+        }
+    }
+
+    public static func checkDisplay(_ board: BoardDefinition) -> Result {
+        guard let definition = board.display else {
+            return Result(part: "display", status: .ok, detail: "none configured")
+        }
+        do {
+            let bus = try LinuxI2CBus(bus: definition.i2cBus, mode: definition.transferMode)
+            let display = try OLEDDisplay(definition, bus: bus)
+            try display.initialize()
+            try display.show(testCard(width: definition.width, height: definition.height))
+            return Result(part: "display", status: .ok,
+                          detail: "\(definition.controller.rawValue) \(definition.width)x\(definition.height) at \(definition.address) on \(bus.path) (\(bus.mode.rawValue)): test card shown")
+        } catch {
+            return result("display", error)
+        }
+    }
+
+    /// A border, a diagonal and a checkerboard: dead columns, swapped pages and offsets show at a glance.
+    public static func testCard(width: Int, height: Int) -> MonochromeFrame {
+        var frame = MonochromeFrame(width: width, height: height)
+        for x in 0..<width { frame[x, 0] = true; frame[x, height - 1] = true }
+        for y in 0..<height { frame[0, y] = true; frame[width - 1, y] = true }
+        for x in 0..<width { frame[x, x * (height - 1) / (width - 1)] = true }
+        for y in 8..<(height - 8) { for x in (width - 24)..<(width - 8) where (x / 4 + y / 4) % 2 == 0 { frame[x, y] = true } }
+        return frame
+    }
+
+    public static func checkAudio(_ board: BoardDefinition, log: HALLog) -> Result {
+        var configuration = ALSASink.Configuration(board.audio)
+        // A short beep needs neither real-time priority nor locked memory.
+        configuration.lockMemory = false
+        configuration.realtimePriority = nil
+        let sink = ALSASink(configuration, log: log)
+        do {
+            let format = try sink.negotiate()
+            let beep = Beep(sampleRate: format.sampleRate, channels: format.channels)
+            try sink.start(beep)
+            sleepNanoseconds(300_000_000)
+            sink.stop()
+            let xruns = sink.xrunCount
+            return Result(part: "audio", status: .ok,
+                          detail: "'\(board.audio.device)': \(format); short beep played" + (xruns > 0 ? "; \(xruns) underrun(s)" : ""))
+        } catch {
+            return result("audio", error)
+        }
+    }
+
+    /// 880 Hz for 150 ms with a 5 ms fade in and out, then silence.
+    final class Beep: AudioRenderer {
+        let sampleRate: Int
+        let channels: Int
+        private let frame = Atomic<Int>(0)
+
+        init(sampleRate: Int, channels: Int) {
+            self.sampleRate = sampleRate
+            self.channels = channels
+        }
+
+        func render(into buffer: UnsafeMutablePointer<Float>, frameCount: Int) {
+            let start = frame.load(ordering: .relaxed)
+            let length = sampleRate * 150 / 1000
+            let fade = sampleRate * 5 / 1000
+            for i in 0..<frameCount {
+                let n = start + i
+                var value: Float = 0
+                if n < length {
+                    let envelope = Float(min(1, Double(min(n, length - n)) / Double(fade)))
+                    value = 0.3 * envelope * Float(sin(2 * Double.pi * 880 * Double(n) / Double(sampleRate)))
+                }
+                for c in 0..<channels { buffer[i * channels + c] = value }
+            }
+            frame.store(start + frameCount, ordering: .relaxed)
+        }
+    }
+}
