@@ -12,6 +12,8 @@ digital silence, so "silent" means all-zero samples.
       (the service kept playing); then at least --min-onsets clicks must be in the overlap.
   audio.py spacing CAP --bpm BPM [--rate R] [--min-onsets N] [--after-s S]
       Onset k (from the first one after S seconds) must lie exactly at round(k * R * 60 / BPM).
+  audio.py tone CAP --hz F --ms D
+      One tone in the capture: its sound lasts D ms (+-2 ms) at F Hz (+-2 %, by zero crossings).
   audio.py onsets CAP
       Prints the onsets (frame, interval) for a log.
 
@@ -115,6 +117,25 @@ def cmd_spacing(a):
     return 0 if ok else 1
 
 
+def cmd_tone(a):
+    ch, rate, data = load(a.cap)
+    frames = frames_of(data, ch)
+    zero = b"\0" * 2 * ch
+    sound = [i for i, f in enumerate(frames) if f != zero]
+    if not sound:
+        print(f"FAIL silence ({len(frames) / rate:.2f}s captured)")
+        return 1
+    first, last = sound[0], sound[-1]
+    left = [int.from_bytes(f[0:2], "little", signed=True) for f in frames[first:last + 1]]
+    crossings = sum(1 for x, y in zip(left, left[1:]) if (x < 0) != (y < 0))
+    ms = (last - first + 1) * 1000 / rate
+    hz = crossings / 2 / ((last - first + 1) / rate)
+    ok = abs(ms - a.ms) <= 2 and abs(hz - a.hz) <= 0.02 * a.hz
+    print(("PASS " if ok else "FAIL ") + f"tone of {ms:.1f} ms at {hz:.0f} Hz, peak {max(map(abs, left))} "
+          f"(want {a.ms:g} ms at {a.hz:g} Hz) starting {first / rate:.3f}s into the capture")
+    return 0 if ok else 1
+
+
 def cmd_onsets(a):
     ch, rate, data = load(a.cap)
     ons = onsets(frames_of(data, ch), rate // 100)
@@ -136,11 +157,15 @@ def main():
     s.add_argument("--rate", type=int, default=0)
     s.add_argument("--min-onsets", type=int, default=4)
     s.add_argument("--after-s", type=float, default=0.0)
+    t = sub.add_parser("tone")
+    t.add_argument("cap")
+    t.add_argument("--hz", type=float, required=True)
+    t.add_argument("--ms", type=float, required=True)
     o = sub.add_parser("onsets")
     o.add_argument("cap")
     a = p.parse_args()
     try:
-        return {"match": cmd_match, "spacing": cmd_spacing, "onsets": cmd_onsets}[a.cmd](a)
+        return {"match": cmd_match, "spacing": cmd_spacing, "tone": cmd_tone, "onsets": cmd_onsets}[a.cmd](a)
     except (OSError, wave.Error, EOFError) as e:
         print(f"FAIL cannot read: {e}")
         return 1

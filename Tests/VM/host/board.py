@@ -5,30 +5,24 @@ Usage: board.py BOARD.toml OUTDIR
 Writes OUTDIR/gpio-lines ("label offset name in|out idle-pull" per line) and
 OUTDIR/board.env (shell assignments for the display and audio parts).
 
-Deliberately tolerant of the board schema (it is still being settled on another branch):
-any table holding `chip` and `line` is a GPIO line, an `outputs` path (or led/buzzer name)
-makes it an output, and the display/audio keys are looked up under a few spellings.
+The schema is boards/README.md's: [gpio] chip (the label), [inputs.<role>] and
+[outputs.<indicator>] with `line` (offset or name), optional `chip` and `active_low`;
+[display] i2c_bus/address; [audio] device/sample_rate/channels/period_frames/periods.
+Inputs idle at the level of a released switch: pulled up when active low (the default).
 """
 import sys
 import tomllib
 
 
-def walk(node, path=()):
-    if isinstance(node, dict):
-        if "chip" in node and "line" in node:
-            yield path, node
-        for key, value in node.items():
-            yield from walk(value, path + (str(key),))
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            yield from walk(value, path + (str(i),))
-
-
-def first(table, *keys, default=None):
-    for key in keys:
-        if isinstance(table, dict) and key in table:
-            return table[key]
-    return default
+def lines_of(board):
+    default_chip = (board.get("gpio") or {}).get("chip")
+    for group in ("inputs", "outputs"):
+        for role, table in (board.get(group) or {}).items():
+            if isinstance(table, dict) and "line" in table:
+                chip = table.get("chip", default_chip)
+                if chip is None:
+                    sys.exit(f"[{group}.{role}] has no chip and there is no [gpio] chip")
+                yield group, role, str(chip), table
 
 
 def main():
@@ -37,18 +31,15 @@ def main():
         board = tomllib.load(f)
 
     chips = {}  # label -> {offset: (name, direction, idle)}
-    for path, line in walk(board):
-        label = str(line["chip"])
-        joined = "/".join(path).lower()
-        is_output = "output" in joined or any(w in joined for w in ("led", "buzzer"))
+    for group, role, label, line in lines_of(board):
+        is_output = group == "outputs"
         direction = "out" if is_output else "in"
-        # Idle level of a released switch: pulled to its inactive level.
-        active_low = bool(line.get("active_low", line.get("activeLow", not is_output)))
+        active_low = bool(line.get("active_low", not is_output))
         idle = "pull-up" if (active_low and not is_output) else "pull-down"
         lines = chips.setdefault(label, {})
         ref = line["line"]
         if isinstance(ref, int):
-            offset, name = ref, path[-1] if path else f"line{ref}"
+            offset, name = ref, role
         else:
             offset, name = None, str(ref)
         if offset is None:
@@ -60,7 +51,7 @@ def main():
         lines[offset] = (name, direction, idle)
 
     if not chips:
-        sys.exit(f"{board_path}: no GPIO lines (tables with 'chip' and 'line') found")
+        sys.exit(f"{board_path}: no GPIO lines ([inputs.*] / [outputs.*] with 'line') found")
 
     with open(f"{outdir}/gpio-lines", "w") as out:
         for label, lines in chips.items():
@@ -71,16 +62,16 @@ def main():
                         sys.exit(f"{board_path}: chip label / line name {word!r} must be one word")
                 out.write(f"{label} {offset} {name} {direction} {idle}\n")
 
-    display = first(board, "display", default={}) or {}
-    audio = first(board, "audio", default={}) or {}
+    display = board.get("display") or {}
+    audio = board.get("audio") or {}
     env = {
-        "BOARD_I2C_BUS": first(display, "bus", "i2c_bus", "i2cBus", default=0),
-        "BOARD_I2C_ADDR": "0x%02x" % int(first(display, "address", "addr", default=0x3C)),
-        "BOARD_AUDIO_DEVICE": first(audio, "device", default="hw:Loopback,0,0"),
-        "BOARD_AUDIO_RATE": first(audio, "rate", "sample_rate", "sampleRate", default=48000),
-        "BOARD_AUDIO_CHANNELS": first(audio, "channels", default=2),
-        "BOARD_AUDIO_PERIOD": first(audio, "period_frames", "periodFrames", "period", default=256),
-        "BOARD_AUDIO_PERIODS": first(audio, "period_count", "periodCount", "periods", default=4),
+        "BOARD_I2C_BUS": display.get("i2c_bus", 1),
+        "BOARD_I2C_ADDR": "0x%02x" % int(display.get("address", 0x3C)),
+        "BOARD_AUDIO_DEVICE": audio.get("device", "default"),
+        "BOARD_AUDIO_RATE": audio.get("sample_rate", 48000),
+        "BOARD_AUDIO_CHANNELS": audio.get("channels", 2),
+        "BOARD_AUDIO_PERIOD": audio.get("period_frames", 128),
+        "BOARD_AUDIO_PERIODS": audio.get("periods", 3),
     }
     with open(f"{outdir}/board.env", "w") as out:
         for key, value in env.items():

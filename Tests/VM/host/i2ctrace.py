@@ -2,7 +2,7 @@
 """Decodes the display traffic the guest's kernel traced (smbus_write events) as an SSD1306 /
 SH1106 would, and checks it.
 
-Usage: i2ctrace.py TRACE [--address 0x3c] [--min-frames N]
+Usage: i2ctrace.py TRACE [--address 0x3c] [--min-frames N] [--expect testcard]
 Trace lines look like
   smbus_write: i2c-0 a=03c f=0000 c=40 I2C_BLOCK_DATA l=33 [20-ff-...]
 where c is the control byte (0x00 command stream, 0x40 data stream) and, for block
@@ -11,7 +11,8 @@ transfers, the first traced byte is the block's length.
 Checks: every transfer goes to the address, is an SMBus block write of at most 32 bytes;
 the command stream starts with display off (0xAE), turns the charge pump on (8D 14, SSD1306)
 and the display on (0xAF); at least one full frame (1024 data bytes) then at least N-1
-further data flushes arrive; the final picture is not blank. Writes the decoded final
+further data flushes arrive; the final picture is not blank; with --expect testcard it is, pixel for pixel, the
+test card `tactus check` shows (LinuxHAL HardwareCheck.testCard). Writes the decoded final
 picture as TRACE.pbm (plain PBM) for a person to look at.
 """
 import argparse
@@ -69,11 +70,28 @@ class Panel:
         return "P1\n128 64\n" + "\n".join(rows) + "\n"
 
 
+def test_card(width=128, height=64):
+    """HardwareCheck.testCard: a border, a diagonal and a checkerboard patch."""
+    px = [[0] * width for _ in range(height)]
+    for x in range(width):
+        px[0][x] = px[height - 1][x] = 1
+    for y in range(height):
+        px[y][0] = px[y][width - 1] = 1
+    for x in range(width):
+        px[x * (height - 1) // (width - 1)][x] = 1
+    for y in range(8, height - 8):
+        for x in range(width - 24, width - 8):
+            if (x // 4 + y // 4) % 2 == 0:
+                px[y][x] = 1
+    return px
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("trace")
     p.add_argument("--address", default="0x3c")
     p.add_argument("--min-frames", type=int, default=1)
+    p.add_argument("--expect", choices=["testcard"])
     a = p.parse_args()
     want_addr = int(a.address, 0)
     problems, commands, flushes = [], [], 0
@@ -129,6 +147,11 @@ def main():
     offset = 2 if 0xAD in commands and 0x8D not in commands else 0  # SH1106: 132-column RAM
     picture = panel.pbm(offset)
     checks.append(("picture not blank", "1" in picture.split("\n", 2)[2]))
+    if a.expect == "testcard":
+        got = [[int(v) for v in row.split()] for row in picture.split("\n")[2:66]]
+        want = test_card()
+        diff = sum(g != w for gr, wr in zip(got, want) for g, w in zip(gr, wr))
+        checks.append((f"the test card ({diff} pixels differ)", diff == 0))
     with open(a.trace + ".pbm", "w") as out:
         out.write(picture)
     bad = [name for name, ok in checks if not ok] + sorted(set(problems))
