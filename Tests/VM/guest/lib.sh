@@ -160,10 +160,11 @@ audio_check() { n=$1; shift; host_check "$n" audio "$@"; }
 
 # ---------------------------------------------------------------- the service
 STATE=/tmp/state.$SCENARIO
-# settings_bpm: the tempo in the service's saved settings (any *.toml in the state folder,
-# key bpm or tempo at any level); empty when not saved yet.
+# settings_bpm: the tempo in the service's saved settings (the settings file in the state
+# folder: `bpm` of its [current] table, see SettingsFile); empty when not saved yet.
 settings_bpm() {
-	cat "$STATE"/*.toml 2>/dev/null | awk -F= '/^[ \t]*(bpm|tempo)[ \t]*=/ {v = $2; gsub(/[ \t"]/, "", v); sub(/#.*/, "", v); print v; exit}'
+	cat "$STATE"/*.toml 2>/dev/null | awk -F= '/^[ \t]*\[/ {cur = ($0 ~ /^[ \t]*\[current\]/)}
+		cur && /^[ \t]*bpm[ \t]*=/ {v = $2; sub(/#.*/, "", v); gsub(/[ \t"]/, "", v); print v; exit}'
 }
 bpm_is() { v=$(settings_bpm); [ "$v" = "$1" ] || [ "$v" = "$1.0" ]; }
 # wait_bpm SECONDS BPM: until the saved tempo is BPM (settings are saved a moment after a change).

@@ -27,7 +27,7 @@ player=
 stop() {
 	[ -n "$player" ] && kill "$player" 2>/dev/null
 	kill "$mon" 2>/dev/null
-	echo "bpm = 120" >"$state/settings.toml.tmp" && mv "$state/settings.toml.tmp" "$state/settings.toml"
+	printf "schema = 1\n\n[current]\nbpm = 120\n" >"$state/settings.toml.tmp" && mv "$state/settings.toml.tmp" "$state/settings.toml"
 	echo "stand-in: stopped"
 	exit 0
 }

@@ -36,7 +36,7 @@ modprobe i2c-stub chip_addr="${BOARD_I2C_ADDR:-0x3c}"
 bus=$($I2CDETECT -l | awk '/SMBus stub/{sub("i2c-", "", $1); print $1; exit}')
 [ -n "$bus" ]
 # The board file names the bus; point it at wherever the stub landed.
-sed "s/^i2c_bus *= *[0-9]*/i2c_bus = $bus/" $VM/board.toml >$BOARD
+sed -e "s/^i2c_bus *= *[0-9]*/i2c_bus = $bus/" -e "s/^bus *= *[0-9]*/bus = $bus/" $VM/board.toml >$BOARD
 log "i2c-stub: bus $bus at ${BOARD_I2C_ADDR:-0x3c}"
 
 # snd-aloop: card "Loopback"; substream 0 of device 0 plays into device 1's capture.

@@ -16,6 +16,9 @@ import tomllib
 
 def lines_of(board):
     default_chip = (board.get("gpio") or {}).get("chip")
+    if "encoder" in board or "buttons" in board or "leds" in board:
+        yield from lines_of_sections(board, default_chip)
+        return
     for group in ("inputs", "outputs"):
         for role, table in (board.get(group) or {}).items():
             if isinstance(table, dict) and "line" in table:
@@ -23,6 +26,26 @@ def lines_of(board):
                 if chip is None:
                     sys.exit(f"[{group}.{role}] has no chip and there is no [gpio] chip")
                 yield group, role, str(chip), table
+
+
+def lines_of_sections(board, chip):
+    """The other board layout in the tree (TactusCore BoardFile on the controls branch):
+    [encoder] a/b/switch, [buttons] tap/start/footswitch, [leds] accent/beat/subdivision,
+    [buzzer] line; a value is an offset, a name, or { line = ..., active-low = ... }."""
+    if chip is None:
+        sys.exit("the board file has no [gpio] chip")
+    spec = [("encoder", ("a", "b", "switch"), "inputs"), ("buttons", ("tap", "start", "footswitch"), "inputs"),
+            ("leds", ("accent", "beat", "subdivision"), "outputs"), ("buzzer", ("line",), "outputs")]
+    for section, keys, group in spec:
+        table = board.get(section) or {}
+        section_low = table.get("active-low")
+        for key in keys:
+            if key not in table:
+                continue
+            value = table[key]
+            entry = dict(value) if isinstance(value, dict) else {"line": value}
+            low = entry.get("active-low", section_low if section_low is not None else group == "inputs")
+            yield group, f"{section}_{key}", str(entry.get("chip", chip)), {"line": entry["line"], "active_low": low}
 
 
 def main():
@@ -65,12 +88,12 @@ def main():
     display = board.get("display") or {}
     audio = board.get("audio") or {}
     env = {
-        "BOARD_I2C_BUS": display.get("i2c_bus", 1),
+        "BOARD_I2C_BUS": display.get("i2c_bus", display.get("bus", 1)),
         "BOARD_I2C_ADDR": "0x%02x" % int(display.get("address", 0x3C)),
         "BOARD_AUDIO_DEVICE": audio.get("device", "default"),
-        "BOARD_AUDIO_RATE": audio.get("sample_rate", 48000),
+        "BOARD_AUDIO_RATE": audio.get("sample_rate", audio.get("rate", 48000)),
         "BOARD_AUDIO_CHANNELS": audio.get("channels", 2),
-        "BOARD_AUDIO_PERIOD": audio.get("period_frames", 128),
+        "BOARD_AUDIO_PERIOD": audio.get("period_frames", audio.get("period", 128)),
         "BOARD_AUDIO_PERIODS": audio.get("periods", 3),
     }
     with open(f"{outdir}/board.env", "w") as out:

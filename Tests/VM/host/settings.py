@@ -2,25 +2,15 @@
 """Checks the settings file(s) the service left in its state folder.
 
 Usage: settings.py DIR [--bpm N]
-Every *.toml in DIR must parse as TOML (Python's tomllib, an independent reader); with
---bpm, a key named bpm or tempo (at any level) must hold N. Prints one line; exit 0 or 1.
+Every *.toml in DIR must parse as TOML (Python's tomllib, an independent reader) and carry
+a `schema`; with --bpm, [current] bpm must be N (presets have their own bpm: not those).
+Prints one line; exit 0 or 1.
 """
 import argparse
 import glob
 import os
 import sys
 import tomllib
-
-
-def find(node, keys):
-    if isinstance(node, dict):
-        for k, v in node.items():
-            if k.lower() in keys and isinstance(v, (int, float)):
-                yield v
-            yield from find(v, keys)
-    elif isinstance(node, list):
-        for v in node:
-            yield from find(v, keys)
 
 
 def main():
@@ -40,7 +30,11 @@ def main():
         except (OSError, tomllib.TOMLDecodeError) as e:
             print(f"FAIL {os.path.basename(f)} is not valid TOML: {e}")
             return 1
-        tempos += list(find(doc, {"bpm", "tempo"}))
+        if "schema" not in doc:
+            print(f"FAIL {os.path.basename(f)}: no schema version")
+            return 1
+        current = doc.get("current")
+        tempos += [current["bpm"]] if isinstance(current, dict) and "bpm" in current else []
     names = " ".join(os.path.basename(f) for f in files)
     if a.bpm is not None and a.bpm not in tempos:
         print(f"FAIL {names}: valid TOML, but tempo {tempos or 'not found'}, want {a.bpm:g}")
