@@ -31,7 +31,7 @@ let package = Package(
         // The few glibc calls Swift cannot import (pthread_setname_np, prctl).
         .target(name: "CLinuxShim"),
         // Devices only for HardwareCheck (`tactus check`), which drives the real display.
-        .target(name: "LinuxHAL", dependencies: ["HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim"]),
+        .target(name: "LinuxHAL", dependencies: ["TactusCore", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim"]),
         .target(name: "SimHAL", dependencies: ["HAL"]),
         .executableTarget(
             name: "tactus",
@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "TactusCoreTests", dependencies: ["TactusCore"]),
         .testTarget(name: "ClickEngineTests", dependencies: ["ClickEngine", "TactusCore", "RealtimeAudit"]),
         .testTarget(name: "HALTests", dependencies: ["HAL", "Devices", "SimHAL"]),
-        .testTarget(name: "LinuxHALTests", dependencies: ["HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
+        .testTarget(name: "LinuxHALTests", dependencies: ["TactusCore", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
         .testTarget(name: "ScreenTests", dependencies: ["TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "tactusTests", dependencies: ["TactusCore", "ClickEngine"]),

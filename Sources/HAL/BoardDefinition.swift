@@ -105,6 +105,18 @@ public struct AudioDefinition: Hashable, Sendable {
     }
 }
 
+/// How the tempo wheel's encoder counts: quadrature steps per detent (1, 2 or 4, from its
+/// datasheet) and whether clockwise is reversed by the wiring.
+public struct EncoderDefinition: Hashable, Sendable {
+    public var stepsPerDetent: Int
+    public var reverse: Bool
+
+    public init(stepsPerDetent: Int = 4, reverse: Bool = false) {
+        self.stepsPerDetent = stepsPerDetent
+        self.reverse = reverse
+    }
+}
+
 /// Everything the service needs to know about one board's wiring, read from boards/*.toml.
 public struct BoardDefinition: Hashable, Sendable {
     /// Short identifier, the file's name without extension ("pi4b").
@@ -115,9 +127,11 @@ public struct BoardDefinition: Hashable, Sendable {
     public var outputs: [OutputLineDefinition]
     public var display: DisplayDefinition?
     public var audio: AudioDefinition
+    public var encoder: EncoderDefinition
 
     public init(identifier: String, model: String, inputs: [InputLineDefinition], outputs: [OutputLineDefinition],
-                display: DisplayDefinition?, audio: AudioDefinition) {
+                display: DisplayDefinition?, audio: AudioDefinition, encoder: EncoderDefinition = EncoderDefinition()) {
+        self.encoder = encoder
         self.identifier = identifier
         self.model = model
         self.inputs = inputs

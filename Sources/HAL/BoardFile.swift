@@ -5,7 +5,7 @@ import TactusCore
 public enum BoardFile {
     public static func parse(_ text: String, file: String, identifier: String) throws(TOMLError) -> BoardDefinition {
         let root = TOMLSection(try TOML.parse(text, file: file), file: file)
-        try root.rejectUnknownKeys(allowed: ["board", "gpio", "inputs", "outputs", "display", "audio"])
+        try root.rejectUnknownKeys(allowed: ["board", "gpio", "encoder", "inputs", "outputs", "display", "audio"])
 
         let board = try root.required(try root.section("board"), "board", allowed: "a [board] table with model = \"...\"")
         try board.rejectUnknownKeys(allowed: ["model"])
@@ -67,7 +67,18 @@ public enum BoardFile {
             audio.periodCount = try section.integer("periods", in: 2...16) ?? audio.periodCount
         }
 
-        return BoardDefinition(identifier: identifier, model: model, inputs: inputs, outputs: outputs, display: display, audio: audio)
+        var encoder = EncoderDefinition()
+        if let section = try root.section("encoder") {
+            try section.rejectUnknownKeys(allowed: ["steps_per_detent", "reverse"])
+            if let steps = try section.integer("steps_per_detent", in: 1...4) {
+                guard steps != 3 else { throw section.invalid("steps_per_detent", allowed: "allowed 1, 2 or 4 (see the encoder's datasheet)") }
+                encoder.stepsPerDetent = steps
+            }
+            encoder.reverse = try section.bool("reverse") ?? false
+        }
+
+        return BoardDefinition(identifier: identifier, model: model, inputs: inputs, outputs: outputs, display: display,
+                               audio: audio, encoder: encoder)
     }
 
     private static func selector(_ section: TOMLSection) throws(TOMLError) -> GPIOLineSelector {

@@ -81,7 +81,11 @@ enum Repository {
             address = 0x3D
             transfer = "smbus"
             i2c_bus = 0
+            [encoder]
+            steps_per_detent = 2
+            reverse = true
             """, file: "t.toml", identifier: "t")
+        #expect(board.encoder == EncoderDefinition(stepsPerDetent: 2, reverse: true))
         #expect(board.input(.tap) == InputLineDefinition(role: .tap, chipLabel: "gpio-sim.0-node0", line: .name("TACTUS_TAP"), bias: .asIs, activeLow: false))
         #expect(board.output(.buzzer) == OutputLineDefinition(indicator: .buzzer, chipLabel: "other-chip", line: .offset(12), activeLow: true))
         #expect(board.display == DisplayDefinition(controller: .sh1106, i2cBus: 0, address: I2CAddress(0x3D)!, transferMode: .smbus))
@@ -104,6 +108,9 @@ enum Repository {
 
         let missingLine = try #require(parseError("[outputs.led_beat]\nactive_low = true"))
         #expect(missingLine.field == "outputs.led_beat.line")
+
+        let threeSteps = try #require(parseError("[encoder]\nsteps_per_detent = 3"))
+        #expect(threeSteps.description == "boards/test.toml:6: encoder.steps_per_detent = 3 is invalid: allowed 1, 2 or 4 (see the encoder's datasheet)")
 
         let tallSH1106 = try #require(parseError("[display]\ncontroller = \"sh1106\"\nheight = 32"))
         #expect(tallSH1106.field == "display.height")

@@ -1,0 +1,58 @@
+/// The box's configuration (`/etc/tactus/config.toml`), read-only. Every key is optional:
+///
+/// ```toml
+/// board = "/usr/local/share/tactus/boards/pi4b.toml"   # or a board name such as "pi4b"
+/// settings_file = "/var/lib/tactus/settings.toml"
+/// sounds_folder = "/var/lib/tactus/sounds"             # folders of accent/beat/sub.wav
+/// [audio]                 # overrides of the board file's [audio], same keys
+/// device = "hw:1,0"
+/// sample_rate = 48000
+/// period_frames = 128
+/// periods = 3
+/// [controls]
+/// debounce_ms = 8
+/// long_press_ms = 600
+/// double_press_ms = 300
+/// ```
+/// Keys use the board files' spelling (underscores), so a value can move between them.
+public struct ConfigurationFile: Sendable, Hashable {
+    public var board: String?
+    public var settingsFile = "/var/lib/tactus/settings.toml"
+    public var soundsFolder: String?
+    /// Overrides applied on top of the board's audio settings.
+    public var audioDevice: String?
+    public var audioSampleRate: Int?
+    public var audioPeriodFrames: Int?
+    public var audioPeriods: Int?
+    public var buttonTiming = ButtonTiming()
+
+    public init() {}
+
+    public static func parse(_ text: String, file: String) throws(TOMLError) -> ConfigurationFile {
+        let root = TOMLSection(try TOML.parse(text, file: file), file: file)
+        try root.rejectUnknownKeys(allowed: ["board", "settings_file", "sounds_folder", "audio", "controls"])
+        var config = ConfigurationFile()
+        config.board = try root.string("board")
+        if let path = try root.string("settings_file") {
+            guard path.hasPrefix("/"), !path.hasSuffix("/") else {
+                throw root.invalid("settings_file", allowed: "an absolute path to a file, e.g. \"/var/lib/tactus/settings.toml\"")
+            }
+            config.settingsFile = path
+        }
+        config.soundsFolder = try root.string("sounds_folder")
+        if let audio = try root.section("audio") {
+            try audio.rejectUnknownKeys(allowed: ["device", "sample_rate", "period_frames", "periods"])
+            config.audioDevice = try audio.string("device")
+            config.audioSampleRate = try audio.integer("sample_rate", in: 8000...192_000)
+            config.audioPeriodFrames = try audio.integer("period_frames", in: 16...8192)
+            config.audioPeriods = try audio.integer("periods", in: 2...16)
+        }
+        if let controls = try root.section("controls") {
+            try controls.rejectUnknownKeys(allowed: ["debounce_ms", "long_press_ms", "double_press_ms"])
+            if let v = try controls.integer("debounce_ms", in: 0...100) { config.buttonTiming.debounce = .milliseconds(v) }
+            if let v = try controls.integer("long_press_ms", in: 200...5000) { config.buttonTiming.longPress = .milliseconds(v) }
+            if let v = try controls.integer("double_press_ms", in: 100...1000) { config.buttonTiming.doublePressWindow = .milliseconds(v) }
+        }
+        return config
+    }
+}

@@ -1,0 +1,142 @@
+/// The settings file: current settings, preferences and presets as TOML.
+///
+/// ```toml
+/// schema = 1
+///
+/// [current]
+/// bpm = 92.5
+/// meter = "7/8"
+/// beat-unit = "1/8"
+/// accents = "Xx.Xx.x"
+/// subdivisions = "2,3"
+/// volumes = { master = 80, accent = 100, beat = 80, sub2 = 60, ... }
+/// sound = "woodblock"
+///
+/// [preferences]
+/// momentum = true
+/// tap-tolerance = 20
+/// screen-dim-seconds = 60
+/// footswitch = "start-stop"
+///
+/// [[preset]]
+/// name = "Ballad"
+/// bpm = 66
+/// ...
+/// ```
+///
+/// `schema` lets later versions migrate older files; a file from a newer version is not
+/// guessed at but reported (and kept aside by the store, like any unreadable file).
+public enum SettingsFile {
+    public static let schemaVersion = 1
+
+    public static func encode(_ saved: SavedState) -> String {
+        var root = TOMLTable()
+        root["schema"] = .integer(schemaVersion)
+        root["current"] = .table(table(for: saved.settings))
+        var preferences = TOMLTable()
+        preferences["momentum"] = .boolean(saved.preferences.momentum)
+        preferences["tap-tolerance"] = .integer(saved.preferences.tapTolerancePercent)
+        preferences["screen-dim-seconds"] = .integer(saved.preferences.screenDimSeconds)
+        preferences["footswitch"] = .string(saved.preferences.footswitch.rawValue)
+        root["preferences"] = .table(preferences)
+        if !saved.presets.isEmpty {
+            root["preset"] = .array(saved.presets.map { preset in
+                var t = TOMLTable()
+                t["name"] = .string(preset.name)
+                let settings = table(for: preset.settings)
+                for key in settings.keys { t[key] = settings[key] }
+                return .table(t)
+            })
+        }
+        return "# Tactus settings, written by the box a moment after each change.\n" + root.tomlDocument()
+    }
+
+    public static func decode(_ text: String, file: String) throws(TOMLError) -> SavedState {
+        let root = TOMLSection(try TOML.parse(text, file: file), file: file)
+        try root.rejectUnknownKeys(allowed: ["schema", "current", "preferences", "preset"])
+        let schema = try root.required(try root.integer("schema", in: 1...Int.max), "schema",
+                                       allowed: "the file format version, \(schemaVersion)")
+        guard schema <= schemaVersion else {
+            throw root.invalid("schema", allowed: "this version of Tactus reads schema \(schemaVersion) or older")
+        }
+        var saved = SavedState()
+        if let current = try root.section("current") { saved.settings = try settings(from: current) }
+        if let p = try root.section("preferences") {
+            try p.rejectUnknownKeys(allowed: ["momentum", "tap-tolerance", "screen-dim-seconds", "footswitch"])
+            if let v = try p.bool("momentum") { saved.preferences.momentum = v }
+            if let v = try p.integer("tap-tolerance", in: TapTempo.toleranceRange) { saved.preferences.tapTolerancePercent = v }
+            if let v = try p.integer("screen-dim-seconds", in: Preferences.screenDimRange) { saved.preferences.screenDimSeconds = v }
+            if let v = try p.string("footswitch", oneOf: FootswitchFunction.allCases.map(\.rawValue)) {
+                saved.preferences.footswitch = FootswitchFunction(rawValue: v)!
+            }
+        }
+        for section in try root.sections("preset") {
+            let name = try section.required(try section.string("name"), "name", allowed: "the preset's name in quotes")
+            saved.presets.append(Preset(name: name, settings: try settings(from: section, extraKeys: ["name"])))
+        }
+        return saved
+    }
+
+    static let settingsKeys = ["bpm", "meter", "beat-unit", "accents", "subdivisions", "volumes", "sound"]
+
+    static func table(for s: MetronomeSettings) -> TOMLTable {
+        var t = TOMLTable()
+        t["bpm"] = s.tempo.bpm.isInteger ? .integer(Int(s.tempo.bpm.numerator)) : .float(s.tempo.bpm.doubleValue)
+        t["meter"] = .string(s.meter.description)
+        t["beat-unit"] = .string(s.beatUnit.description)
+        t["accents"] = .string(s.accents.description)
+        t["subdivisions"] = .string(s.subdivisions.description)
+        var volumes = TOMLTable()
+        volumes["master"] = .integer(s.volumes.master)
+        volumes["accent"] = .integer(s.volumes.accent)
+        volumes["beat"] = .integer(s.volumes.beat)
+        for n in Subdivisions.range { volumes["sub\(n)"] = .integer(s.volumes.layer(n)) }
+        t["volumes"] = .table(volumes)
+        t["sound"] = .string(s.sound)
+        return t
+    }
+
+    /// Reads musical settings with the model's own validation; its messages become
+    /// file errors with the line.
+    public static func settings(from section: TOMLSection, extraKeys: [String] = []) throws(TOMLError) -> MetronomeSettings {
+        try section.rejectUnknownKeys(allowed: extraKeys + settingsKeys)
+        var s = MetronomeSettings()
+        func check<T>(_ key: String, _ parse: () throws(SettingError) -> T) throws(TOMLError) -> T {
+            do { return try parse() } catch { throw section.invalid(key, allowed: error.allowed) }
+        }
+        if let value = section.table["bpm"] {
+            // A float's shortest decimal form ("92.5") is read back exactly as a rational.
+            let text: String? = switch value.content {
+            case .integer(let i): "\(i)"
+            case .float(let d) where d.isFinite: "\(d)"
+            default: nil
+            }
+            s.tempo = try check("bpm") { () throws(SettingError) in
+                guard let text else { throw SettingError(field: "bpm", value: value.tomlText, allowed: "allowed a number from 1 to 999, e.g. 120 or 92.5") }
+                return try Tempo(parsing: text)
+            }
+        }
+        if let text = try section.string("meter") { s.meter = try check("meter") { () throws(SettingError) in try Meter(parsing: text) } }
+        if let text = try section.string("beat-unit") {
+            s.beatUnit = try check("beat-unit") { () throws(SettingError) in try BeatUnit(parsing: text) }
+        }
+        if let text = try section.string("accents") {
+            s.accents = try check("accents") { () throws(SettingError) in try AccentPattern(parsing: text) }
+        }
+        if let text = try section.string("subdivisions") {
+            s.subdivisions = try check("subdivisions") { () throws(SettingError) in try Subdivisions(parsing: text) }
+        }
+        if let volumes = try section.section("volumes") {
+            let names = ["master", "accent", "beat"] + Subdivisions.range.map { "sub\($0)" }
+            try volumes.rejectUnknownKeys(allowed: names)
+            for name in names {
+                if let v = try volumes.integer(name, in: Volumes.range) { try? s.volumes.set(name, to: v) }
+            }
+        }
+        if let sound = try section.string("sound") {
+            guard !sound.isEmpty else { throw section.invalid("sound", allowed: "a sound set's name or folder") }
+            s.sound = sound
+        }
+        return s
+    }
+}
