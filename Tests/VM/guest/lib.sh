@@ -172,12 +172,22 @@ wait_bpm() { wait_until "$1" bpm_is "$2"; }
 # service_gone: our child exited (a zombie until waited for still answers kill -0).
 service_gone() { [ ! -d "/proc/$SERVICE_PID" ] || grep -q '^[0-9]* (.*) Z' "/proc/$SERVICE_PID/stat"; }
 service_ready() { line_held btn-start || service_gone; }
-# start_service [EXTRA ARGS]: tactus run on the test board with a fresh state folder;
-# SERVICE_PID, output in $OUTDIR/service.log. Ready once it holds its input lines (so the
+# start_service [EXTRA ARGS]: tactus run on the test board, with a fresh state folder and a
+# configuration file pointing its settings there; SERVICE_PID, output in $OUTDIR/service.log.
+# Only the flags this tactus run offers are passed (--board, --config, --state), so the
+# scenarios follow the command as it settles. Ready once it holds its input lines (so the
 # first edge is seen).
 start_service() {
-	mkdir -p "$STATE"
-	$TACTUS run --board $BOARD --state "$STATE" "$@" >"$OUTDIR/service.log" 2>&1 &
+	rm -rf "$STATE" && mkdir -p "$STATE"
+	config=/tmp/config.$SCENARIO.toml
+	printf 'board = "%s"\nsettings_file = "%s/settings.toml"\n' "$BOARD" "$STATE" >"$config"
+	help=$(timeout 10 "$TACTUS" run --help 2>&1)
+	set -- "$@"
+	case $help in *--state*) set -- --state "$STATE" "$@" ;; esac
+	case $help in *--config*) set -- --config "$config" "$@" ;; esac
+	case $help in *--board*) set -- --board "$BOARD" "$@" ;; esac
+	echo "tactus run $*" >"$OUTDIR/service.cmd"
+	$TACTUS run "$@" >"$OUTDIR/service.log" 2>&1 &
 	SERVICE_PID=$!
 	if ! wait_until 30 service_ready || service_gone; then
 		fail service-start "tactus run did not take its GPIO lines within 30 s (or exited): $(tail -3 "$OUTDIR/service.log" | tr '\n' ' ')"
