@@ -45,4 +45,17 @@ host_check test-card i2ctrace smbus-trace.txt --address "$BOARD_I2C_ADDR" --expe
 host_check beep audio tone beep.wav --hz 880 --ms 150
 # A probe must not leave lines held.
 check lines-released sh -c "! gpioinfo $(line_field btn-start 2) | grep -q '\[used'"
+
+# Inputs are read through the real line requests: with TAP and START held down (pulled
+# low, active low), check reports exactly those two as active. gpio-sim treats a bias
+# request as its simulated pull (requesting pull-up "releases" a held switch, unlike real
+# wiring where the switch to ground wins), so this run leaves the bias as it is.
+sed '/^\[inputs\./a bias = "as-is"' $BOARD >/tmp/board-as-is.toml
+press btn-tap
+press btn-start
+$TACTUS check --board /tmp/board-as-is.toml >"$OUTDIR/check-held.txt" 2>&1
+release btn-tap
+release btn-start
+line=$(grep '^gpio ' "$OUTDIR/check-held.txt")
+case $line in *"active now: start_stop, tap") pass inputs-read "$line" ;; *) fail inputs-read "'$line' (want active now: start_stop, tap)" ;; esac
 finish
