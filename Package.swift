@@ -13,6 +13,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         .target(name: "TactusCore"),
@@ -33,10 +35,22 @@ let package = Package(
         // Devices only for HardwareCheck (`tactus check`), which drives the real display.
         .target(name: "LinuxHAL", dependencies: ["TactusCore", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim"]),
         .target(name: "SimHAL", dependencies: ["HAL"]),
+        // The box: services and wiring, written against HAL only, so `tactus run` (LinuxHAL
+        // parts) and `tactus simulate` (SimHAL parts) share every line of it.
+        .target(
+            name: "TactusApp",
+            dependencies: [
+                "TactusCore", "ClickEngine", "HAL", "Devices",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "tactus",
             dependencies: [
-                "TactusCore", "ClickEngine", "HAL", "LinuxHAL",
+                "TactusCore", "ClickEngine", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

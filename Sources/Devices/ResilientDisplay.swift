@@ -84,3 +84,12 @@ public final class ResilientDisplay {
 
     private var reportedOnce = false
 }
+
+/// The box takes any display; a resilient one never throws, it reports and retries.
+extension ResilientDisplay: MonochromeDisplay {
+    public var width: Int { display.width }
+    public var height: Int { display.height }
+
+    /// First attempt (or a retry when due); a missing panel is reported, not thrown.
+    public func initialize() { poll() }
+}

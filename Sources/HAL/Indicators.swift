@@ -1,23 +1,7 @@
-/// The box's outputs that are not sound or screen. Raw values are board-file keys.
-public enum Indicator: String, CaseIterable, Hashable, Sendable {
-    case accentLED = "led_accent"
-    case beatLED = "led_beat"
-    case subdivisionLED = "led_subdivision"
-    case buzzer
-}
-
-/// Pulse lengths for the buzzer and LEDs: a longer pulse sounds (or looks) stronger.
-public struct PulseLengths: Equatable, Sendable {
-    public var accentNanoseconds: Int64 = 12_000_000
-    public var beatNanoseconds: Int64 = 6_000_000
-    public var subdivisionNanoseconds: Int64 = 3_000_000
-    /// The wheel's detent tick: short enough to feel like a click, not a beep.
-    public var detentNanoseconds: Int64 = 1_000_000
-    /// How long an LED stays lit for a beat: long enough to be seen.
-    public var ledNanoseconds: Int64 = 60_000_000
-
-    public init() {}
-}
+/// The box's outputs that are not sound or screen: the core's indicator channels (the
+/// raw values are the board file's keys). Pulse lengths come from the core's
+/// `IndicatorSettings`.
+public typealias Indicator = IndicatorChannel
 
 /// LEDs and buzzer. Pulses are scheduled at an instant (usually the moment a click is heard)
 /// and end by themselves; the implementation owns the timing.

@@ -2,19 +2,23 @@ import ArgumentParser
 import Foundation
 
 @main
-struct Tactus: ParsableCommand {
+struct Tactus: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tactus",
         abstract: "Tactus metronome box.",
-        subcommands: [RenderCommand.self, CheckCommand.self]
+        subcommands: [RunCommand.self, RenderCommand.self, CheckCommand.self]
     )
 
     /// ArgumentParser prints usage blocks and uses its own exit codes; Tactus reports every
     /// bad input as one line and exits 2.
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch let error as ExitError {
             FileHandle.standardError.write(Data("tactus: error: \(error.message)\n".utf8))
             Foundation.exit(error.code)

@@ -37,7 +37,7 @@ import Synchronization
 
     @Test func simulatedIndicatorsRecordPulses() {
         let indicators = SimulatedIndicators()
-        indicators.pulse(.buzzer, at: t(100), lastingNanoseconds: PulseLengths().accentNanoseconds)
+        indicators.pulse(.buzzer, at: t(100), lastingNanoseconds: IndicatorSettings().buzzerAccentNanoseconds)
         #expect(indicators.isOn(.buzzer, at: t(111)))
         #expect(!indicators.isOn(.buzzer, at: t(112)))
         #expect(indicators.pulses.count == 1)

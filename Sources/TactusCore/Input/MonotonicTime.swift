@@ -19,6 +19,10 @@ public struct MonotonicTime: Sendable, Hashable, Comparable, CustomStringConvert
 
     public static func - (a: MonotonicTime, b: MonotonicTime) -> Duration { .nanoseconds(a.nanoseconds - b.nanoseconds) }
 
+    public func advanced(byNanoseconds delta: Int64) -> MonotonicTime { MonotonicTime(nanoseconds: nanoseconds + delta) }
+
+    public func nanoseconds(since earlier: MonotonicTime) -> Int64 { nanoseconds - earlier.nanoseconds }
+
     /// Seconds since `earlier`, for rate arithmetic.
     public func seconds(since earlier: MonotonicTime) -> Double { Double(nanoseconds - earlier.nanoseconds) / 1e9 }
 

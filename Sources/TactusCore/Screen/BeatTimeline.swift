@@ -92,6 +92,8 @@ public struct BeatTimeline: Sendable, Hashable {
         }
         let newSamplesPerBeat = Rational(Int64(sampleRate) * 60) / newSettings.tempo.bpm
         let newOrigin = Rational(sample) - (Rational(bar) * newBeatsPerBar + inBarBeats) * newSamplesPerBeat
-        return BeatTimeline(settings: newSettings, sampleRate: sampleRate, downbeatSample: newOrigin)
+        // A whole sample is precise enough for the screen, and keeps the fraction small however
+        // many changes follow one another (a wheel glide sends dozens between two beats).
+        return BeatTimeline(settings: newSettings, sampleRate: sampleRate, downbeatSample: Rational(newOrigin.rounded))
     }
 }

@@ -1,0 +1,92 @@
+import ClickEngine
+import HAL
+import Synchronization
+
+extension ClickRenderer: AudioRenderer {}
+
+/// The engine's way out: the board's sound device when it is there, otherwise a silent
+/// stand-in paced by the clock, so the LEDs, the buzzer and the pendulum keep the beat
+/// while the device is missing. Switches back to the device when it returns.
+public final class AudioOutput: AudioClockSource, @unchecked Sendable {
+    public let device: any AudioSink
+    public let silent: any AudioSink
+    public let format: AudioFormat
+    private let active = Mutex<(any AudioSink)?>(nil)
+    /// Engine frames rendered by sinks used before the active one: each sink counts from 0,
+    /// the engine's clock does not.
+    private let framesBefore = Atomic<Int64>(0)
+    private let onDevice = Atomic<Bool>(false)
+
+    /// Negotiates with the device; when it is missing, the format is the silent sink's (the
+    /// board's configured one) and `deviceProblem` says why.
+    public init(device: any AudioSink, silent: any AudioSink) throws(HALError) {
+        self.device = device
+        self.silent = silent
+        do {
+            format = try device.negotiate()
+            deviceProblem = nil
+        } catch {
+            format = try silent.negotiate()
+            deviceProblem = error
+        }
+    }
+
+    /// Why the device could not be opened at start, if it could not.
+    public let deviceProblem: HALError?
+
+    public var isOnDevice: Bool { onDevice.load(ordering: .relaxed) }
+
+    public var outputPosition: AudioOutputPosition? {
+        active.withLock { sink in
+            guard var position = sink?.outputPosition else { return nil }
+            position.framesRendered += framesBefore.load(ordering: .relaxed)
+            return position
+        }
+    }
+
+    /// Starts the renderer on the device, or on the silent sink when the device is missing.
+    public func start(_ renderer: any AudioRenderer) throws(HALError) {
+        if deviceProblem == nil {
+            try device.start(renderer)
+            active.withLock { $0 = device }
+            onDevice.store(true, ordering: .relaxed)
+        } else {
+            try silent.start(renderer)
+            active.withLock { $0 = silent }
+        }
+    }
+
+    /// One attempt to move from the silent sink to the device. True when playing on the device.
+    public func retryDevice(_ renderer: any AudioRenderer) -> Result<Bool, HALError> {
+        guard !isOnDevice else { return .success(true) }
+        do {
+            let found = try device.negotiate()
+            guard found.sampleRate == format.sampleRate, found.channels == format.channels else {
+                device.stop()
+                return .failure(HALError(.unsupported, "the audio device came back as \(found), but the engine runs at \(format); restart tactus to use it"))
+            }
+            // The silent sink's thread is joined before the device's starts: one render thread at a time.
+            silent.stop()
+            framesBefore.add(silent.outputPosition.framesRendered, ordering: .relaxed)
+            do {
+                try device.start(renderer)
+            } catch {
+                try? silent.start(renderer)
+                return .failure(error)
+            }
+            active.withLock { $0 = device }
+            onDevice.store(true, ordering: .relaxed)
+            return .success(true)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    public func stop() {
+        active.withLock { sink in
+            sink?.stop()
+            sink = nil
+        }
+        onDevice.store(false, ordering: .relaxed)
+    }
+}

@@ -1,0 +1,265 @@
+import ClickEngine
+import HAL
+import TactusCore
+
+/// Where the engine's samples are being heard, if anywhere: the active audio sink.
+public protocol AudioClockSource: AnyObject, Sendable {
+    var outputPosition: AudioOutputPosition? { get }
+}
+
+/// Writes the settings file; the message of a failure is shown on the screen.
+public protocol SettingsPersistence: Sendable {
+    func save(_ saved: SavedState) throws
+}
+
+/// Something that wants to see everything the box does (the headless simulator's log).
+public protocol BoxObserver: AnyObject {
+    func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime)
+    func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime)
+    func box(_ box: Box, didPulse pulse: IndicatorPulse)
+    func box(_ box: Box, didShow frame: Bitmap, at time: MonotonicTime)
+}
+
+/// The whole box as one discrete-event machine on the control side: physical input goes in
+/// as timestamped edges, time goes in as `advance(to:)`, and out come engine changes,
+/// screen frames, LED and buzzer pulses and settings saves. It never reads a clock and owns
+/// no thread, so the service runs it in real time and the simulator in simulated time.
+///
+/// One thread at a time: the service's control thread, or the simulator's loop.
+public final class Box: @unchecked Sendable {
+    public private(set) var state: BoxState
+    public let engine: ClickEngine
+    public let board: BoardDefinition
+    public weak var observer: (any BoxObserver)?
+
+    private let audio: any AudioClockSource
+    private let display: (any MonochromeDisplay)?
+    private let indicators: any IndicatorOutput
+    private let persistence: any SettingsPersistence
+    private let report: @Sendable (String) -> Void
+    private var indicatorScheduler: IndicatorScheduler
+    private var frames: FrameScheduler
+    private var timeline: BeatTimeline?
+    private var screenChanged = true
+    private var lastFrame: Bitmap?
+    private var lastContrast: UInt8?
+    private var now: MonotonicTime
+
+    public init(
+        board: BoardDefinition, state: BoxState, engine: ClickEngine, audio: any AudioClockSource,
+        display: (any MonochromeDisplay)?, indicators: any IndicatorOutput, persistence: any SettingsPersistence,
+        indicatorSettings: IndicatorSettings = IndicatorSettings(), maximumFramesPerSecond: Int = 60,
+        at time: MonotonicTime, report: @escaping @Sendable (String) -> Void
+    ) {
+        self.board = board
+        self.state = state
+        self.engine = engine
+        self.audio = audio
+        self.display = display
+        self.indicators = indicators
+        self.persistence = persistence
+        self.indicatorScheduler = IndicatorScheduler(settings: indicatorSettings)
+        self.frames = FrameScheduler(maximumFramesPerSecond: maximumFramesPerSecond)
+        self.report = report
+        self.now = time
+        do { try engine.apply(state.settings) } catch { report("\(error)") }
+    }
+
+    // MARK: input
+
+    /// One edge of a physical input line, with the kernel's timestamp.
+    public func handle(_ edge: LineEdge) {
+        let action: Action = switch edge.role {
+        case .encoderA: .encoderEdge(.a, isHigh: edge.isActive, at: edge.timestamp)
+        case .encoderB: .encoderEdge(.b, isHigh: edge.isActive, at: edge.timestamp)
+        case .encoderPush: .buttonEdge(.wheel, pressed: edge.isActive, at: edge.timestamp)
+        case .tap: .buttonEdge(.tap, pressed: edge.isActive, at: edge.timestamp)
+        case .startStop: .buttonEdge(.startStop, pressed: edge.isActive, at: edge.timestamp)
+        case .footswitch: .buttonEdge(.footswitch, pressed: edge.isActive, at: edge.timestamp)
+        }
+        handle(action)
+    }
+
+    /// Any action (the interactive simulator's keys send detents and gestures directly).
+    public func handle(_ action: Action) {
+        now = max(now, action.time)
+        perform(state.handle(action), at: action.time)
+    }
+
+    // MARK: time
+
+    /// Everything due by `time`: reducer deadlines, onsets reported by the engine (LED and
+    /// buzzer pulses at the moment they are heard), and the next screen frame.
+    public func advance(to time: MonotonicTime) {
+        now = max(now, time)
+        if let deadline = state.nextDeadline, deadline <= now {
+            perform(state.handle(.tick(at: now)), at: now)
+        }
+        drainOnsets()
+        drawIfDue()
+    }
+
+    /// When `advance` next has something to do (at the latest), or nil when only input can
+    /// change anything.
+    public var nextWakeup: MonotonicTime? {
+        var wakeups: [MonotonicTime] = []
+        if let deadline = state.nextDeadline { wakeups.append(deadline) }
+        if let frame = nextFrameStart { wakeups.append(frame) }
+        // Onsets arrive from the render thread: look for them at least every few ms while playing.
+        if state.isPlaying || engine.renderer.activeVoiceCount > 0 { wakeups.append(now.advanced(byNanoseconds: 4_000_000)) }
+        return wakeups.min()
+    }
+
+    // MARK: shutdown, in the order the services stop
+
+    /// No new clicks; those in flight play to their end.
+    public func stopPlayback() {
+        if state.isPlaying {
+            // As if START/STOP were pressed, so the state machine knows it stopped.
+            perform(state.handle(.gesture(.startStop, .press, at: now)), at: now)
+        }
+        engine.stop()
+        timeline = nil
+    }
+
+    /// Writes the settings file now (the reducer's debounce may still be waiting).
+    public func saveNow() {
+        do { try persistence.save(state.saved) } catch { report("saving settings failed: \(error)") }
+    }
+
+    public func initializeDisplay() {
+        guard let display else { return report("display: none configured") }
+        do { try display.initialize() } catch { report("display: \(error); running without it, retrying") }
+        screenChanged = true
+    }
+
+    public func blankDisplay() {
+        guard let display else { return }
+        do {
+            try display.show(display.blankFrame())
+            try display.setSleeping(true)
+        } catch { report("display: \(error)") }
+    }
+
+    public func indicatorsOff() {
+        for indicator in Indicator.allCases { indicators.set(indicator, on: false) }
+    }
+
+    // MARK: effects
+
+    private func perform(_ effects: [Effect], at time: MonotonicTime) {
+        var stateChanged = false
+        for effect in effects {
+            switch effect {
+            case .applySettings(let settings):
+                do { try engine.apply(settings) } catch { report("\(error)") }
+                if let current = timeline, let heard = heardSample(at: time) {
+                    timeline = current.changing(to: settings, atSample: heard)
+                }
+                screenChanged = true
+                stateChanged = true
+            case .start:
+                engine.start()
+                timeline = nil // anchored by the first beat the engine reports
+                screenChanged = true
+                stateChanged = true
+            case .stop:
+                engine.stop()
+                timeline = nil
+                screenChanged = true
+                stateChanged = true
+            case .buzzer(let cue):
+                let feedback: WheelFeedback = cue == .tick ? .tick : .bump
+                emit(indicatorScheduler.wheelPulse(feedback, edgeNanoseconds: time.nanoseconds, nowNanoseconds: now.nanoseconds))
+            case .screen:
+                screenChanged = true
+                stateChanged = true
+            case .save(let saved):
+                do { try persistence.save(saved) } catch {
+                    report("saving settings failed: \(error)")
+                    perform(state.handle(.saveFailed("\(error)", at: now)), at: now)
+                }
+            }
+        }
+        if stateChanged { observer?.box(self, didChange: state, at: time) }
+    }
+
+    private func emit(_ pulse: IndicatorPulse) {
+        indicators.pulse(pulse.channel, at: MonotonicTime(nanoseconds: pulse.startNanoseconds),
+                         lastingNanoseconds: pulse.lengthNanoseconds)
+        observer?.box(self, didPulse: pulse)
+    }
+
+    private var outputClock: AudioOutputClock? {
+        guard let position = audio.outputPosition else { return nil }
+        return AudioOutputClock(sampleRate: engine.renderer.sampleRate, engineSample: position.framesRendered,
+                                outputDelayFrames: Int64(position.delayFrames), nanoseconds: position.timestamp.nanoseconds)
+    }
+
+    private func heardSample(at time: MonotonicTime) -> Int64? {
+        outputClock.map { Int64($0.heardSample(atNanoseconds: time.nanoseconds).rounded(.down)) }
+    }
+
+    private func drainOnsets() {
+        guard let clock = outputClock else {
+            while engine.nextEvent() != nil {}
+            return
+        }
+        while let event = engine.nextEvent() {
+            if event.kind != .subdivision {
+                // Re-anchor the screen's grid on every beat the engine actually played.
+                let settings = engine.settings
+                let rate = engine.renderer.sampleRate
+                let beats = Rational(event.bar) * settings.beatsPerBar + Rational(Int64(event.beat))
+                let samplesPerBeat = Rational(Int64(rate) * 60) / settings.tempo.bpm
+                timeline = BeatTimeline(settings: settings, sampleRate: rate,
+                                        downbeatSample: Rational(event.sample) - beats * samplesPerBeat)
+            }
+            let heard = MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: event.sample))
+            observer?.box(self, didStart: event, heardAt: heard)
+            for pulse in indicatorScheduler.pulses(onsetSample: event.sample, kind: event.kind, layer: Int(event.layer),
+                                                   clock: clock, samplesPerBeat: timeline?.samplesPerBeat) {
+                emit(pulse)
+            }
+        }
+    }
+
+    // MARK: screen
+
+    private var animating: Bool { state.isPlaying && timeline != nil && state.mode == .tempo && state.menu == nil }
+
+    private var nextFrameStart: MonotonicTime? {
+        guard display != nil || observer != nil else { return nil }
+        var nextBeat: Int64?
+        if animating, let timeline, let clock = outputClock, let heard = heardSample(at: now) {
+            nextBeat = clock.outputNanoseconds(ofSample: timeline.position(atSample: Double(heard)).nextBeatSample)
+        }
+        return frames.nextFrameStart(now: now.nanoseconds, animating: animating, contentChanged: screenChanged,
+                                     nextBeatNanoseconds: nextBeat).map { MonotonicTime(nanoseconds: $0) }
+    }
+
+    private func drawIfDue() {
+        guard let start = nextFrameStart, start <= now else { return }
+        let shownAt = frames.presentationTime(ofFrameStartingAt: now.nanoseconds)
+        let heard = outputClock?.heardSample(atNanoseconds: shownAt) ?? 0
+        let model = ScreenPresenter.model(for: state, timeline: animating ? timeline : nil)
+        let frame = ScreenRenderer.render(model, heardSample: heard)
+        screenChanged = false
+        if frame != lastFrame {
+            lastFrame = frame
+            if let display {
+                do {
+                    if lastContrast != model.contrast {
+                        try display.setContrast(model.contrast)
+                        lastContrast = model.contrast
+                    }
+                    try display.show(frame)
+                } catch { report("display: \(error)") }
+            }
+            observer?.box(self, didShow: frame, at: now)
+        }
+        // Frame time is measured by the caller's clock on the next advance; render and I2C
+        // happen inside this call, so the start is a fair stand-in for both ends here.
+        frames.frameFinished(startedAt: start.nanoseconds, finishedAt: max(start.nanoseconds, now.nanoseconds))
+    }
+}

@@ -1,0 +1,121 @@
+import ClickEngine
+import HAL
+import Logging
+import ServiceLifecycle
+import TactusCore
+
+/// What a box is made of. `tactus run` fills it with LinuxHAL parts, `tactus simulate`
+/// with SimHAL parts; everything after this point is the same code.
+public struct BoxParts {
+    public var board: BoardDefinition
+    public var configuration: ConfigurationFile
+    public var audio: AudioOutput
+    public var input: any InputEventSource
+    public var display: (any MonochromeDisplay)?
+    public var indicators: any IndicatorOutput
+    public var persistence: any SettingsPersistence
+    public var clock: any MonotonicClock
+    /// Sound sets loaded from the sounds folder, besides the built-in ones.
+    public var userSounds: [SoundSet]
+
+    public init(board: BoardDefinition, configuration: ConfigurationFile, audio: AudioOutput, input: any InputEventSource,
+                display: (any MonochromeDisplay)?, indicators: any IndicatorOutput, persistence: any SettingsPersistence,
+                clock: any MonotonicClock, userSounds: [SoundSet] = []) {
+        self.board = board
+        self.configuration = configuration
+        self.audio = audio
+        self.input = input
+        self.display = display
+        self.indicators = indicators
+        self.persistence = persistence
+        self.clock = clock
+        self.userSounds = userSounds
+    }
+}
+
+public enum BoxAssembly {
+    /// The engine for the negotiated format and the box around it, with the saved state
+    /// (or defaults and the problem, when the settings file was unusable).
+    public static func makeBox(_ parts: BoxParts, saved: SavedState, problem: String?, logger: Logger) throws -> Box {
+        let format = parts.audio.format
+        let soundNames = BuiltInSounds.names + parts.userSounds.map(\.name)
+        var saved = saved
+        var problem = problem
+        if !soundNames.contains(saved.settings.sound) {
+            problem = [problem, "sound '\(saved.settings.sound)' is gone; using \(BuiltInSounds.defaultName)"].compactMap { $0 }.joined(separator: "; ")
+            saved.settings.sound = BuiltInSounds.defaultName
+        }
+        let engine = try ClickEngine(sampleRate: format.sampleRate, channels: format.channels,
+                                     maxFrameCount: max(format.periodFrames, 1) * 4, settings: MetronomeSettings())
+        for set in parts.userSounds { engine.register(set) }
+        let now = parts.clock.now()
+        let state = try BoxState(saved: saved, problem: problem, soundNames: soundNames,
+                                 encoderStepsPerDetent: parts.board.encoder.stepsPerDetent,
+                                 reverseEncoder: parts.board.encoder.reverse,
+                                 buttonTiming: parts.configuration.buttonTiming, at: now)
+        if let problem { logger.warning("settings: \(problem)") }
+        return Box(board: parts.board, state: state, engine: engine, audio: parts.audio, display: parts.display,
+                   indicators: parts.indicators, persistence: parts.persistence, at: now,
+                   report: { logger.warning("\($0)") })
+    }
+
+    /// The box's services in start order; ServiceGroup stops them in reverse: control
+    /// (playback stops, clicks in flight finish), input, indicators off, screen blank, audio
+    /// drained and closed, settings written.
+    public static func services(box: Box, parts: BoxParts, logger: Logger) -> [any Service] {
+        let loop = ControlLoop(box: box, clock: parts.clock)
+        let audio = parts.audio
+        let renderer = box.engine.renderer
+        let input = parts.input
+        let model = parts.board.model
+        return [
+            LifecycleStep("settings", start: {}, stop: {
+                box.saveNow()
+                logger.info("settings saved")
+            }),
+            LifecycleStep("audio", start: {
+                try audio.start(renderer)
+                if let problem = audio.deviceProblem {
+                    logger.error("audio: \(problem); playing silently (LEDs, buzzer and screen keep the beat), retrying every 3 s")
+                } else {
+                    logger.info("audio: \(audio.format)")
+                }
+            }, whileRunning: {
+                var lastProblem = audio.deviceProblem?.description
+                while !audio.isOnDevice {
+                    try? await Task.sleep(for: .seconds(3))
+                    if Task.isCancelled { return }
+                    switch audio.retryDevice(renderer) {
+                    case .success: logger.info("audio: device is back, playing on it")
+                    case .failure(let error) where error.description != lastProblem:
+                        logger.error("audio: \(error)")
+                        lastProblem = error.description
+                    case .failure: break
+                    }
+                }
+            }, stop: {
+                // Clicks already sounding play to their end (at most a clip's length).
+                for _ in 0..<100 where renderer.activeVoiceCount > 0 { try? await Task.sleep(for: .milliseconds(10)) }
+                audio.stop()
+            }),
+            LifecycleStep("display", start: {
+                box.initializeDisplay()
+            }, stop: {
+                box.blankDisplay()
+            }),
+            LifecycleStep("indicators", start: { box.indicatorsOff() }, stop: { box.indicatorsOff() }),
+            LifecycleStep("input", start: {
+                try input.start { loop.post($0) }
+            }, stop: {
+                input.stop()
+            }),
+            LifecycleStep("control", start: {
+                loop.start()
+                logger.info("ready: \(model)")
+            }, stop: {
+                loop.stop()
+                box.stopPlayback()
+            }),
+        ]
+    }
+}

@@ -1,0 +1,80 @@
+import ClickEngine
+import Foundation
+import HAL
+import LinuxHAL
+import Logging
+import TactusApp
+import TactusCore
+
+extension SettingsStore: SettingsPersistence {}
+
+/// Flags shared by `run` and `simulate`: where the configuration, board and state are.
+struct BoxLocations {
+    var config: String?
+    var board: String?
+    var state: String?
+
+    static let defaultConfig = "/etc/tactus/config.toml"
+
+    /// The configuration file; a missing file at the default place means defaults.
+    func configuration() throws -> ConfigurationFile {
+        let path = config ?? BoxLocations.defaultConfig
+        guard FileManager.default.fileExists(atPath: path) else {
+            if config != nil { throw ExitError("--config '\(path)' does not exist") }
+            return ConfigurationFile()
+        }
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw ExitError("--config '\(path)' cannot be read (\(RenderJob.readProblem(path)))")
+        }
+        do { return try ConfigurationFile.parse(text, file: path) } catch { throw ExitError(error.description) }
+    }
+
+    func boardDefinition(_ configuration: ConfigurationFile, fallback: String = "/etc/tactus/board.toml") throws -> BoardDefinition {
+        var board = try BoardLoader.load(self.board ?? configuration.board ?? fallback)
+        if let device = configuration.audioDevice { board.audio.device = device }
+        if let rate = configuration.audioSampleRate { board.audio.sampleRate = rate }
+        if let frames = configuration.audioPeriodFrames { board.audio.periodFrames = frames }
+        if let periods = configuration.audioPeriods { board.audio.periodCount = periods }
+        return board
+    }
+
+    func settingsPath(_ configuration: ConfigurationFile) -> String {
+        state.map { "\($0)/settings.toml" } ?? configuration.settingsFile
+    }
+
+    /// Each folder under the sounds folder with accent.wav, beat.wav and sub.wav is a sound
+    /// set named after the folder; a bad one is reported and skipped, never fatal.
+    static func userSounds(_ configuration: ConfigurationFile, sampleRate: Int, logger: Logger) -> [SoundSet] {
+        guard let folder = configuration.soundsFolder,
+              let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+        var sets: [SoundSet] = []
+        for name in names.sorted() where !BuiltInSounds.names.contains(name) {
+            let path = "\(folder)/\(name)"
+            do {
+                func bytes(_ file: String) throws -> [UInt8] {
+                    guard let data = FileManager.default.contents(atPath: "\(path)/\(file)") else {
+                        throw ExitError("\(file) cannot be read")
+                    }
+                    return [UInt8](data)
+                }
+                sets.append(try UserSoundSet.make(name: name, accent: bytes("accent.wav"), beat: bytes("beat.wav"),
+                                                  subdivision: bytes("sub.wav"), sampleRate: sampleRate))
+            } catch {
+                logger.warning("sound set \(path) skipped: \(error)")
+            }
+        }
+        return sets
+    }
+}
+
+enum Log {
+    /// swift-log to stderr (journald keeps it under systemd).
+    static func bootstrap(level: Logger.Level) -> Logger {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        return Logger(label: "tactus")
+    }
+}

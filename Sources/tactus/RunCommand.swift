@@ -1,0 +1,85 @@
+import ArgumentParser
+import Devices
+import Foundation
+import HAL
+import LinuxHAL
+import Logging
+import ServiceLifecycle
+import TactusApp
+import TactusCore
+
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "The box's service: GPIO controls, OLED, LEDs, buzzer and clicks on ALSA (what systemd starts).",
+        discussion: "Stops gracefully on SIGTERM or SIGINT: clicks in flight finish, settings are saved, the screen is cleared and the LEDs turned off."
+    )
+
+    @Option(help: "Configuration file (default /etc/tactus/config.toml; missing means defaults).") var config: String?
+    @Option(help: "Board file or name such as pi4b (default: the configuration's board, else /etc/tactus/board.toml).") var board: String?
+    @Option(help: "State folder holding settings.toml (default: the configuration's settings_file, /var/lib/tactus/settings.toml).")
+    var state: String?
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
+
+    func run() async throws {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ExitError("--log-level '\(logLevel)' is invalid: allowed trace, debug, info, notice, warning, error, critical")
+        }
+        let locations = BoxLocations(config: config, board: board, state: state)
+        let configuration = try locations.configuration()
+        let definition = try locations.boardDefinition(configuration)
+        let logger = Log.bootstrap(level: level)
+        let clock = SystemMonotonicClock()
+        let hal = HALLog { severity, message in
+            switch severity {
+            case .info: logger.info("\(message)")
+            case .warning: logger.warning("\(message)")
+            case .error: logger.error("\(message)")
+            }
+        }
+
+        // GPIO is the box's controls: without it there is nothing to run, so it is fatal.
+        let inputs: LinuxGPIOInputs
+        let outputs: LinuxGPIOOutputs
+        do {
+            inputs = try LinuxGPIOInputs(definition.inputs, log: hal)
+            outputs = try LinuxGPIOOutputs(definition.outputs)
+        } catch {
+            throw ExitError("GPIO: \(error)", code: 1)
+        }
+        let display: (any MonochromeDisplay)? = definition.display.map { display in
+            ResilientDisplay(ReopeningI2CDisplay(display), clock: clock) { status in
+                switch status {
+                case .working: logger.info("display: working")
+                case .unavailable(let error): logger.error("display: \(error); running without it, retrying every 5 s")
+                }
+            }
+        }
+        let audioFormat = AudioFormat(sampleRate: definition.audio.sampleRate, channels: definition.audio.channels,
+                                      periodFrames: definition.audio.periodFrames,
+                                      bufferFrames: definition.audio.periodFrames * definition.audio.periodCount)
+        let audio: AudioOutput
+        do {
+            audio = try AudioOutput(device: ALSASink(ALSASink.Configuration(definition.audio), log: hal),
+                                    silent: SilentClockSink(format: audioFormat))
+        } catch { throw ExitError("audio: \(error)", code: 1) }
+
+        let store = SettingsStore(path: locations.settingsPath(configuration))
+        let loaded = store.load()
+        let parts = BoxParts(board: definition, configuration: configuration, audio: audio, input: inputs, display: display,
+                             indicators: outputs, persistence: store, clock: clock,
+                             userSounds: BoxLocations.userSounds(configuration, sampleRate: audio.format.sampleRate, logger: logger))
+        let box: Box
+        do { box = try BoxAssembly.makeBox(parts, saved: loaded.saved, problem: loaded.problem, logger: logger) } catch {
+            throw ExitError("\(error)", code: 1)
+        }
+        logger.info("tactus run: \(definition.model) (\(definition.identifier)), settings \(store.path)")
+        let group = ServiceGroup(configuration: .init(
+            services: BoxAssembly.services(box: box, parts: parts, logger: logger).map { .init(service: $0) },
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do { try await group.run() } catch {
+            throw ExitError("\(error)", code: 1)
+        }
+        logger.info("stopped")
+    }
+}
