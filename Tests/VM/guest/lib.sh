@@ -87,14 +87,15 @@ line_held() { gpioinfo_of "$1" | grep -q '\[used'; }
 # Timed input: shell commands take tens of ms under TCG, so rhythms and fast turns are
 # written as a script of timed `pull` writes and played by simio (guest/simio.c).
 pressed_pull() { case $(idle "$1") in pull-up) echo pull-down ;; *) echo pull-up ;; esac; }
-# encoder_script DETENTS STEP_MS [BOUNCES] [START_MS]: full quadrature cycles on enc-a /
-# enc-b, one edge every STEP_MS (active low: A falls first on a clockwise detent; negative
-# DETENTS turn the other way). BOUNCES extra chatter transitions 0.2 ms apart before each
-# edge settles, as a worn contact makes.
+# encoder_script DETENTS STEP_MS [BOUNCES] [START_MS=100]: full quadrature cycles on enc-a /
+# enc-b, one edge every STEP_MS. Positive DETENTS turn clockwise as QuadratureDecoder
+# defines it (logical A,B: 00 -> 01 -> 11 -> 10, so B becomes active first); negative ones
+# turn the other way. BOUNCES extra chatter transitions 0.2 ms apart before each edge
+# settles, as a worn contact makes.
 encoder_script() {
-	n=$1 step=$2 bounces=${3:-0} t=${4:-0}
-	first=enc-a second=enc-b
-	[ "$n" -lt 0 ] && { n=$((-n)); first=enc-b second=enc-a; }
+	n=$1 step=$2 bounces=${3:-0} t=${4:-100}
+	first=enc-b second=enc-a
+	[ "$n" -lt 0 ] && { n=$((-n)); first=enc-a second=enc-b; }
 	fa=$(simdir $first)/pull fb=$(simdir $second)/pull
 	awk -v n="$n" -v step="$step" -v b="$bounces" -v t="$t" -v fa="$fa" -v fb="$fb" \
 		-v on="$(pressed_pull enc-a)" -v off="$(idle enc-a)" 'BEGIN {
@@ -109,11 +110,23 @@ encoder_script() {
 	}'
 }
 # taps_script LINE COUNT INTERVAL_MS [HOLD_MS]: COUNT presses, one every INTERVAL_MS.
+# Scripts start 100 ms in: simio's own start-up (locking its memory, first sysfs lookup)
+# made a first event at 0 ms tens of ms late.
 taps_script() {
 	awk -v f="$(simdir "$1")/pull" -v n="$2" -v iv="$3" -v hold="${4:-40}" \
 		-v on="$(pressed_pull "$1")" -v off="$(idle "$1")" 'BEGIN {
-		for (i = 0; i < n; i++) printf "%.3f %s %s\n%.3f %s %s\n", i * iv, f, on, i * iv + hold, f, off
+		for (i = 0; i < n; i++) printf "%.3f %s %s\n%.3f %s %s\n", 100 + i * iv, f, on, 100 + i * iv + hold, f, off
 	}'
+}
+# tapped_bpm DRIVE_LOG LINE: the tempo of the presses simio really made on LINE (from the
+# W lines of its log: mean interval first to last press, as tap tempo averages), as
+# "LOW HIGH": the whole BPM it rounds to, or both neighbours when it lies within 0.05 of a
+# half (where rounding may go either way).
+tapped_bpm() {
+	awk -v f="$(simdir "$2")/pull" -v on="$(pressed_pull "$2")" '$1 == "W" && $4 == on && $5 == f {
+		t = ($2 + $3) / 2; if (n == 0) first = t; last = t; n++ }
+		END { if (n < 2) { print "0 0"; exit } bpm = 60e6 / ((last - first) / (n - 1)); fr = bpm - int(bpm)
+			if (fr > 0.45 && fr < 0.55) print int(bpm), int(bpm) + 1; else { r = int(bpm + 0.5); print r, r } }' "$1"
 }
 # turn_encoder DETENTS [STEP_MS] [BOUNCES]
 turn_encoder() { encoder_script "$1" "${2:-20}" "${3:-0}" | simio drive >>"$OUTDIR/simio.log"; }
@@ -141,11 +154,14 @@ trace_i2c_stop() { # FILE
 # ---------------------------------------------------------------- audio (snd-aloop)
 # The loopback's capture side of the board's playback device (hw:Loopback,0,N -> 1,N).
 CAPTURE_DEVICE=$(echo "${BOARD_AUDIO_DEVICE:-hw:Loopback,0,0}" | sed 's/^hw:Loopback,0/hw:Loopback,1/')
-# capture_start FILE SECONDS: records in the background (pid in CAPTURE_PID). The capture is
-# the test's instrument, not the device under test: its own buffer is large (8 periods of
-# 1024) so a busy host cannot make it overrun; a gap would show in the comparisons anyway.
+# capture_start FILE SECONDS: records a WAV in the background (pid in CAPTURE_PID). The
+# loopback forces both ends to one sample format, and tactus plays FLOAT_LE, so captures are
+# 32-bit float (bit-exact with `tactus render --format f32`). The capture is the test's
+# instrument, not the device under test: its own buffer is large (8 periods of 1024) so a
+# busy host cannot make it overrun; a gap would show in the comparisons anyway.
+CAPTURE_FORMAT=FLOAT_LE
 capture_start() {
-	timeout $(($2 + 10)) arecord -q -D "$CAPTURE_DEVICE" -f S16_LE -r "${BOARD_AUDIO_RATE:-48000}" \
+	timeout $(($2 + 10)) arecord -q -D "$CAPTURE_DEVICE" -f $CAPTURE_FORMAT -r "${BOARD_AUDIO_RATE:-48000}" \
 		-c "${BOARD_AUDIO_CHANNELS:-2}" --period-size=1024 --buffer-size=8192 -d "$2" "$1" \
 		2>"$1.log" &
 	CAPTURE_PID=$!

@@ -13,7 +13,8 @@ press btn-tap
 check_eq gpio.pull-pressed 0 "$(gpioget $(gpiofind btn-tap))"
 release btn-tap
 
-# Two encoder detents seen by gpiomon in quadrature order (active low: A falls first).
+# Two clockwise encoder detents seen by gpiomon in quadrature order (active low: B falls
+# first, as QuadratureDecoder counts clockwise).
 timeout 20 gpiomon -n 8 -F '%o %e %s.%n' $(gpiofind enc-a | cut -d' ' -f1) \
 	"$(line_field enc-a 3)" "$(line_field enc-b 3)" >/tmp/mon.out 2>&1 &
 mon=$!
@@ -24,7 +25,7 @@ cp /tmp/mon.out "$OUTDIR/gpiomon.txt"
 # v1 uAPI: one fd per line, so order the events by their kernel timestamps.
 seq=$(awk '{split($3, t, "."); printf "%d%09d %s%s\n", t[1], t[2], $1, $2}' /tmp/mon.out | sort -n | awk '{printf "%s ", $2}')
 a=$(line_field enc-a 3) b=$(line_field enc-b 3)
-check_eq gpio.quadrature "${a}0 ${b}0 ${a}1 ${b}1 ${a}0 ${b}0 ${a}1 ${b}1 " "$seq"
+check_eq gpio.quadrature "${b}0 ${a}0 ${b}1 ${a}1 ${b}0 ${a}0 ${b}1 ${a}1 " "$seq"
 
 # An output driven through the chardev is visible in gpio-sim's value attribute.
 timeout 20 gpioset --mode=signal $(gpiofind led-beat)=1 &
@@ -54,13 +55,14 @@ trace_i2c_stop "$OUTDIR/smbus-trace.txt"
 # (the traced buffer starts with the block's length byte)
 check i2c.trace-event grep -q "a=0${addr#0x} .*c=40 .*-a5-5a-3c\\]" "$OUTDIR/smbus-trace.txt"
 
-# --- Audio: the loopback card is there and a rendered click track comes back bit-exact.
+# --- Audio: the loopback card is there and a rendered click track comes back bit-exact
+# (32-bit float, the format tactus plays in).
 check_eq alsa.loopback-card Loopback "$(awk '$2 == "[Loopback" {print "Loopback"; exit}' /proc/asound/cards)"
 
 # --- tactus: the static binary runs here, and its render goes through the loopback.
 check tactus.help $TACTUS --help
 # Audio files live in tmpfs while playing: 9p is too slow to feed a 21 ms buffer.
-if $TACTUS render --bpm 120 --meter 4/4 --bars 2 -o /tmp/reference.wav >"$OUTDIR/render.log" 2>&1; then
+if $TACTUS render --bpm 120 --meter 4/4 --bars 2 --format f32 -o /tmp/reference.wav >"$OUTDIR/render.log" 2>&1; then
 	pass tactus.render "$(cat "$OUTDIR/render.log")"
 	capture_start /tmp/capture.wav 6
 	sleep 0.3

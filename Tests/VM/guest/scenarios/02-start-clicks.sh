@@ -12,8 +12,9 @@ capture_wait
 check service-alive [ -d "/proc/$SERVICE_PID" ]
 stop_service
 check_eq exit-status 0 "$SERVICE_RC"
-# The service's defaults are the render defaults (120 BPM, 4/4, accent on 1, woodblock).
-$TACTUS render --bpm 120 --meter 4/4 --bars 4 -o /tmp/reference.wav >/dev/null 2>&1
+# The service's defaults are the render defaults (120 BPM, 4/4, accent on 1, woodblock);
+# it plays FLOAT_LE, so the reference is rendered as 32-bit float and compared bit for bit.
+$TACTUS render --bpm 120 --meter 4/4 --bars 4 --format f32 -o /tmp/reference.wav >/dev/null 2>&1
 cp /tmp/capture.wav /tmp/capture.wav.log /tmp/reference.wav "$OUTDIR/"
 audio_check same-as-render match reference.wav capture.wav --allow-truncated --min-onsets 8
 audio_check spacing-120 spacing capture.wav --bpm 120 --min-onsets 8

@@ -6,13 +6,14 @@ require_command run
 start_service || finish
 click_button btn-start
 sleep 1
-# Slow: 240 ms per detent (60 ms per edge), far below any acceleration threshold.
-turn_encoder 5 60
+# Slow: 400 ms per detent (100 ms per edge), 2.5 detents/s: below TempoWheel's slowRate
+# (5/s) even when an emulated-CPU stall of ~50 ms squeezes two detents together.
+turn_encoder 5 100
 wait_bpm 10 125 && pass slow-clean-5 "120 -> 125" || fail slow-clean-5 "saved tempo '$(settings_bpm)', want 125"
 # Contact bounce (3 chatter transitions per edge) must not add or lose detents.
-turn_encoder 5 60 3
+turn_encoder 5 100 3
 wait_bpm 10 130 && pass slow-bouncy-5 "125 -> 130" || fail slow-bouncy-5 "saved tempo '$(settings_bpm)', want 130"
-turn_encoder -3 60
+turn_encoder -3 100
 wait_bpm 10 127 && pass slow-back-3 "130 -> 127" || fail slow-back-3 "saved tempo '$(settings_bpm)', want 127"
 # Captured clicks at the new tempo, well after the change.
 capture_start /tmp/capture.wav 4

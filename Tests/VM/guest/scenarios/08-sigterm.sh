@@ -5,7 +5,7 @@ require_command run
 
 start_service || finish
 click_button btn-start
-turn_encoder 3 60
+turn_encoder 3 100
 sleep 1
 stop_service
 check_eq exit-status 0 "$SERVICE_RC"
