@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
 	case $1 in --state) state=$2; shift 2 ;; --board) board=$2; shift 2 ;; *) shift ;; esac
 done
 . /vm/board.env
-$REAL render --bpm 120 --meter 4/4 --bars 16 -o /tmp/standin.wav >/dev/null
+$REAL render --bpm 120 --meter 4/4 --bars 16 --format f32 -o /tmp/standin.wav >/dev/null
 player=
 stop() {
 	[ -n "$player" ] && kill "$player" 2>/dev/null

@@ -11,6 +11,7 @@ sleep 2
 # platform device is the kernel's hot-unplug path for it.
 drv=/sys/bus/platform/drivers/snd_aloop
 dev=$(ls $drv | grep -m1 '^snd_aloop')
+before=$(wc -l <"$OUTDIR/service.log")
 echo "$dev" >$drv/unbind
 check card-gone sh -c "! grep -q Loopback /proc/asound/cards"
 sleep 3
@@ -26,5 +27,8 @@ audio_check plays-again spacing capture-after.wav --bpm 120 --min-onsets 6
 check alive-after [ -d "/proc/$SERVICE_PID" ]
 stop_service
 check_eq exit-status 0 "$SERVICE_RC"
-check reported-the-loss grep -Eqi 'audio|alsa|device|loopback' "$OUTDIR/service.log"
+# It said so: after the unplug, a line naming the device as lost, and one saying it is back.
+tail -n +$((before + 1)) "$OUTDIR/service.log" >/tmp/after-unplug.log
+check reported-the-loss grep -Eqi "$BOARD_AUDIO_DEVICE.*(no such device|not there|stopped|lost|gone|unplugged)" /tmp/after-unplug.log
+check reported-the-return grep -Eqi "$BOARD_AUDIO_DEVICE.*(back|reopened|playing again)|audio.*(back|playing again)" /tmp/after-unplug.log
 finish
