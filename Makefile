@@ -1,8 +1,16 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need.
 SWIFT ?= swift
-OUT ?= out
 
-.PHONY: run test test-unit test-vm deps build bench clean clean-vm
+.PHONY: run test test-unit test-vm deps build bench clean install uninstall test-install
+
+# `make install` / `make uninstall` (scripts/install.sh does the work; see docs/install.md).
+PREFIX ?= /usr/local
+DESTDIR ?=
+# Compiled overlays go here, only when the folder exists (a Raspberry Pi).
+OVERLAY_DIR ?= /boot/firmware/overlays
+# An already built binary to install instead of running the release build.
+TACTUS_BINARY ?=
+INSTALL_ENV = SWIFT='$(SWIFT)' PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' OVERLAY_DIR='$(OVERLAY_DIR)' TACTUS_BINARY='$(TACTUS_BINARY)'
 
 deps:
 	@scripts/install-deps.sh build
@@ -10,17 +18,29 @@ deps:
 build: deps
 	$(SWIFT) build -c release --product tactus
 
-# The box's main job for now: render a click track to a WAV file and say where it went.
+# The box on this machine: the interactive simulator (screen, LEDs, keys, sound).
 run: build
-	@mkdir -p $(OUT)
-	$$($(SWIFT) build -c release --show-bin-path)/tactus render --bpm 120 --meter 4/4 --subdivisions 2 --bars 8 \
-		--events $(OUT)/click.jsonl -o $(OUT)/click.wav
+	$$($(SWIFT) build -c release --show-bin-path)/tactus simulate --board boards/pi4b.toml
 
 test: test-unit test-vm
 
 test-unit: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	Tests/install/run.sh
+
+# Release build, then binary, boards, overlays, unit and (if missing) /etc/tactus/config.toml.
+install:
+	@$(if $(TACTUS_BINARY),,scripts/install-deps.sh install)
+	@$(INSTALL_ENV) scripts/install.sh install
+
+# Removes what install added; keeps /etc/tactus (your config) and /var/lib/tactus (settings).
+uninstall:
+	@$(INSTALL_ENV) scripts/install.sh uninstall
+
+# The install test alone (stub binary, temporary DESTDIR; no build).
+test-install:
+	Tests/install/run.sh
 
 # The real kernel interfaces: gpio-sim, i2c-stub and snd-aloop in a QEMU VM (Tests/VM/README.md).
 # Skips loudly where no VM can run; TACTUS_VM_REQUIRE=1 makes that a failure.
@@ -33,9 +53,4 @@ bench:
 	$(SWIFT) run -c release tactus-bench
 
 clean:
-	rm -rf .build .build-static Benchmarks/.build $(OUT)
-
-# The VM suite's cache (kernel, debs, gpio-sim module: ~700 MB, slow to refetch) is kept by
-# `clean`; remove it on purpose.
-clean-vm:
-	rm -rf .build-vm
+	rm -rf .build .build-static .build-vm

@@ -40,7 +40,7 @@ let package = Package(
         .target(
             name: "TactusApp",
             dependencies: [
-                "TactusCore", "ClickEngine", "HAL", "Devices",
+                "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -74,6 +74,7 @@ let package = Package(
         .testTarget(name: "LinuxHALTests", dependencies: ["TactusCore", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
         .testTarget(name: "ScreenTests", dependencies: ["TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL"],
                     exclude: ["Snapshots"]),
+        .testTarget(name: "TactusAppTests", dependencies: ["TactusApp", "TactusCore", "ClickEngine", "HAL", "SimHAL"]),
         .testTarget(name: "tactusTests", dependencies: ["TactusCore", "ClickEngine"]),
     ],
     swiftLanguageModes: [.v6]

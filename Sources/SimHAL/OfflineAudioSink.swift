@@ -8,6 +8,8 @@ public final class OfflineAudioSink: AudioSink {
         var renderer: (any AudioRenderer)?
         var framesRendered: Int64 = 0
         var buffer: [Float] = []
+        /// When the last period was rendered: the moment the position was measured.
+        var renderedAt: MonotonicInstant?
     }
 
     public let format: AudioFormat
@@ -49,6 +51,7 @@ public final class OfflineAudioSink: AudioSink {
                 left -= frames
                 state.framesRendered += Int64(frames)
             }
+            state.renderedAt = clock.now()
             return output
         }
     }
@@ -57,6 +60,8 @@ public final class OfflineAudioSink: AudioSink {
     public var xrunCount: Int { 0 }
 
     public var outputPosition: AudioOutputPosition {
-        AudioOutputPosition(framesRendered: state.withLock { $0.framesRendered }, delayFrames: simulatedDelayFrames, timestamp: clock.now())
+        state.withLock {
+            AudioOutputPosition(framesRendered: $0.framesRendered, delayFrames: simulatedDelayFrames, timestamp: $0.renderedAt ?? clock.now())
+        }
     }
 }

@@ -12,11 +12,17 @@ public protocol SettingsPersistence: Sendable {
     func save(_ saved: SavedState) throws
 }
 
+/// Why an LED or the buzzer pulsed.
+public enum PulseReason: Sendable, Hashable {
+    case onset(OnsetKind)
+    case wheel(WheelFeedback)
+}
+
 /// Something that wants to see everything the box does (the headless simulator's log).
 public protocol BoxObserver: AnyObject {
     func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime)
     func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime)
-    func box(_ box: Box, didPulse pulse: IndicatorPulse)
+    func box(_ box: Box, didPulse pulse: IndicatorPulse, because reason: PulseReason)
     func box(_ box: Box, didShow frame: Bitmap, at time: MonotonicTime)
 }
 
@@ -170,7 +176,8 @@ public final class Box: @unchecked Sendable {
                 stateChanged = true
             case .buzzer(let cue):
                 let feedback: WheelFeedback = cue == .tick ? .tick : .bump
-                emit(indicatorScheduler.wheelPulse(feedback, edgeNanoseconds: time.nanoseconds, nowNanoseconds: now.nanoseconds))
+                emit(indicatorScheduler.wheelPulse(feedback, edgeNanoseconds: time.nanoseconds, nowNanoseconds: now.nanoseconds),
+                     because: .wheel(feedback))
             case .screen:
                 screenChanged = true
                 stateChanged = true
@@ -184,10 +191,10 @@ public final class Box: @unchecked Sendable {
         if stateChanged { observer?.box(self, didChange: state, at: time) }
     }
 
-    private func emit(_ pulse: IndicatorPulse) {
+    private func emit(_ pulse: IndicatorPulse, because reason: PulseReason) {
         indicators.pulse(pulse.channel, at: MonotonicTime(nanoseconds: pulse.startNanoseconds),
                          lastingNanoseconds: pulse.lengthNanoseconds)
-        observer?.box(self, didPulse: pulse)
+        observer?.box(self, didPulse: pulse, because: reason)
     }
 
     private var outputClock: AudioOutputClock? {
@@ -219,7 +226,7 @@ public final class Box: @unchecked Sendable {
             observer?.box(self, didStart: event, heardAt: heard)
             for pulse in indicatorScheduler.pulses(onsetSample: event.sample, kind: event.kind, layer: Int(event.layer),
                                                    clock: clock, samplesPerBeat: timeline?.samplesPerBeat) {
-                emit(pulse)
+                emit(pulse, because: .onset(event.kind))
             }
         }
     }

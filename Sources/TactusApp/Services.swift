@@ -11,7 +11,13 @@ import Synchronization
 public final class ControlLoop: @unchecked Sendable {
     private let box: Box
     private let clock: any MonotonicClock
-    private let pending = Mutex<[LineEdge]>([])
+    private enum Input {
+        case edge(LineEdge)
+        case action(Action)
+        case inspect(@Sendable (Box) -> Void)
+    }
+
+    private let pending = Mutex<[Input]>([])
     private let wake = DispatchSemaphore(value: 0)
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
@@ -23,15 +29,35 @@ public final class ControlLoop: @unchecked Sendable {
 
     /// From any thread (the GPIO poll thread).
     public func post(_ edge: LineEdge) {
-        pending.withLock { $0.append(edge) }
+        pending.withLock { $0.append(.edge(edge)) }
         wake.signal()
+    }
+
+    /// From any thread (the interactive simulator's keys).
+    public func post(_ action: Action) {
+        pending.withLock { $0.append(.action(action)) }
+        wake.signal()
+    }
+
+    /// Runs `body` on the control thread between two steps of the box and waits for it.
+    public func inspect<T: Sendable>(_ body: @escaping @Sendable (Box) -> T) -> T {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<T?>(nil)
+        pending.withLock { $0.append(.inspect({ box in result.withLock { $0 = body(box) }; done.signal() })) }
+        wake.signal()
+        done.wait()
+        return result.withLock { $0! }
     }
 
     public func start() {
         let thread = Thread { [self] in
             while !stopping.load(ordering: .acquiring) {
-                for edge in pending.withLock({ queue -> [LineEdge] in defer { queue.removeAll() }; return queue }) {
-                    box.handle(edge)
+                for input in pending.withLock({ queue -> [Input] in defer { queue.removeAll() }; return queue }) {
+                    switch input {
+                    case .edge(let edge): box.handle(edge)
+                    case .action(let action): box.handle(action)
+                    case .inspect(let body): body(box)
+                    }
                 }
                 box.advance(to: clock.now())
                 let now = clock.now()

@@ -88,7 +88,9 @@ public struct ButtonGestures: Sendable {
         var deadlines: [MonotonicTime] = []
         if rawPressed != isPressed, let accepted = lastAcceptedAt { deadlines.append(accepted + timing.debounce) }
         if isPressed, !longPressFired, !inDoublePress, let pressedAt { deadlines.append(pressedAt + timing.longPress) }
-        if let released = pendingShortReleaseAt { deadlines.append(released + timing.doublePressWindow) }
+        // A press exactly at the window's end still makes a double press: the short press is
+        // due one nanosecond later.
+        if let released = pendingShortReleaseAt { deadlines.append(released + timing.doublePressWindow + .nanoseconds(1)) }
         return deadlines.min()
     }
 

@@ -1,0 +1,169 @@
+import ClickEngine
+import HAL
+import Logging
+import SimHAL
+import TactusCore
+
+/// Where a headless simulation's results go: `tactus simulate` writes audio.wav,
+/// events.jsonl and frames/*.pbm; tests keep them in memory.
+public protocol SimulationOutput: AnyObject {
+    /// Interleaved samples, exactly as the box rendered them, in order.
+    func audio(_ interleaved: [Float]) throws
+    /// One JSON object per line, in time order.
+    func event(_ line: String) throws
+    /// A screen frame that differs from the previous one, with its time in milliseconds.
+    func frame(_ frame: Bitmap, milliseconds: Int64) throws
+}
+
+/// The whole box on simulated time, faster than real time: the same `Box` as `tactus run`
+/// with SimHAL parts (an offline sink pulled period by period, a manual clock, recorded
+/// LEDs and screen), driven by a script's physical input edges.
+public final class HeadlessSimulation: BoxObserver {
+    public let box: Box
+    public let format: AudioFormat
+    private let clock: ManualClock
+    private let sink: OfflineAudioSink
+    private let output: any SimulationOutput
+    private var records: [(time: Int64, order: Int, line: String)] = []
+    private var lastState: String?
+
+    public init(board: BoardDefinition, configuration: ConfigurationFile, saved: SavedState, problem: String?,
+                persistence: any SettingsPersistence, userSounds: [SoundSet] = [], output: any SimulationOutput,
+                logger: Logger) throws {
+        let clock = ManualClock(start: .zero)
+        // One period of output delay: the period rendered at time t is heard from t on.
+        format = AudioFormat(sampleRate: board.audio.sampleRate, channels: board.audio.channels,
+                             periodFrames: board.audio.periodFrames, bufferFrames: board.audio.periodFrames * board.audio.periodCount)
+        sink = OfflineAudioSink(format: format, simulatedDelayFrames: format.periodFrames, clock: clock)
+        let audio = try AudioOutput(device: sink, silent: sink)
+        let parts = BoxParts(board: board, configuration: configuration, audio: audio, input: ScriptedInput(),
+                             display: SnapshotDisplay(width: board.display?.width ?? 128, height: board.display?.height ?? 64),
+                             indicators: SimulatedIndicators(), persistence: persistence, clock: clock, userSounds: userSounds)
+        box = try BoxAssembly.makeBox(parts, saved: saved, problem: problem, logger: logger)
+        self.clock = clock
+        self.output = output
+        box.observer = self
+        try audio.start(box.engine.renderer)
+    }
+
+    /// Runs the script to its end and writes everything to the output.
+    public func run(_ script: SimulationScript) throws {
+        let edges = script.edges(stepsPerDetent: box.board.encoder.stepsPerDetent, origin: .zero)
+        let end = (script.endTime * Rational(1_000_000_000)).rounded
+        let rate = Int64(format.sampleRate)
+        var framesRendered: Int64 = 0
+        var nextEdge = 0
+        recordState(box.state, at: 0)
+        box.advance(to: .zero)
+        while true {
+            let periodTime = framesRendered * 1_000_000_000 / rate
+            var next = periodTime
+            if nextEdge < edges.count { next = min(next, edges[nextEdge].timestamp.nanoseconds) }
+            // A wakeup that is already due was just handled: time must move on (by 1 µs at least).
+            if let wake = box.nextWakeup { next = min(next, max(wake.nanoseconds, clock.now().nanoseconds + 1_000)) }
+            guard next < end else { break }
+            clock.set(MonotonicTime(nanoseconds: next))
+            while nextEdge < edges.count && edges[nextEdge].timestamp.nanoseconds <= next {
+                record(at: next, input(edges[nextEdge]))
+                box.handle(edges[nextEdge])
+                nextEdge += 1
+            }
+            if periodTime <= next {
+                try output.audio(sink.pull(frameCount: format.periodFrames))
+                framesRendered += Int64(format.periodFrames)
+            }
+            box.advance(to: MonotonicTime(nanoseconds: next))
+        }
+        clock.set(MonotonicTime(nanoseconds: end))
+        box.advance(to: MonotonicTime(nanoseconds: end))
+        for record in records.sorted(by: { ($0.time, $0.order) < ($1.time, $1.order) }) where record.time <= end {
+            try output.event(record.line)
+        }
+    }
+
+    // MARK: BoxObserver
+
+    public func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime) {
+        record(at: time.nanoseconds, """
+            {"t":\(seconds(time.nanoseconds)),"type":"onset","kind":"\(onset.kind.name)","layer":\(onset.layer),"bar":\(onset.bar),"beat":\(onset.beat),"sample":\(onset.sample)}
+            """)
+    }
+
+    public func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime) {
+        recordState(state, at: time.nanoseconds)
+    }
+
+    public func box(_ box: Box, didPulse pulse: IndicatorPulse, because reason: PulseReason) {
+        let start = pulse.startNanoseconds
+        let end = start + pulse.lengthNanoseconds
+        let milliseconds = Double(pulse.lengthNanoseconds) / 1e6
+        if pulse.channel == .buzzer {
+            let kind: String = switch reason {
+            case .wheel(.tick): "tick"
+            case .wheel(.bump): "bump"
+            case .onset: "pulse"
+            }
+            record(at: start, #"{"t":\#(seconds(start)),"type":"buzzer","kind":"\#(kind)","length_ms":\#(milliseconds)}"#)
+        } else {
+            let which = switch pulse.channel {
+            case .accentLED: "accent"
+            case .beatLED: "beat"
+            default: "sub"
+            }
+            record(at: start, #"{"t":\#(seconds(start)),"type":"led","which":"\#(which)","on":true}"#)
+            record(at: end, #"{"t":\#(seconds(end)),"type":"led","which":"\#(which)","on":false}"#)
+        }
+    }
+
+    public func box(_ box: Box, didShow frame: Bitmap, at time: MonotonicTime) {
+        try? output.frame(frame, milliseconds: time.nanoseconds / 1_000_000)
+    }
+
+    // MARK: records
+
+    private func record(at time: Int64, _ line: String) {
+        records.append((time, records.count, line))
+    }
+
+    private func seconds(_ nanoseconds: Int64) -> String {
+        let value = Double(nanoseconds) / 1e9
+        var text = String(Int64((value * 1e6).rounded()))
+        while text.count < 7 { text = "0" + text }
+        return "\(text.dropLast(6)).\(text.suffix(6))"
+    }
+
+    private func input(_ edge: LineEdge) -> String {
+        #"{"t":\#(seconds(edge.timestamp.nanoseconds)),"type":"input","line":"\#(edge.role.rawValue)","active":\#(edge.isActive)}"#
+    }
+
+    /// A "state" line with the whole current settings, when anything in it changed.
+    private func recordState(_ state: BoxState, at time: Int64) {
+        let s = state.settings
+        let v = s.volumes
+        let view = state.screen
+        let selected = view.menu.map { JSON.string($0.items[min($0.selected, $0.items.count - 1)]) } ?? "null"
+        let fields = #""type":"state","bpm":\#(s.tempo.description),"meter":"\#(s.meter)","beat_unit":"\#(s.beatUnit)","accents":"\#(s.accents)","subdivisions":"\#(s.subdivisions)","sound":\#(JSON.string(s.sound)),"volume":{"master":\#(v.master),"accent":\#(v.accent),"beat":\#(v.beat)},"playing":\#(state.isPlaying),"mode":"\#(state.mode.rawValue)","menu":\#(selected),"dimmed":\#(view.dimmed)"#
+        guard fields != lastState else { return }
+        lastState = fields
+        record(at: time, "{\"t\":\(seconds(time)),\(fields)}")
+    }
+}
+
+enum JSON {
+    /// A JSON string literal with the escapes JSON requires.
+    static func string(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let c where c.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count) + String(c.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

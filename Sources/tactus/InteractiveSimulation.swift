@@ -1,0 +1,153 @@
+import ClickEngine
+import Foundation
+import Glibc
+import HAL
+import LinuxHAL
+import Logging
+import SimHAL
+import Synchronization
+import TactusApp
+import TactusCore
+
+/// The box in a terminal: the 128x64 screen in Unicode half blocks, the LEDs as coloured
+/// dots, keys for the wheel and the buttons, sound on the ALSA default device (or silent,
+/// said so, when there is none). The same Box and control loop as `tactus run`.
+enum InteractiveSimulation {
+    static let help = "←/→ turn  ⇧←/⇧→ (H/L) fast turn  ⏎/w wheel  m menu (long)  b back (double)  space START  t TAP  f foot  q quit"
+
+    static func run(board: BoardDefinition, configuration: ConfigurationFile, saved: SavedState, problem: String?,
+                    persistence: any SettingsPersistence, userSounds: [SoundSet], logger: Logger) async throws {
+        guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0 else {
+            throw ExitError("the interactive simulator needs a terminal; use --headless --script FILE --out DIR")
+        }
+        let clock = SystemMonotonicClock()
+        var device = ALSASink.Configuration(board.audio)
+        device.realtimePriority = nil // a desktop session: no real-time scheduling needed
+        device.lockMemory = false
+        let format = AudioFormat(sampleRate: board.audio.sampleRate, channels: board.audio.channels,
+                                 periodFrames: board.audio.periodFrames, bufferFrames: board.audio.periodFrames * board.audio.periodCount)
+        let quietLog = HALLog { _, _ in }
+        let audio = try AudioOutput(device: ALSASink(device, log: quietLog), silent: SilentClockSink(format: format))
+        let screen = TerminalScreen(width: board.display?.width ?? 128, height: board.display?.height ?? 64)
+        let indicators = SimulatedIndicators()
+        let parts = BoxParts(board: board, configuration: configuration, audio: audio, input: ScriptedInput(), display: screen,
+                             indicators: indicators, persistence: persistence, clock: clock, userSounds: userSounds)
+        let box = try BoxAssembly.makeBox(parts, saved: saved, problem: problem, logger: logger)
+        let loop = ControlLoop(box: box, clock: clock)
+        try audio.start(box.engine.renderer)
+        box.initializeDisplay()
+        loop.start()
+        let note = audio.deviceProblem.map { "no sound: \($0.message) — running silent" } ?? "sound: \(board.audio.device), \(audio.format)"
+
+        let terminal = RawTerminal()
+        defer { terminal.restore() }
+        print("\u{1B}[?25l\u{1B}[2J", terminator: "")
+        var running = true
+        var lastDraw: String?
+        while running {
+            for key in terminal.readKeys(timeoutMilliseconds: 30) {
+                let now = clock.now()
+                switch key {
+                case "q", "\u{3}": running = false
+                case "right", "l": loop.post(Action.detent(1, at: now))
+                case "left", "h": loop.post(Action.detent(-1, at: now))
+                case "shift-right", "L", "shift-left", "H":
+                    // A flick: eight detents 12 ms apart, ending now, so the wheel accelerates.
+                    let direction = (key == "shift-right" || key == "L") ? 1 : -1
+                    for i in 0..<8 { loop.post(Action.detent(direction, at: now.advanced(byNanoseconds: Int64(i - 7) * 12_000_000))) }
+                case "enter", "w": loop.post(Action.gesture(.wheel, .shortPress, at: now))
+                case "m": loop.post(Action.gesture(.wheel, .longPress, at: now))
+                case "b": loop.post(Action.gesture(.wheel, .doublePress, at: now))
+                case " ": loop.post(Action.gesture(.startStop, .press, at: now))
+                case "t": loop.post(Action.gesture(.tap, .press, at: now))
+                case "f": loop.post(Action.gesture(.footswitch, .press, at: now))
+                default: break
+                }
+            }
+            let now = clock.now()
+            let status = loop.inspect { box in
+                let s = box.state.settings
+                return "\(s.tempo) BPM  \(s.meter)  \(box.state.isPlaying ? "playing" : "stopped")  mode: \(box.state.mode.rawValue)"
+            }
+            let leds = [(Indicator.accentLED, "31"), (.beatLED, "32"), (.subdivisionLED, "33"), (.buzzer, "36")].map { indicator, colour in
+                indicators.isOn(indicator, at: now) ? "\u{1B}[\(colour)m●\u{1B}[0m" : "\u{1B}[2m○\u{1B}[0m"
+            }
+            var text = "\u{1B}[H"
+            text += "┌" + String(repeating: "─", count: screen.width) + "┐\n"
+            for row in TerminalPicture.render(screen.latest) { text += "│" + row + "│\n" }
+            text += "└" + String(repeating: "─", count: screen.width) + "┘\n"
+            text += " accent \(leds[0])  beat \(leds[1])  sub \(leds[2])  buzzer \(leds[3])    \(status)\u{1B}[K\n"
+            text += " \(note)\u{1B}[K\n \(help)\u{1B}[K\n"
+            if text != lastDraw {
+                FileHandle.standardOutput.write(Data(text.utf8))
+                lastDraw = text
+            }
+        }
+        loop.stop()
+        box.stopPlayback()
+        for _ in 0..<100 where box.engine.renderer.activeVoiceCount > 0 { try? await Task.sleep(for: .milliseconds(10)) }
+        audio.stop()
+        box.saveNow()
+        print("\u{1B}[?25h")
+    }
+}
+
+/// A display that keeps the latest frame for the terminal to draw.
+final class TerminalScreen: MonochromeDisplay, @unchecked Sendable {
+    let width: Int
+    let height: Int
+    private let frame: Mutex<Bitmap>
+
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        frame = Mutex(Bitmap(width: width, height: height))
+    }
+
+    var latest: Bitmap { frame.withLock { $0 } }
+    func initialize() {}
+    func show(_ new: MonochromeFrame) { frame.withLock { $0 = new } }
+    func setContrast(_ level: UInt8) {}
+    func setSleeping(_ sleeping: Bool) {}
+}
+
+/// The terminal in raw mode (no echo, no line buffering) for single key presses.
+final class RawTerminal {
+    private var saved = termios()
+
+    init() {
+        tcgetattr(STDIN_FILENO, &saved)
+        var raw = saved
+        raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG)
+        tcsetattr(STDIN_FILENO, TCSANOW, &raw)
+    }
+
+    func restore() {
+        var original = saved
+        tcsetattr(STDIN_FILENO, TCSANOW, &original)
+    }
+
+    /// Keys typed within the timeout, arrows decoded ("left", "shift-right", ...).
+    func readKeys(timeoutMilliseconds: Int32) -> [String] {
+        var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, timeoutMilliseconds) > 0 else { return [] }
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = read(STDIN_FILENO, &bytes, bytes.count)
+        guard count > 0 else { return [] }
+        let input = String(decoding: bytes[0..<count], as: UTF8.self)
+        var keys: [String] = []
+        var rest = Substring(input)
+        let sequences = ["\u{1B}[1;2C": "shift-right", "\u{1B}[1;2D": "shift-left", "\u{1B}[C": "right", "\u{1B}[D": "left",
+                         "\u{1B}OC": "right", "\u{1B}OD": "left", "\r": "enter", "\n": "enter"]
+        while let first = rest.first {
+            if let (sequence, key) = sequences.first(where: { rest.hasPrefix($0.key) }) {
+                keys.append(key)
+                rest = rest.dropFirst(sequence.count)
+            } else {
+                keys.append(String(first))
+                rest = rest.dropFirst()
+            }
+        }
+        return keys
+    }
+}

@@ -1,0 +1,142 @@
+import ArgumentParser
+import ClickEngine
+import Foundation
+import HAL
+import LinuxHAL
+import Logging
+import TactusApp
+import TactusCore
+
+struct SimulateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "The whole box without the hardware: in the terminal, or headless from a script.",
+        discussion: """
+            Interactive: the screen in the terminal, keys for the wheel and buttons, sound on the ALSA default device.
+            Headless: --headless --script FILE --out DIR runs on simulated time and writes DIR/audio.wav,
+            DIR/events.jsonl and DIR/frames/<milliseconds>.pbm.
+            """
+    )
+
+    @Flag(help: "Run a script on simulated time instead of the terminal.") var headless = false
+    @Option(help: "The input script (headless).") var script: String?
+    @Option(help: "Folder for audio.wav, events.jsonl and frames/ (headless).") var out: String?
+    @Option(help: "Board file or name (default: pi4b's wiring).") var board: String?
+    @Option(help: "Configuration file (default: none).") var config: String?
+    @Option(help: "State folder for settings.toml (default: settings are not saved).") var state: String?
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "warning"
+
+    func run() async throws {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ExitError("--log-level '\(logLevel)' is invalid: allowed trace, debug, info, notice, warning, error, critical")
+        }
+        let configuration = config == nil ? ConfigurationFile() : try BoxLocations(config: config).configuration()
+        let definition = try board.map { try BoardLoader.load($0) } ?? SimulatorBoard.definition(configuration)
+        let logger = Log.bootstrap(level: level)
+        let persistence: any SettingsPersistence
+        var saved = SavedState()
+        var problem: String?
+        if let state {
+            let store = SettingsStore(path: "\(state)/settings.toml")
+            let loaded = store.load()
+            (saved, problem, persistence) = (loaded.saved, loaded.problem, store)
+        } else {
+            persistence = MemoryPersistence()
+        }
+        let sounds = BoxLocations.userSounds(configuration, sampleRate: definition.audio.sampleRate, logger: logger)
+
+        if headless {
+            guard let scriptPath = script else { throw ExitError("--headless needs --script FILE") }
+            guard let outPath = out else { throw ExitError("--headless needs --out DIR") }
+            guard let data = FileManager.default.contents(atPath: scriptPath), let text = String(data: data, encoding: .utf8) else {
+                throw ExitError("--script '\(scriptPath)' cannot be read (\(RenderJob.readProblem(scriptPath)))")
+            }
+            let parsed: SimulationScript
+            do { parsed = try SimulationScript(text: text, file: scriptPath) } catch { throw ExitError(error.description) }
+            let files = try SimulationFiles(folder: outPath, format: definition.audio)
+            let simulation = try HeadlessSimulation(board: definition, configuration: configuration, saved: saved, problem: problem,
+                                                    persistence: persistence, userSounds: sounds, output: files, logger: logger)
+            try simulation.run(parsed)
+            try files.finish()
+            print("Simulated \(parsed.endTime.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/")
+        } else {
+            guard script == nil, out == nil else { throw ExitError("--script and --out need --headless") }
+            try await InteractiveSimulation.run(board: definition, configuration: configuration, saved: saved, problem: problem,
+                                                persistence: persistence, userSounds: sounds, logger: logger)
+        }
+    }
+}
+
+/// Settings kept in memory only: a simulation without --state leaves no files behind.
+final class MemoryPersistence: SettingsPersistence, @unchecked Sendable {
+    private(set) var last: SavedState?
+    func save(_ saved: SavedState) throws { last = saved }
+}
+
+/// The Pi boards' wiring, for simulating without a board file at hand.
+enum SimulatorBoard {
+    static func definition(_ configuration: ConfigurationFile) -> BoardDefinition {
+        if let board = try? BoardLoader.load(configuration.board ?? "pi4b") { return board }
+        let inputs = InputRole.allCases.enumerated().map { InputLineDefinition(role: $1, chipLabel: "simulator", line: .offset($0)) }
+        let outputs = Indicator.allCases.enumerated().map { OutputLineDefinition(indicator: $1, chipLabel: "simulator", line: .offset(10 + $0)) }
+        return BoardDefinition(identifier: "simulator", model: "Tactus simulator", inputs: inputs, outputs: outputs,
+                               display: DisplayDefinition(controller: .ssd1306, address: I2CAddress(0x3C)!), audio: AudioDefinition())
+    }
+}
+
+/// audio.wav (32-bit float: exactly the rendered samples), events.jsonl and frames/.
+final class SimulationFiles: SimulationOutput {
+    let folder: String
+    private let encoder: WAVEncoder
+    private let wav: FileHandle
+    private let events: FileHandle
+    private var dataBytes = 0
+    private var pending: [UInt8] = []
+    private(set) var frameCount = 0
+
+    init(folder: String, format: AudioDefinition) throws {
+        self.folder = folder
+        do {
+            try FileManager.default.createDirectory(atPath: "\(folder)/frames", withIntermediateDirectories: true)
+        } catch { throw ExitError("--out '\(folder)' cannot be created: \(error.localizedDescription)") }
+        encoder = WAVEncoder(sampleRate: format.sampleRate, channels: min(format.channels, 2), format: .f32)
+        guard FileManager.default.createFile(atPath: "\(folder)/audio.wav", contents: Data(encoder.header(dataByteCount: 0))),
+              FileManager.default.createFile(atPath: "\(folder)/events.jsonl", contents: nil),
+              let wav = FileHandle(forUpdatingAtPath: "\(folder)/audio.wav"),
+              let events = FileHandle(forWritingAtPath: "\(folder)/events.jsonl")
+        else { throw ExitError("--out '\(folder)': cannot create audio.wav and events.jsonl there") }
+        wav.seekToEndOfFile()
+        self.wav = wav
+        self.events = events
+    }
+
+    func audio(_ interleaved: [Float]) throws {
+        let before = pending.count
+        interleaved.withUnsafeBufferPointer { encoder.encode($0, into: &pending) }
+        dataBytes += pending.count - before
+        if pending.count >= 1 << 16 { try flush() }
+    }
+
+    func event(_ line: String) throws { try events.write(contentsOf: Data((line + "\n").utf8)) }
+
+    func frame(_ frame: Bitmap, milliseconds: Int64) throws {
+        var name = String(max(milliseconds, 0))
+        while name.count < 8 { name = "0" + name }
+        try PBM.encode(frame).write(toFile: "\(folder)/frames/\(name).pbm", atomically: false, encoding: .utf8)
+        frameCount += 1
+    }
+
+    private func flush() throws {
+        try wav.write(contentsOf: pending)
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    func finish() throws {
+        try flush()
+        try wav.write(contentsOf: encoder.padding(dataByteCount: dataBytes))
+        try wav.seek(toOffset: 0)
+        try wav.write(contentsOf: encoder.header(dataByteCount: dataBytes))
+        try wav.close()
+        try events.close()
+    }
+}

@@ -1,0 +1,126 @@
+import ClickEngine
+import Foundation
+import HAL
+import Logging
+import Testing
+@testable import TactusApp
+import TactusCore
+
+/// Keeps a headless simulation's results in memory.
+final class MemoryOutput: SimulationOutput {
+    var samples: [Float] = []
+    var lines: [[String: Any]] = []
+    var frames: [(Int64, Bitmap)] = []
+
+    func audio(_ interleaved: [Float]) throws { samples += interleaved }
+    func event(_ line: String) throws {
+        lines.append(try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any])
+    }
+    func frame(_ frame: Bitmap, milliseconds: Int64) throws { frames.append((milliseconds, frame)) }
+
+    func events(_ type: String) -> [[String: Any]] { lines.filter { $0["type"] as? String == type } }
+    var states: [[String: Any]] { events("state") }
+}
+
+final class RecordingPersistence: SettingsPersistence, @unchecked Sendable {
+    var saves: [SavedState] = []
+    func save(_ saved: SavedState) throws { saves.append(saved) }
+}
+
+func testBoard() -> BoardDefinition {
+    let inputs = InputRole.allCases.enumerated().map { InputLineDefinition(role: $1, chipLabel: "sim", line: .offset($0)) }
+    let outputs = Indicator.allCases.enumerated().map { OutputLineDefinition(indicator: $1, chipLabel: "sim", line: .offset(10 + $0)) }
+    return BoardDefinition(identifier: "test", model: "test", inputs: inputs, outputs: outputs,
+                           display: DisplayDefinition(controller: .ssd1306, address: I2CAddress(0x3C)!), audio: AudioDefinition())
+}
+
+func simulate(_ script: String, saved: SavedState = SavedState()) throws -> (MemoryOutput, RecordingPersistence, HeadlessSimulation) {
+    let output = MemoryOutput()
+    let persistence = RecordingPersistence()
+    let simulation = try HeadlessSimulation(board: testBoard(), configuration: ConfigurationFile(), saved: saved, problem: nil,
+                                            persistence: persistence, output: output, logger: Logger(label: "test"))
+    try simulation.run(try SimulationScript(text: script, file: "test.script"))
+    return (output, persistence, simulation)
+}
+
+@Suite struct WholeBoxTests {
+    @Test func startPlaysExactBeatsWithLEDsAtTheirOnsetsAndTheAudioHoldsTheClicks() throws {
+        let (output, _, _) = try simulate("0.000 press start\n3.000 end\n")
+        let onsets = output.events("onset")
+        #expect(onsets.map { $0["sample"] as! Int } == [0, 24000, 48000, 72000, 96000, 120000])
+        #expect(onsets.map { $0["kind"] as! String } == ["accent", "beat", "beat", "beat", "accent", "beat"])
+        #expect(onsets.map { $0["t"] as! Double } == [0, 0.5, 1, 1.5, 2, 2.5])
+        // The beat LED goes on exactly when its click is heard and off 60 ms later.
+        let beatLED = output.events("led").filter { $0["which"] as? String == "beat" }
+        #expect(beatLED.prefix(4).map { $0["t"] as! Double } == [0.5, 0.56, 1.0, 1.06])
+        #expect(beatLED.prefix(2).map { $0["on"] as! Bool } == [true, false])
+        // audio.wav is what was rendered: stereo, silent before each click, sound right at it.
+        #expect(output.samples.count == 2 * 144_000)
+        #expect(output.samples[2 * 23_999] == 0)
+        #expect(output.samples[(2 * 24_000)..<(2 * 24_200)].contains { abs($0) > 0.01 })
+        #expect(output.samples[(2 * 30_000)..<(2 * 47_990)].allSatisfy { $0 == 0 })
+    }
+
+    @Test func slowTurnMovesExactlyOneBPMPerDetentAndFlickAccelerates() throws {
+        let (output, _, _) = try simulate("""
+            1.000 turn +5 over 2.5
+            5.000 turn -40 over 0.3
+            8.000 end
+            """)
+        let bpms = output.states.map { $0["bpm"] as! Int }
+        #expect(Array(bpms.prefix(6)) == [120, 121, 122, 123, 124, 125])
+        // Forty detents in 0.3 s travel far more than 40 BPM.
+        #expect(bpms.last! < 125 - 40)
+        #expect(output.events("buzzer").filter { $0["kind"] as? String == "tick" }.count >= 5)
+    }
+
+    @Test func tapSetsTheTempoOfItsInterval() throws {
+        let (output, _, _) = try simulate("0 tap\n0.4 tap\n0.8 tap\n2 end\n")
+        #expect(output.states.last?["bpm"] as? Int == 150)
+    }
+
+    @Test func longPressOpensTheMenuAndDoublePressReturns() throws {
+        let (output, _, _) = try simulate("0 press wheel short\n1 press wheel long\n3 press wheel double\n5 end\n")
+        let states = output.states.map { ($0["mode"] as! String, $0["menu"] as? String) }
+        #expect(states.contains { $0.0 == "accents" })
+        #expect(states.contains { $0.1 == "Tempo markings" })
+        #expect(states.last!.0 == "tempo")
+        #expect(states.last!.1 == nil)
+    }
+
+    @Test func framesShowThePendulumMovingWithTheBeat() throws {
+        let (output, _, _) = try simulate("0 press start\n2 end\n")
+        #expect(output.frames.count > 60) // about 60 frames per second while playing
+        let times = output.frames.map(\.0)
+        #expect(times == times.sorted())
+        #expect(Set(output.frames.map(\.1)).count == output.frames.count) // only distinct frames
+    }
+
+    @Test func settingsAreSavedShortlyAfterAChangeAndAtShutdown() throws {
+        let (_, persistence, simulation) = try simulate("0 turn +3 over 0.6\n4 end\n")
+        #expect(persistence.saves.last?.settings.tempo == Tempo(clampingWholeBPM: 123))
+        let before = persistence.saves.count
+        simulation.box.stopPlayback()
+        simulation.box.saveNow()
+        #expect(persistence.saves.count == before + 1)
+    }
+
+    @Test func scriptErrorsNameTheLine() {
+        #expect(throws: SimulationScriptError(file: "s", line: 2, problem: "press 'hard' is invalid: allowed short, long or double")) {
+            try SimulationScript(text: "0 tap\n1 press wheel hard\n2 end\n", file: "s")
+        }
+        #expect(throws: SimulationScriptError(file: "s", line: 2, problem: "time 0.5 goes back (the previous step was at 1 s)")) {
+            try SimulationScript(text: "1 tap\n0.5 tap\n2 end\n", file: "s")
+        }
+        #expect(throws: SimulationScriptError.self) { try SimulationScript(text: "0 tap\n", file: "s") }
+        #expect(throws: SimulationScriptError.self) { try SimulationScript(text: "0 turn 5 in 2\n1 end\n", file: "s") }
+    }
+
+    @Test func turnsBecomeQuadratureEdgesOfTheBoardsEncoder() throws {
+        let script = try SimulationScript(text: "0 turn +1 over 0.4\n0.5 turn -1 over 0.4\n1 end\n", file: "s")
+        let edges = script.edges(stepsPerDetent: 4, origin: .zero)
+        #expect(edges.map(\.role) == [.encoderB, .encoderA, .encoderB, .encoderA, .encoderA, .encoderB, .encoderA, .encoderB])
+        #expect(edges.map(\.isActive) == [true, true, false, false, true, true, false, false])
+        #expect(edges.map(\.timestamp.nanoseconds).prefix(4) == [100_000_000, 200_000_000, 300_000_000, 400_000_000])
+    }
+}
