@@ -1,8 +1,7 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need.
 SWIFT ?= swift
 
-
-.PHONY: run test deps build bench clean install uninstall test-install
+.PHONY: run test test-unit test-vm deps build bench clean install uninstall test-install
 
 # `make install` / `make uninstall` (scripts/install.sh does the work; see docs/install.md).
 PREFIX ?= /usr/local
@@ -23,7 +22,9 @@ build: deps
 run: build
 	$$($(SWIFT) build -c release --show-bin-path)/tactus simulate --board boards/pi4b.toml
 
-test: deps
+test: test-unit test-vm
+
+test-unit: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	Tests/install/run.sh
@@ -40,6 +41,11 @@ uninstall:
 # The install test alone (stub binary, temporary DESTDIR; no build).
 test-install:
 	Tests/install/run.sh
+
+# The real kernel interfaces: gpio-sim, i2c-stub and snd-aloop in a QEMU VM (Tests/VM/README.md).
+# Skips loudly where no VM can run; TACTUS_VM_REQUIRE=1 makes that a failure.
+test-vm: deps
+	SWIFT=$(SWIFT) Tests/VM/run.sh
 
 # Speed and allocation figures (not part of `make test`).
 bench:

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Tactus needs, only those that are missing.
-# Usage: scripts/install-deps.sh [build|bench|install]   (build is the default)
+# Usage: scripts/install-deps.sh [build|bench|install|vm]   (build is the default)
+#   vm: what the VM integration suite (Tests/VM, `make test-vm`) needs on the host: qemu,
+#       busybox for the guest, the tools it copies into the guest, and what building the
+#       gpio-sim module needs (the kernel headers themselves are fetched by Tests/VM/run.sh,
+#       which knows the kernel version).
 set -euo pipefail
 
 packages=(pkg-config libasound2-dev libgpiod-dev libi2c-dev)
@@ -15,7 +19,9 @@ case "${1:-build}" in
   build) packages+=("${test_packages[@]}") ;;
   bench) packages+=(klick) ;;
   install) packages+=("${install_packages[@]}") ;;
-  *) echo "install-deps.sh: unknown set '$1' (expected build, bench or install)" >&2; exit 2 ;;
+  vm) packages+=(qemu-system-x86 busybox-static gpiod i2c-tools alsa-utils kmod xz-utils
+                 python3 gcc make libc6-dev binutils) ;;
+  *) echo "install-deps.sh: unknown set '$1' (expected build, bench, install or vm)" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -1,0 +1,29 @@
+# Scenario 5: the LEDs pulse in time: at 120 BPM 4/4 the beat LED (with the accent LED on
+# the downbeats) pulses once per beat, 500 ms apart, each pulse short.
+. /vm/lib.sh
+require_command run
+
+start_service || finish
+watch_outputs 6000 led-accent led-beat led-sub >/tmp/leds.txt &
+watcher=$!
+sleep 0.3
+click_button btn-start
+wait $watcher
+stop_service
+cp /tmp/leds.txt "$OUTDIR/leds.txt"
+# Rising edges per LED and the spacing of beat pulses (accent and beat LEDs together: one
+# pulse per beat, whichever LED a beat lights).
+awk '$3 == 1 { n[$2]++; t[++k] = $1 }
+	END { printf "accent=%d beat=%d sub=%d", n[0] + 0, n[1] + 0, n[2] + 0 }' /tmp/leds.txt >/tmp/counts
+log "LED rising edges: $(cat /tmp/counts)"
+beats=$(awk '$3 == 1 && ($2 == 0 || $2 == 1) {print $1}' /tmp/leds.txt | sort -n | uniq | awk 'NR > 1 && $1 - p < 50000 {next} {print; p = $1}' | wc -l)
+if [ "$beats" -ge 9 ] && [ "$beats" -le 12 ]; then pass one-pulse-per-beat "$beats pulses in ~5.5 s ($(cat /tmp/counts))"; else fail one-pulse-per-beat "$beats pulses in ~5.5 s, want 10-11 ($(cat /tmp/counts))"; fi
+bad=$(awk '$3 == 1 && ($2 == 0 || $2 == 1) {print $1}' /tmp/leds.txt | sort -n | awk 'NR > 1 && $1 - p < 50000 {next} {if (NR > 1 && p) { d = $1 - p; if (d < 485000 || d > 515000) printf "%d ", d } p = $1}')
+# (with fewer than 2 pulses there is no spacing or length to judge: those checks fail too)
+if [ "$beats" -lt 2 ]; then fail beat-spacing "fewer than 2 pulses"
+elif [ -z "$bad" ]; then pass beat-spacing "500 ms +-15 ms"; else fail beat-spacing "intervals off 500 ms (us): $bad"; fi
+long=$(awk '$3 == 1 {on[$2] = $1} $3 == 0 && ($2 in on) { if ($1 - on[$2] > 100000) printf "%d ", $1 - on[$2]; delete on[$2] }' /tmp/leds.txt)
+if [ "$beats" -lt 2 ]; then fail pulses-short "no pulses"
+elif [ -z "$long" ]; then pass pulses-short "every pulse under 100 ms"; else fail pulses-short "pulses too long (us): $long"; fi
+check_eq accent-on-downbeats 1 "$(awk '$3 == 1 && $2 == 0 {n++} END{print (n >= 2 && n <= 4) ? 1 : 0}' /tmp/leds.txt)"
+finish
