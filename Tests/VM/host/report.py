@@ -148,6 +148,8 @@ def main():
     if a.selftest == "1":
         print("!!! SELF-TEST RUN: tactus run/check were a shell stand-in; this says nothing about tactus !!!")
     print(f"test-vm: {'PASSED' if ok else 'FAILED'}  (console: {a.console}, files: {a.out})")
+    # The plain summary line CI reads last.
+    print(f"test-vm: {counts['PASS']} passed, {counts['FAIL']} failed" + (f", {counts['PENDING']} skipped" if counts["PENDING"] else ""))
     return 0 if ok else 1
 
 
