@@ -1,4 +1,5 @@
 import ClickEngine
+import Devices
 import HAL
 import TactusCore
 
@@ -128,6 +129,24 @@ public final class Box: @unchecked Sendable {
         }
         drainOnsets()
         drawIfDue()
+        retryMissingDisplay()
+    }
+
+    /// A display that went missing is tried again every few seconds even when nothing on
+    /// the screen changes (stopped, idle), so it comes back by itself.
+    private var nextDisplayRetry: MonotonicTime?
+
+    private func retryMissingDisplay() {
+        guard let resilient = display as? ResilientDisplay, !resilient.isWorking else {
+            nextDisplayRetry = nil
+            return
+        }
+        guard let due = nextDisplayRetry, due > now else {
+            resilient.poll()
+            if resilient.isWorking { screenChanged = true }
+            nextDisplayRetry = now.advanced(byNanoseconds: resilient.retryNanoseconds)
+            return
+        }
     }
 
     /// When `advance` next has something to do (at the latest), or nil when only input can
@@ -136,6 +155,7 @@ public final class Box: @unchecked Sendable {
         var wakeups: [MonotonicTime] = []
         if let deadline = state.nextDeadline { wakeups.append(deadline) }
         if let frame = nextFrameStart { wakeups.append(frame) }
+        if let retry = nextDisplayRetry { wakeups.append(retry) }
         // Onsets arrive from the render thread: look for them at least every few ms while playing.
         if state.isPlaying || engine.renderer.activeVoiceCount > 0 { wakeups.append(now.advanced(byNanoseconds: 4_000_000)) }
         return wakeups.min()

@@ -1,4 +1,6 @@
 import ClickEngine
+import Devices
+import SimHAL
 import Foundation
 import HAL
 import Logging
@@ -137,5 +139,39 @@ func simulate(_ script: String, saved: SavedState = SavedState()) throws -> (Mem
         #expect(pulses.map { $0["length_ms"] as! Double } == [12, 6, 6]) // accent, beat, beat
         // The musician's own volumes are untouched.
         #expect(output.states.last?["volume"] as? [String: Int] == ["master": 80, "accent": 100, "beat": 80])
+    }
+}
+
+@Suite struct MissingPartsTests {
+    /// The screen is missing when the box starts: the box runs without it and, while idle,
+    /// tries again every 5 s; once the panel answers, it shows the current screen.
+    @Test func aDisplayThatAppearsLaterShowsTheScreenWithoutAnyInput() throws {
+        let clock = ManualClock(start: .zero)
+        let bus = RecordingI2CBus()
+        let address = I2CAddress(0x3C)!
+        let oled = try OLEDDisplay(DisplayDefinition(controller: .ssd1306, address: address), bus: bus)
+        var reports: [ResilientDisplay.Status] = []
+        let display = ResilientDisplay(oled, clock: clock) { reports.append($0) }
+        let sink = OfflineAudioSink(clock: clock)
+        let parts = BoxParts(board: testBoard(), configuration: ConfigurationFile(), audio: try AudioOutput(device: sink, silent: sink),
+                             input: ScriptedInput(), display: display, indicators: SimulatedIndicators(),
+                             persistence: RecordingPersistence(), clock: clock)
+        let box = try BoxAssembly.makeBox(parts, saved: SavedState(), problem: nil, logger: Logger(label: "test"))
+        box.initializeDisplay()
+        box.advance(to: clock.now())
+        #expect(!display.isWorking)
+        #expect(reports.count == 1)
+
+        let panel = SimulatedOLEDPanel(controller: .ssd1306)
+        bus.attach(panel, at: address)
+        var time = Int64(0)
+        while time < 6_000_000_000 {
+            time = min(box.nextWakeup?.nanoseconds ?? time + 100_000_000, time + 100_000_000)
+            clock.set(MonotonicTime(nanoseconds: time))
+            box.advance(to: clock.now())
+        }
+        #expect(display.isWorking)
+        #expect(panel.visibleFrame.litPixelCount > 100) // the stopped screen, drawn by itself
+        #expect(reports.count == 2)
     }
 }
