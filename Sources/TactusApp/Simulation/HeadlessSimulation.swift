@@ -150,20 +150,6 @@ public final class HeadlessSimulation: BoxObserver {
 }
 
 enum JSON {
-    /// A JSON string literal with the escapes JSON requires.
-    static func string(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count) + String(c.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    /// A JSON string literal (TOML's basic strings escape the same way).
+    static func string(_ text: String) -> String { TOMLWriter.quoted(text) }
 }

@@ -879,12 +879,14 @@ private struct TOMLParser {
 
 // MARK: - Writer
 
-enum TOMLWriter {
+public enum TOMLWriter {
     static func key(_ key: String) -> String {
         !key.isEmpty && key.utf8.allSatisfy(TOMLParser.isBareKeyByte) ? key : quoted(key)
     }
 
-    static func quoted(_ s: String) -> String {
+    /// A basic string literal. Its escapes are a subset of JSON's, so it is a valid JSON
+    /// string too (the simulator's event log uses it).
+    public static func quoted(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {
