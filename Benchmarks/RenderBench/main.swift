@@ -121,6 +121,7 @@ func renderCallTimes(clipSeconds: Double?) -> (p50: Double, p99: Double, max: Do
     times.reserveCapacity(40000)
     var voices = 0
     var cpuMax = 0.0
+    var worstCall = 0
     var total = realtime_audit_counts()
     for call in 0..<40000 {
         if call % 500 == 0 { // a change now and then, as a musician turning the wheel would
@@ -132,7 +133,8 @@ func renderCallTimes(clipSeconds: Double?) -> (p50: Double, p99: Double, max: Do
         let start = now()
         let cpuStart = threadCPUNow()
         engine.renderer.render(into: buffer, frameCount: 128)
-        cpuMax = max(cpuMax, threadCPUNow() - cpuStart)
+        let cpu = threadCPUNow() - cpuStart
+        if cpu > cpuMax { cpuMax = cpu; worstCall = call }
         let elapsed = now() - start
         let counts = realtime_audit_end()
         total.allocations += counts.allocations
@@ -145,6 +147,7 @@ func renderCallTimes(clipSeconds: Double?) -> (p50: Double, p99: Double, max: Do
     }
     buffer.deallocate()
     times.sort()
+    print("  (worst CPU time at call \(worstCall)\(worstCall % 500 == 0 ? ", right after a change" : ""))")
     return (times[times.count / 2], times[times.count * 99 / 100], times.last!, cpuMax, voices, total)
 }
 for (label, clip) in [("built-in woodblock clips", nil), ("2 s clips (longest allowed)", 2.0)] as [(String, Double?)] {
