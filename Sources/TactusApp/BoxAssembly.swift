@@ -49,9 +49,11 @@ public enum BoxAssembly {
                                      maxFrameCount: max(format.periodFrames, 1) * 4, settings: MetronomeSettings())
         for set in parts.userSounds { engine.register(set) }
         let now = parts.clock.now()
+        let lines = (try? parts.input.currentStates()) ?? [:]
         let state = try BoxState(saved: saved, problem: problem, soundNames: soundNames,
                                  encoderStepsPerDetent: parts.board.encoder.stepsPerDetent,
                                  reverseEncoder: parts.board.encoder.reverse,
+                                 encoderContacts: (lines[.encoderA] ?? false, lines[.encoderB] ?? false),
                                  buttonTiming: parts.configuration.buttonTiming, at: now)
         if let problem { logger.warning("settings: \(problem)") }
         return Box(board: parts.board, state: state, engine: engine, audio: parts.audio, display: parts.display,

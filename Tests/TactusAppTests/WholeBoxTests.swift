@@ -175,3 +175,24 @@ func simulate(_ script: String, saved: SavedState = SavedState()) throws -> (Mem
         #expect(reports.count == 2)
     }
 }
+
+@Suite struct EncoderStartStateTests {
+    /// A knob whose detents rest with both contacts closed (A=B=1) must count from where it
+    /// sits at start-up, not from an assumed 00.
+    @Test func decoderStartsFromTheLinesAsTheyAre() throws {
+        let clock = ManualClock(start: .zero)
+        let sink = OfflineAudioSink(clock: clock)
+        let input = ScriptedInput(initialStates: [.encoderA: true, .encoderB: true])
+        var board = testBoard()
+        board.encoder = EncoderDefinition(stepsPerDetent: 2)
+        let parts = BoxParts(board: board, configuration: ConfigurationFile(), audio: try AudioOutput(device: sink, silent: sink),
+                             input: input, display: nil, indicators: SimulatedIndicators(),
+                             persistence: RecordingPersistence(), clock: clock)
+        let box = try BoxAssembly.makeBox(parts, saved: SavedState(), problem: nil, logger: Logger(label: "test"))
+        // One detent clockwise from 11 with two steps per detent: 11 -> 10 -> 00.
+        box.handle(LineEdge(role: .encoderB, level: true, isActive: false, timestamp: MonotonicTime.milliseconds(100)))
+        box.handle(LineEdge(role: .encoderA, level: true, isActive: false, timestamp: MonotonicTime.milliseconds(200)))
+        box.advance(to: MonotonicTime.milliseconds(2000))
+        #expect(box.state.settings.tempo == Tempo(clampingWholeBPM: 121))
+    }
+}

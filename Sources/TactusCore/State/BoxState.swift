@@ -128,9 +128,11 @@ public struct BoxState: Sendable {
     ///   - problem: why the settings file could not be used, shown on the screen.
     ///   - soundNames: the sound sets the sound mode offers.
     ///   - encoderStepsPerDetent, reverseEncoder: from the board file.
+    ///   - encoderContacts: the encoder's A and B contacts (closed = true) at start, read from
+    ///     the lines: the decoder's rest phase is wherever the knob sits now.
     public init(saved: SavedState = SavedState(), problem: String? = nil, soundNames: [String] = ["woodblock"],
-                encoderStepsPerDetent: Int = 4, reverseEncoder: Bool = false, buttonTiming: ButtonTiming = ButtonTiming(),
-                at time: MonotonicTime) throws(SettingError) {
+                encoderStepsPerDetent: Int = 4, reverseEncoder: Bool = false, encoderContacts: (a: Bool, b: Bool) = (false, false),
+                buttonTiming: ButtonTiming = ButtonTiming(), at time: MonotonicTime) throws(SettingError) {
         self.saved = saved
         self.soundNames = soundNames.isEmpty ? [saved.settings.sound] : soundNames
         self.now = time
@@ -139,7 +141,8 @@ public struct BoxState: Sendable {
         tuning.momentum = saved.preferences.momentum
         self.wheel = TempoWheel(bpm: saved.settings.tempo.bpm.doubleValue, tuning: tuning)
         self.tap = TapTempo(tolerancePercent: saved.preferences.tapTolerancePercent)
-        self.decoder = try QuadratureDecoder(stepsPerDetent: encoderStepsPerDetent)
+        self.decoder = try QuadratureDecoder(stepsPerDetent: encoderStepsPerDetent, initialA: encoderContacts.a,
+                                             initialB: encoderContacts.b)
         self.reverseEncoder = reverseEncoder
         self.buttons = [
             .wheel: ButtonGestures(timing: buttonTiming, recognisesDoublePress: true),
