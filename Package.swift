@@ -68,9 +68,11 @@ let package = Package(
         // Interposes malloc and pthread_mutex_lock inside the test binary so tests can
         // prove the render thread neither allocates nor locks.
         .target(name: "RealtimeAudit", path: "Tests/RealtimeAudit"),
-        .testTarget(name: "TactusCoreTests", dependencies: ["TactusCore"]),
-        .testTarget(name: "ClickEngineTests", dependencies: ["ClickEngine", "TactusCore", "RealtimeAudit"]),
-        .testTarget(name: "HALTests", dependencies: ["HAL", "Devices", "SimHAL"]),
+        // Helpers shared by the test targets (a seeded random generator).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "TactusCoreTests", dependencies: ["TestSupport", "TactusCore"]),
+        .testTarget(name: "ClickEngineTests", dependencies: ["TestSupport", "ClickEngine", "TactusCore", "RealtimeAudit"]),
+        .testTarget(name: "HALTests", dependencies: ["TestSupport", "HAL", "Devices", "SimHAL"]),
         .testTarget(name: "LinuxHALTests", dependencies: ["TactusCore", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
         .testTarget(name: "ScreenTests", dependencies: ["TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL"],
                     exclude: ["Snapshots"]),

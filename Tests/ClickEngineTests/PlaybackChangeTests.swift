@@ -1,18 +1,7 @@
+import TestSupport
 @testable import ClickEngine
 import Testing
 import TactusCore
-
-/// Deterministic generator so a failing storm can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// The output a perfect mixer makes from the onsets that started: every clip whole, from
 /// its first sample, at its onset. Clip levels are constant, so any cut or late start shows.

@@ -1,20 +1,9 @@
+import TestSupport
 import TactusCore
 import Testing
 import HAL
 import Devices
 import SimHAL
-
-/// Deterministic random numbers, so a failing frame can be reproduced.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite struct SimulatedPanelTests {
     let address = I2CAddress(0x3C)!

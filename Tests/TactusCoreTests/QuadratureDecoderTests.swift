@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import TactusCore
 
@@ -83,7 +84,7 @@ import Testing
     /// top of a clean random turn never changes the decoded count.
     @Test(arguments: [1, 2, 4])
     func randomBounceDecodesTheCleanCountExactly(n: Int) throws {
-        var random = SeededRandom(seed: UInt64(n) * 1_000_003)
+        var random = SplitMix64(state: UInt64(n) * 1_000_003)
         for _ in 0..<300 {
             let detents = (0..<Int.random(in: 1...40, using: &random)).map { _ in Bool.random(using: &random) ? 1 : -1 }
             var noisy: [(Bool, Bool)] = []

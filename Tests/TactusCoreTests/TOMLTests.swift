@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import TactusCore
 
@@ -295,18 +296,6 @@ import Testing
 }
 
 @Suite struct TOMLRobustnessTests {
-    /// Deterministic so a failure can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Damaged files must give an error, never a crash: cut, flip and insert bytes at random.
     @Test func mangledInputNeverCrashes() {
         let seed = Array("""
@@ -320,7 +309,7 @@ import Testing
             q.r = true
             """.utf8)
         let alphabet = Array("[]{}=\"'.,#\\\n \t01xeE+-_abtrufn".utf8)
-        var random = SplitMix(state: 7)
+        var random = SplitMix64(state: 7)
         var parsed = 0
         for _ in 0..<3000 {
             var bytes = seed
