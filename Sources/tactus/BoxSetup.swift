@@ -49,18 +49,10 @@ struct BoxLocations {
               let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
         var sets: [SoundSet] = []
         for name in names.sorted() where !BuiltInSounds.names.contains(name) {
-            let path = "\(folder)/\(name)"
             do {
-                func bytes(_ file: String) throws -> [UInt8] {
-                    guard let data = FileManager.default.contents(atPath: "\(path)/\(file)") else {
-                        throw ExitError("\(file) cannot be read")
-                    }
-                    return [UInt8](data)
-                }
-                sets.append(try UserSoundSet.make(name: name, accent: bytes("accent.wav"), beat: bytes("beat.wav"),
-                                                  subdivision: bytes("sub.wav"), sampleRate: sampleRate))
+                sets.append(try SoundFolder.load("\(folder)/\(name)", name: name, sampleRate: sampleRate))
             } catch {
-                logger.warning("sound set \(path) skipped: \(error)")
+                logger.warning("sound set \(folder)/\(name) skipped: \(error.message)")
             }
         }
         return sets

@@ -137,19 +137,10 @@ struct RenderJob {
         guard FileManager.default.fileExists(atPath: value, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ExitError("\(origin) '\(value)' is invalid: not a built-in sound (\(BuiltInSounds.names.joined(separator: ", "))) nor a folder with accent.wav, beat.wav and sub.wav")
         }
-        func bytes(_ file: String) throws -> [UInt8] {
-            let path = (value as NSString).appendingPathComponent(file)
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw ExitError("\(origin) '\(value)': \(file) cannot be read (\(readProblem(path))); a sound folder holds accent.wav, beat.wav and sub.wav")
-            }
-            return [UInt8](data)
-        }
         do {
-            let set = try UserSoundSet.make(name: value, accent: bytes("accent.wav"), beat: bytes("beat.wav"),
-                                            subdivision: bytes("sub.wav"), sampleRate: rate)
-            loaded[value] = set
-        } catch let error as SoundLoadError {
-            throw ExitError("\(origin) '\(value)': \(error.description)")
+            loaded[value] = try SoundFolder.load(value, name: value, sampleRate: rate)
+        } catch {
+            throw ExitError("\(origin) '\(value)': \(error.message)")
         }
         return value
     }
