@@ -62,7 +62,7 @@ let package = Package(
         // Screen frame pacing over the simulated I2C bus: bytes per frame, fps at 400 kHz.
         .executableTarget(
             name: "tactus-screen-bench",
-            dependencies: ["TactusCore", "HAL", "Devices", "SimHAL"],
+            dependencies: ["TactusCore", "HAL", "Devices", "SimHAL", "TactusApp"],
             path: "Benchmarks/ScreenBench"
         ),
         // Interposes malloc and pthread_mutex_lock inside the test binary so tests can
@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(name: "ClickEngineTests", dependencies: ["TestSupport", "ClickEngine", "TactusCore", "RealtimeAudit"]),
         .testTarget(name: "HALTests", dependencies: ["TestSupport", "HAL", "Devices", "SimHAL"]),
         .testTarget(name: "LinuxHALTests", dependencies: ["TactusCore", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
-        .testTarget(name: "ScreenTests", dependencies: ["TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL"],
+        .testTarget(name: "ScreenTests", dependencies: ["TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TactusAppTests", dependencies: ["TactusApp", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL"]),
         .testTarget(name: "tactusTests", dependencies: ["TactusCore", "ClickEngine"]),

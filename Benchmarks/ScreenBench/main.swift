@@ -9,38 +9,9 @@ import TactusCore
 import HAL
 import Devices
 import SimHAL
+import TactusApp
 
-struct Cost {
-    var frames = 0, total = 0, worst = 0, fullFrames = 0
-    var mean: Double { Double(total) / Double(max(frames, 1)) }
-}
-
-func fps(_ bytes: Double) -> Double { 400_000 / (bytes * 9) }
-
-func measure(bpm: String, subdivisions: String, controller: DisplayController, seconds: Int) throws -> Cost {
-    let address = I2CAddress(0x3C)!
-    let bus = RecordingI2CBus()
-    let panel = SimulatedOLEDPanel(controller: controller)
-    bus.attach(panel, at: address)
-    let display = try OLEDDisplay(controller: controller, transport: I2CDisplayTransport(bus: bus, address: address))
-    try display.initialize()
-    let settings = MetronomeSettings(tempo: try Tempo(parsing: bpm), subdivisions: try Subdivisions(parsing: subdivisions))
-    let timeline = BeatTimeline(settings: settings, sampleRate: 48000, downbeatSample: .zero)
-    let model = ScreenModel(page: .playing, settings: settings, marking: "Allegro", timeline: timeline)
-    var cost = Cost()
-    for index in 0...(seconds * 60) {
-        let bitmap = ScreenRenderer.render(model, heardSample: Double(index) * 800)
-        bus.clearRecording()
-        try display.show(bitmap)
-        guard panel.visibleFrame == bitmap else { throw HALError(.io, "panel differs from frame \(index)") }
-        guard index > 0 else { continue }
-        let bytes = bus.writes.reduce(0) { $0 + 1 + $1.count }
-        cost.frames += 1
-        cost.total += bytes
-        cost.worst = max(cost.worst, bytes)
-    }
-    return cost
-}
+func fps(_ bytes: Double) -> Double { ScreenBusCost.framesPerSecond(bytes: bytes) }
 
 func pad(_ text: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - text.count)) + text }
 
@@ -62,10 +33,11 @@ print("controller  BPM  layers  mean B/frame  fps@400kHz   worst B/frame  fps@40
 do {
     for controller in [DisplayController.ssd1306, .sh1106] {
         for (bpm, layers) in [("120", "none"), ("240", "none"), ("120", "2,3"), ("40", "none"), ("999", "none")] {
-            let cost = try measure(bpm: bpm, subdivisions: layers, controller: controller, seconds: 10)
+            let settings = MetronomeSettings(tempo: try Tempo(parsing: bpm), subdivisions: try Subdivisions(parsing: layers))
+            let cost = try ScreenBusCost.measure(settings: settings, controller: controller, seconds: 10, framesPerSecond: 60)
             print(pad(controller.rawValue, 10), pad(bpm, 4), pad(layers, 7),
-                  pad(String(Int(cost.mean.rounded())), 13), pad(String(Int(fps(cost.mean))), 11),
-                  pad(String(cost.worst), 15), pad(String(Int(fps(Double(cost.worst)))), 11))
+                  pad(String(Int(cost.meanBytes.rounded())), 13), pad(String(Int(fps(cost.meanBytes))), 11),
+                  pad(String(cost.worstBytes), 15), pad(String(Int(fps(Double(cost.worstBytes)))), 11))
         }
     }
     // A whole frame for comparison: what a driver without changed-runs would send every time.
