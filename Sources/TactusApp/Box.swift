@@ -261,12 +261,8 @@ public final class Box: @unchecked Sendable {
         while let event = engine.nextEvent() {
             if event.kind != .subdivision {
                 // Re-anchor the screen's grid on every beat the engine actually played.
-                let settings = engine.settings
-                let rate = engine.renderer.sampleRate
-                let beats = Rational(event.bar) * settings.beatsPerBar + Rational(Int64(event.beat))
-                let samplesPerBeat = Rational(Int64(rate) * 60) / settings.tempo.bpm
-                timeline = BeatTimeline(settings: settings, sampleRate: rate,
-                                        downbeatSample: Rational(event.sample) - beats * samplesPerBeat)
+                timeline = BeatTimeline(settings: engine.settings, sampleRate: engine.renderer.sampleRate,
+                                        bar: event.bar, beat: Int(event.beat), atSample: event.sample)
             }
             let heard = MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: event.sample))
             if let pressed = startPressedAt {

@@ -24,6 +24,14 @@ public struct BeatTimeline: Sendable, Hashable {
         self.accents = settings.accents
     }
 
+    /// The grid on which beat `beat` of bar `bar` fell at `sample`: anchored on a beat the
+    /// engine reported, so the screen follows what was actually played.
+    public init(settings: MetronomeSettings, sampleRate: Int, bar: Int64, beat: Int, atSample sample: Int64) {
+        let samplesPerBeat = Rational(Int64(sampleRate) * 60) / settings.tempo.bpm
+        let beats = Rational(bar) * settings.beatsPerBar + Rational(Int64(beat))
+        self.init(settings: settings, sampleRate: sampleRate, downbeatSample: Rational(sample) - beats * samplesPerBeat)
+    }
+
     /// A beat of the grid and where it lies.
     public struct Position: Sendable, Hashable {
         public var bar: Int64
