@@ -40,7 +40,7 @@ let package = Package(
         .target(
             name: "TactusApp",
             dependencies: [
-                "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL",
+                "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "CLinuxShim",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -76,7 +76,11 @@ let package = Package(
         .testTarget(name: "LinuxHALTests", dependencies: ["TactusCore", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
         .testTarget(name: "ScreenTests", dependencies: ["TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
                     exclude: ["Snapshots"]),
-        .testTarget(name: "TactusAppTests", dependencies: ["TactusApp", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL"]),
+        .testTarget(name: "TactusAppTests", dependencies: [
+            "TactusApp", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "LinuxHAL",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+        ]),
         .testTarget(name: "tactusTests", dependencies: ["TactusCore", "ClickEngine"]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,6 +4,7 @@ import Glibc
 import HAL
 import LinuxHAL
 import Logging
+import ServiceLifecycle
 import SimHAL
 import Synchronization
 import TactusApp
@@ -32,11 +33,13 @@ enum InteractiveSimulation {
         let indicators = SimulatedIndicators()
         let parts = BoxParts(board: board, configuration: configuration, audio: audio, input: ScriptedInput(), display: screen,
                              indicators: indicators, persistence: persistence, clock: clock, userSounds: userSounds)
-        let box = try BoxAssembly.makeBox(parts, saved: saved, problem: problem, logger: logger)
-        let loop = ControlLoop(box: box, clock: clock)
-        try audio.start(box.engine.renderer)
-        box.initializeDisplay()
-        loop.start()
+        // The same service as `tactus run`: its start and stop order, its one control thread.
+        let service = try BoxService(parts: parts, saved: saved, problem: problem, logger: logger)
+        let loop = service.loop
+        let group = ServiceGroup(services: [service], logger: logger)
+        let serviceRun = Task { try await group.run() }
+        while service.phase == .starting { try await Task.sleep(for: .milliseconds(5)) }
+        if service.phase == .stopped { try await serviceRun.value } // a failed start throws here
         let note = audio.deviceProblem.map { "no sound: \($0.message) — running silent" } ?? "sound: \(board.audio.device), \(audio.format)"
 
         let terminal = RawTerminal()
@@ -65,7 +68,7 @@ enum InteractiveSimulation {
                 }
             }
             let now = clock.now()
-            let status = loop.inspect { box in
+            let status = await loop.perform { box in
                 let s = box.state.settings
                 return "\(s.tempo) BPM  \(s.meter)  \(box.state.isPlaying ? "playing" : "stopped")  mode: \(box.state.mode.rawValue)"
             }
@@ -83,11 +86,8 @@ enum InteractiveSimulation {
                 lastDraw = text
             }
         }
-        loop.stop()
-        box.stopPlayback()
-        for _ in 0..<100 where box.engine.renderer.activeVoiceCount > 0 { try? await Task.sleep(for: .milliseconds(10)) }
-        audio.stop()
-        box.saveNow()
+        await group.triggerGracefulShutdown()
+        try await serviceRun.value
         print("\u{1B}[?25h")
     }
 }
