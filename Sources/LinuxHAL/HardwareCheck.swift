@@ -85,7 +85,15 @@ public enum HardwareCheck {
             let format = try sink.negotiate()
             let beep = Beep(sampleRate: format.sampleRate, channels: format.channels)
             try sink.start(beep)
-            sleepNanoseconds(300_000_000)
+            // Until the whole beep (and a period of silence after it) went to the device, not
+            // a fixed time: on a busy machine opening and filling the device can take longer
+            // than the beep, and a fixed 300 ms cut it short (14.7 ms heard in the VM suite
+            // under load). stop() then lets what was written play out. At most 5 s.
+            let clock = SystemMonotonicClock()
+            let deadline = clock.now().advanced(byNanoseconds: 5_000_000_000)
+            while beep.renderedFrames < beep.length + 2 * max(format.periodFrames, 1) && clock.now() < deadline {
+                sleepNanoseconds(10_000_000)
+            }
             sink.stop()
             let xruns = sink.xrunCount
             return Result(part: "audio", status: .ok,
@@ -100,6 +108,10 @@ public enum HardwareCheck {
         let sampleRate: Int
         let channels: Int
         private let frame = Atomic<Int>(0)
+        /// The beep's own length in frames (silence follows).
+        var length: Int { sampleRate * 150 / 1000 }
+        /// Frames handed to the device so far.
+        var renderedFrames: Int { frame.load(ordering: .relaxed) }
 
         init(sampleRate: Int, channels: Int) {
             self.sampleRate = sampleRate
@@ -108,7 +120,6 @@ public enum HardwareCheck {
 
         func render(into buffer: UnsafeMutablePointer<Float>, frameCount: Int) {
             let start = frame.load(ordering: .relaxed)
-            let length = sampleRate * 150 / 1000
             let fade = sampleRate * 5 / 1000
             for i in 0..<frameCount {
                 let n = start + i
