@@ -91,7 +91,10 @@ pressed_pull() { case $(idle "$1") in pull-up) echo pull-down ;; *) echo pull-up
 # enc-b, one edge every STEP_MS. Positive DETENTS turn clockwise as QuadratureDecoder
 # defines it (logical A,B: 00 -> 01 -> 11 -> 10, so B becomes active first); negative ones
 # turn the other way. BOUNCES extra chatter transitions 0.2 ms apart before each edge
-# settles, as a worn contact makes.
+# settles, as a worn contact makes. Settled edges are paced (simio's gap field): one line's
+# edges stay at least 1.5 steps apart however late a stalled CPU makes simio, so catching up
+# never puts two edges of one line closer than the kernel can tell apart, nor turns slow
+# detents into a fast flick.
 encoder_script() {
 	n=$1 step=$2 bounces=${3:-0} t=${4:-100}
 	first=enc-b second=enc-a
@@ -104,18 +107,19 @@ encoder_script() {
 			for (k = 0; k < 4; k++) {
 				f = e[2 * k + 1]; lvl = e[2 * k + 2]; other = (lvl == on) ? off : on
 				for (j = 0; j < b; j++) { printf "%.3f %s %s\n%.3f %s %s\n", t, f, lvl, t + 0.1, f, other; t += 0.2 }
-				printf "%.3f %s %s\n", t, f, lvl
+				printf "%.3f %s %s %.3f\n", t, f, lvl, 1.5 * step
 				t += step
 			}
 	}'
 }
 # taps_script LINE COUNT INTERVAL_MS [HOLD_MS]: COUNT presses, one every INTERVAL_MS.
 # Scripts start 100 ms in: simio's own start-up (locking its memory, first sysfs lookup)
-# made a first event at 0 ms tens of ms late.
+# made a first event at 0 ms tens of ms late. Paced: a release comes HOLD_MS after its press
+# really happened, a press at least 20 ms after the last release (see simio's gap field).
 taps_script() {
 	awk -v f="$(simdir "$1")/pull" -v n="$2" -v iv="$3" -v hold="${4:-40}" \
 		-v on="$(pressed_pull "$1")" -v off="$(idle "$1")" 'BEGIN {
-		for (i = 0; i < n; i++) printf "%.3f %s %s\n%.3f %s %s\n", 100 + i * iv, f, on, 100 + i * iv + hold, f, off
+		for (i = 0; i < n; i++) printf "%.3f %s %s 20\n%.3f %s %s %d\n", 100 + i * iv, f, on, 100 + i * iv + hold, f, off, hold
 	}'
 }
 # tapped_bpm DRIVE_LOG LINE: the tempo of the presses simio really made on LINE (from the
