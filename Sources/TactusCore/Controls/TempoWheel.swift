@@ -93,6 +93,7 @@ public struct TempoWheel: Sendable {
     /// One detent, +1 clockwise (faster) or -1.
     public mutating func detent(_ direction: Int, at time: MonotonicTime) -> [Event] {
         guard direction != 0 else { return [] }
+        let time = max(time, lastDetentAt ?? time) // never before the previous detent
         var events = advance(to: time)
         let before = value
         if glide != nil {

@@ -194,16 +194,19 @@ extension BoxState {
         now = max(now, action.time)
         var effects: [Effect] = []
         switch action {
-        case .encoderEdge(let line, let isHigh, _):
+        // Edges and detents count at their own (kernel) time, not when they are handled: a
+        // backlog (a busy control thread, input read late) must not squeeze taps together or
+        // turn slow detents into a fast flick.
+        case .encoderEdge(let line, let isHigh, let time):
             let direction = decoder.edge(line, isHigh: isHigh)
-            if direction != 0 { effects += detent(reverseEncoder ? -direction : direction) }
+            if direction != 0 { effects += detent(reverseEncoder ? -direction : direction, at: time) }
             lastActivity = now
-        case .buttonEdge(let button, let pressed, _):
-            let events = buttons[button]!.edge(pressed: pressed, at: now)
+        case .buttonEdge(let button, let pressed, let time):
+            let events = buttons[button]!.edge(pressed: pressed, at: time)
             for event in events { effects += gesture(button, event.gesture, at: event.at) }
             lastActivity = now
-        case .detent(let direction, _):
-            effects += detent(direction)
+        case .detent(let direction, let time):
+            effects += detent(direction, at: time)
             lastActivity = now
         case .gesture(let button, let gesture, _):
             effects += self.gesture(button, gesture, at: now)
@@ -283,11 +286,11 @@ extension BoxState {
 
     // MARK: Wheel
 
-    mutating func detent(_ direction: Int) -> [Effect] {
+    mutating func detent(_ direction: Int, at time: MonotonicTime) -> [Effect] {
         if menu != nil { return menuTurn(direction) }
         if mode == .tempo {
             tap.reset()
-            return wheelEvents(wheel.detent(direction, at: now))
+            return wheelEvents(wheel.detent(direction, at: time))
         }
         return adjustField(by: direction) ? [.buzzer(.tick)] : [.buzzer(.bump)]
     }

@@ -171,6 +171,9 @@ capture_start() {
 	CAPTURE_PID=$!
 }
 capture_wait() { wait "$CAPTURE_PID"; }
+# capture_stop: ends a capture now (SIGINT: arecord completes the WAV header), for captures
+# that last as long as a command under test rather than a fixed time.
+capture_stop() { kill -INT "$CAPTURE_PID" 2>/dev/null; wait "$CAPTURE_PID"; }
 # host_check NAME SCRIPT ARGS...: asks the host to run Tests/VM/host/SCRIPT.py ARGS in this
 # scenario's output folder after the VM stopped (audio analysis, TOML parsing: Python on the
 # host, not busybox under TCG). Its verdict becomes the result NAME of this scenario; a file
@@ -191,12 +194,15 @@ bpm_is() { v=$(settings_bpm); [ "$v" = "$1" ] || [ "$v" = "$1.0" ]; }
 wait_bpm() { wait_until "$1" bpm_is "$2"; }
 # service_gone: our child exited (a zombie until waited for still answers kill -0).
 service_gone() { [ ! -d "/proc/$SERVICE_PID" ] || grep -q '^[0-9]* (.*) Z' "/proc/$SERVICE_PID/stat"; }
-service_ready() { line_held btn-start || service_gone; }
+# Ready when it says so ("ready in N ms" in its log): it holds its lines long before (they
+# are requested first), and under load start-up takes seconds (5 s seen), so presses made
+# after the lines were taken but before "ready" were handled seconds late.
+service_ready() { { line_held btn-start && grep -q '\] ready' "$OUTDIR/service.log"; } || service_gone; }
 # start_service [EXTRA ARGS]: tactus run on the test board, with a fresh state folder and a
 # configuration file pointing its settings there; SERVICE_PID, output in $OUTDIR/service.log.
 # Only the flags this tactus run offers are passed (--board, --config, --state), so the
-# scenarios follow the command as it settles. Ready once it holds its input lines (so the
-# first edge is seen).
+# scenarios follow the command as it settles. Ready once it holds its input lines and has
+# logged "ready" (see service_ready).
 start_service() {
 	rm -rf "$STATE" && mkdir -p "$STATE"
 	config=/tmp/config.$SCENARIO.toml
@@ -210,7 +216,7 @@ start_service() {
 	$TACTUS run "$@" >"$OUTDIR/service.log" 2>&1 &
 	SERVICE_PID=$!
 	if ! wait_until 30 service_ready || service_gone; then
-		fail service-start "tactus run did not take its GPIO lines within 30 s (or exited): $(tail -3 "$OUTDIR/service.log" | tr '\n' ' ')"
+		fail service-start "tactus run did not take its GPIO lines and say ready within 30 s (or exited): $(tail -3 "$OUTDIR/service.log" | tr '\n' ' ')"
 		return 1
 	fi
 }

@@ -5,16 +5,21 @@
 . /vm/lib.sh
 require_command check
 
-capture_start /tmp/beep.wav 5
-watch_outputs 4000 led-accent led-beat led-sub buzzer >/tmp/pulses.txt &
+# The capture and the watcher run until `tactus check` has finished (plus 0.3 s), not for a
+# fixed time: under load its start-up alone took over 4 s, and a fixed 4 s watch and 5 s
+# capture ended before its pulses and in the middle of its beep (14.7 ms of 150 captured).
+capture_start /tmp/beep.wav 120
+watch_outputs 120000 led-accent led-beat led-sub buzzer >/tmp/pulses.txt &
 watcher=$!
 trace_i2c_start
 sleep 0.3
 $TACTUS check --board $BOARD >"$OUTDIR/check-output.txt" 2>&1
 rc=$?
+sleep 0.3
 trace_i2c_stop /tmp/smbus.txt
+kill $watcher
 wait $watcher
-capture_wait
+capture_stop
 cp /tmp/pulses.txt "$OUTDIR/pulses.txt"
 cp /tmp/smbus.txt "$OUTDIR/smbus-trace.txt"
 cp /tmp/beep.wav "$OUTDIR/beep.wav"
