@@ -32,14 +32,16 @@ public enum HardwareCheck {
             let inputs = try LinuxGPIOInputs(board.inputs, log: log)
             let states = try inputs.currentStates()
             let outputs = try LinuxGPIOOutputs(board.outputs)
-            // Blink each output once so the person running the check sees (and hears) them.
-            let clock = SystemMonotonicClock()
-            var start = clock.now()
+            // Blink each output once so the person running the check sees (and hears) them:
+            // on, wait, off, one after another, so each gets its whole length even when this
+            // process runs late on a busy machine (scheduled pulses whose time had passed were
+            // skipped or cut short, and the last ones cut off when the outputs closed).
             for output in board.outputs {
-                start = start.advanced(byNanoseconds: 150_000_000)
-                outputs.pulse(output.indicator, at: start, lastingNanoseconds: output.indicator == .buzzer ? 20_000_000 : 100_000_000)
+                outputs.set(output.indicator, on: true)
+                sleepNanoseconds(output.indicator == .buzzer ? 20_000_000 : 100_000_000)
+                outputs.set(output.indicator, on: false)
+                sleepNanoseconds(50_000_000)
             }
-            sleepNanoseconds(Int64(board.outputs.count + 1) * 150_000_000)
             let pressed = states.filter { $0.value }.map(\.key.rawValue).sorted()
             let chips = Set(board.inputs.map(\.chipLabel) + board.outputs.map(\.chipLabel)).sorted().joined(separator: ", ")
             return Result(part: "gpio", status: .ok,
