@@ -4,21 +4,26 @@
 require_command run
 
 start_service || finish
-SIMIO_STALLS=/tmp/stalls.txt watch_outputs 6000 led-accent led-beat led-sub >/tmp/leds.txt &
+# Judged: the 5.25 s from the first pulse on (11 beats), wherever START landed in the watch
+# (under load the shell's press itself came 2.5 s late). The watch is long enough for that.
+SIMIO_STALLS=/tmp/stalls.txt watch_outputs 12000 led-accent led-beat led-sub >/tmp/leds-all.txt &
 watcher=$!
 sleep 0.3
 click_button btn-start
 wait $watcher
 stop_service
-cp /tmp/leds.txt "$OUTDIR/leds.txt"
+cp /tmp/leds-all.txt "$OUTDIR/leds.txt"
 cp /tmp/stalls.txt "$OUTDIR/stalls.txt"
+first=$(awk '$3 == 1 && ($2 == 0 || $2 == 1) {print $1; exit}' /tmp/leds-all.txt)
+awk -v f="${first:-0}" '$1 <= f + 5250000' /tmp/leds-all.txt >/tmp/leds.txt
+[ -n "$first" ] && [ "$first" -le 6500000 ] || fail first-pulse "first beat pulse at '${first}' us, want within 6.5 s of the watch's start"
 # Rising edges per LED and the spacing of beat pulses (accent and beat LEDs together: one
 # pulse per beat, whichever LED a beat lights).
 awk '$3 == 1 { n[$2]++; t[++k] = $1 }
 	END { printf "accent=%d beat=%d sub=%d", n[0] + 0, n[1] + 0, n[2] + 0 }' /tmp/leds.txt >/tmp/counts
 log "LED rising edges: $(cat /tmp/counts)"
 beats=$(awk '$3 == 1 && ($2 == 0 || $2 == 1) {print $1}' /tmp/leds.txt | sort -n | uniq | awk 'NR > 1 && $1 - p < 50000 {next} {print; p = $1}' | wc -l)
-if [ "$beats" -ge 9 ] && [ "$beats" -le 12 ]; then pass one-pulse-per-beat "$beats pulses in ~5.5 s ($(cat /tmp/counts))"; else fail one-pulse-per-beat "$beats pulses in ~5.5 s, want 10-11 ($(cat /tmp/counts))"; fi
+if [ "$beats" -eq 11 ]; then pass one-pulse-per-beat "$beats pulses in 5.25 s from the first ($(cat /tmp/counts))"; else fail one-pulse-per-beat "$beats pulses in 5.25 s from the first, want 11 ($(cat /tmp/counts))"; fi
 # Spacing: 500 ms +-15 ms, widened only by time the guest's CPU did not run at all. The
 # watcher (SCHED_FIFO 99, nothing in the guest preempts it) logs every gap of over 2 ms
 # between the starts of two of its polls (stalls.txt). A pulse is scheduled when its click
