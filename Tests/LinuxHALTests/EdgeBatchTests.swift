@@ -53,4 +53,16 @@ import Testing
         #expect(delivered.map(\.role) == [.encoderA, .tap, .tap, .startStop])
         #expect(delivered.map(\.isActive) == [true, true, false, true])
     }
+
+    /// After a possibly overflowed queue the poll loop compares a line's newest edge in the
+    /// batch with its level now.
+    @Test func lastLevelIsTheNewestEdgeOfThatLine() {
+        var batch = EdgeBatch()
+        batch.append(Self.edge(.encoderA, true, ms: 3))   // level false (active low)
+        batch.append(Self.edge(.encoderA, false, ms: 4))  // level true
+        batch.append(Self.edge(.encoderB, true, ms: 9))
+        #expect(batch.lastLevel(of: .encoderA) == true)
+        #expect(batch.lastLevel(of: .encoderB) == false)
+        #expect(batch.lastLevel(of: .tap) == nil)
+    }
 }

@@ -16,6 +16,11 @@ struct EdgeBatch {
         edges.append((edge, edges.count))
     }
 
+    /// The level of the newest edge of `role` in the batch, if it has one.
+    func lastLevel(of role: InputRole) -> Bool? {
+        edges.filter { $0.edge.role == role }.max { ($0.edge.timestamp.nanoseconds, $0.order) < ($1.edge.timestamp.nanoseconds, $1.order) }?.edge.level
+    }
+
     /// Hands every edge to `handler`, oldest first, and empties the batch.
     mutating func deliver(to handler: (LineEdge) -> Void) {
         edges.sort { ($0.edge.timestamp.nanoseconds, $0.order) < ($1.edge.timestamp.nanoseconds, $1.order) }

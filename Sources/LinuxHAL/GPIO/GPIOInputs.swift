@@ -95,7 +95,10 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
         wakePipe = (fds[0], fds[1])
         for group in groups {
             let wake = fds[0]
-            let result = group.thread.start(name: "tactus-gpio-in", fifoPriority: nil) { [self] in
+            // SCHED_FIFO when allowed (below the kernel's irq threads at 50, the indicators at 60
+            // and audio): the kernel keeps only 16 events per line, and a reader starved by
+            // other work let contact bounce overflow it (the newest, settled edge dropped).
+            let result = group.thread.start(name: "tactus-gpio-in", fifoPriority: 45) { [self] in
                 poll(group, wake: wake, handler: handler)
             }
             if case .failure(let error) = result {
@@ -125,6 +128,8 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
         var events = [gpiod_line_event](repeating: gpiod_line_event(), count: 16)
         var batch = EdgeBatch()
         var reportedFailure = false
+        /// Lines whose kernel queue may have overflowed (a read returned it full).
+        var mayHaveOverflowed = [Bool](repeating: false, count: group.lines.count)
         var stopping = false
         while !stopping {
             let ready = Glibc.poll(&descriptors, nfds_t(descriptors.count), -1)
@@ -149,6 +154,7 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
                         continue
                     }
                     readAny = readAny || count > 0
+                    if Int(count) == events.count { mayHaveOverflowed[index] = true }
                     // The kernel stamps v1 line events with CLOCK_MONOTONIC since Linux 5.7 (every
                     // bookworm kernel), the clock the rest of Tactus uses.
                     for event in events[0..<Int(count)] {
@@ -158,6 +164,18 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
                     }
                 }
                 guard readAny, Glibc.poll(&descriptors, nfds_t(descriptors.count), 0) > 0 else { break }
+            }
+            // A full queue drops the newest edges, so the last one delivered may not be the
+            // line's level now: when it differs, an edge to the level read now follows.
+            for (index, line) in group.lines.enumerated() where mayHaveOverflowed[index] {
+                mayHaveOverflowed[index] = false
+                let value = gpiod_line_get_value(line.line)
+                guard value >= 0, let last = batch.lastLevel(of: line.definition.role), last != (value == 1) else { continue }
+                let level = value == 1
+                var now = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &now)
+                batch.append(LineEdge(role: line.definition.role, level: level, isActive: level != line.definition.activeLow,
+                                      timestamp: MonotonicInstant(nanoseconds: timespecNanoseconds(now))))
             }
             batch.deliver(to: handler)
         }
