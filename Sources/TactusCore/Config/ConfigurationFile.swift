@@ -19,8 +19,13 @@ import TOMLReader
 /// Keys use the board files' spelling (underscores), so a value can move between them.
 public struct ConfigurationFile: Sendable, Hashable {
     public var board: String?
-    /// Where `board` was written (`config.toml:3`), for messages about it.
-    public var boardSource: String?
+    /// Where `board` was written (`config.toml:3`), for messages about it; not part of
+    /// the configuration's value (two files with the same keys are the same configuration).
+    public var boardSource: String? {
+        get { source.board }
+        set { source.board = newValue }
+    }
+    private var source = Source()
     public var settingsFile = "/var/lib/tactus/settings.toml"
     public var soundsFolder: String?
     /// Overrides applied on top of the board's audio settings.
@@ -60,4 +65,11 @@ public struct ConfigurationFile: Sendable, Hashable {
         }
         return config
     }
+}
+
+/// Where values were written: carried along for messages, equal whatever it holds.
+private struct Source: Sendable, Hashable {
+    var board: String?
+    static func == (a: Source, b: Source) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
 }
