@@ -215,8 +215,14 @@ start_service() {
 	echo "tactus run $*" >"$OUTDIR/service.cmd"
 	$TACTUS run "$@" >"$OUTDIR/service.log" 2>&1 &
 	SERVICE_PID=$!
-	if ! wait_until 30 service_ready || service_gone; then
-		fail service-start "tactus run did not take its GPIO lines and say ready within 30 s (or exited): $(tail -3 "$OUTDIR/service.log" | tr '\n' ' ')"
+	# 120 s: start-up took 3-5 s under load mode, 48 s with the host overloaded (load
+	# average over 20 on 2 cores), most of it loading the 85 MB binary on the emulated CPU.
+	if ! wait_until 120 service_ready || service_gone; then
+		fail service-start "tactus run did not take its GPIO lines and say ready within 120 s (or exited): $(tail -3 "$OUTDIR/service.log" | tr '\n' ' ')"
+		# Not left holding the lines for the next scenario.
+		kill -KILL "$SERVICE_PID" 2>/dev/null
+		wait "$SERVICE_PID" 2>/dev/null
+		SERVICE_PID=
 		return 1
 	fi
 }
@@ -237,6 +243,8 @@ stop_service() {
 # Between scenarios: nothing of one scenario may leak into the next.
 vm_cleanup_between_scenarios() {
 	for p in $(pgrep -x tactus; pgrep -x arecord; pgrep -x aplay; pgrep -x simio; pgrep -x gpiomon; pgrep -x gpioset); do kill -KILL "$p" 2>/dev/null; done
+	# A killed process releases its lines when it is gone, which takes a while on a starved CPU.
+	wait_until 30 sh -c '! pgrep -x tactus && ! pgrep -x gpiomon && ! pgrep -x gpioset' >/dev/null
 	while read -r name chip off dir direction idle; do
 		if [ "$direction" = in ]; then echo "$idle" >"$dir/pull"; fi
 	done <$LINES
