@@ -48,8 +48,12 @@ excused=$(cat /tmp/excused.txt 2>/dev/null)
 if [ "$beats" -lt 2 ]; then fail beat-spacing "fewer than 2 pulses"
 elif [ -z "$bad" ]; then pass beat-spacing "500 ms +-15 ms (+ guest stalls: $stalls seen; $excused)"
 else fail beat-spacing "intervals off 500 ms (us): $bad ($stalls guest stalls seen; $excused)"; fi
-long=$(awk -v stalls=/tmp/stalls.txt "$ALLOWANCE"'
-	$3 == 1 {on[$2] = $1} $3 == 0 && ($2 in on) { if ($1 - on[$2] > 100000 + allowance($1)) printf "%d ", $1 - on[$2]; delete on[$2] }' /tmp/leds.txt)
+# A pulse's length: the stall time between its rise and its fall (+1 ms) is the allowance.
+long=$(awk -v stalls=/tmp/stalls.txt 'BEGIN { while ((getline line < stalls) > 0) { split(line, g, " "); n++; from[n] = g[1]; to[n] = g[2] } }
+	function during(a, b,   i, s, lo, hi) { s = 0
+		for (i = 1; i <= n; i++) { lo = from[i] > a ? from[i] : a; hi = to[i] < b ? to[i] : b; if (hi > lo) s += hi - lo }
+		return s }
+	$3 == 1 {on[$2] = $1} $3 == 0 && ($2 in on) { if ($1 - on[$2] > 100000 + during(on[$2] - 1000, $1 + 1000)) printf "%d ", $1 - on[$2]; delete on[$2] }' /tmp/leds.txt)
 if [ "$beats" -lt 2 ]; then fail pulses-short "no pulses"
 elif [ -z "$long" ]; then pass pulses-short "every pulse under 100 ms (+ guest stalls)"; else fail pulses-short "pulses too long (us): $long"; fi
 check_eq accent-on-downbeats 1 "$(awk '$3 == 1 && $2 == 0 {n++} END{print (n >= 2 && n <= 4) ? 1 : 0}' /tmp/leds.txt)"
