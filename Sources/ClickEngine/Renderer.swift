@@ -161,7 +161,8 @@ public final class ClickRenderer: @unchecked Sendable {
             let onset = program.onsets[cursorIndex]
             let offset = Int(max(sample - clock, 0))
             if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, offset: offset) {
-                events.push(OnsetEvent(sample: sample, bar: cursorBar, beat: onset.beat, layer: onset.layer, kind: onset.kind))
+                events.push(OnsetEvent(sample: sample, bar: cursorBar, beat: onset.beat, layer: onset.layer, kind: onset.kind,
+                                        index: onset.index))
             } else {
                 droppedOnsets.add(1, ordering: .relaxed)
             }

@@ -219,6 +219,7 @@ struct RenderJob {
 enum EventJSON {
     static func line(_ event: OnsetEvent, sampleRate: Int) -> String {
         let seconds = String(format: "%.6f", Double(event.sample) / Double(sampleRate))
-        return "{\"t\":\(seconds),\"sample\":\(event.sample),\"kind\":\"\(event.kind.name)\",\"layer\":\(event.layer),\"bar\":\(event.bar),\"beat\":\(event.beat)}\n"
+        return "{\"t\":\(seconds),\"sample\":\(event.sample),\"kind\":\"\(event.kind.name)\",\"layer\":\(event.layer),\"bar\":\(event.bar),\"beat\":\(event.beat)"
+            + (event.kind == .poly ? ",\"index\":\(event.index)}\n" : "}\n")
     }
 }

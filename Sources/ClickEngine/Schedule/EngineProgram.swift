@@ -8,6 +8,7 @@ struct CompiledOnset: BitwiseCopyable {
     var clipFrames: Int
     var gain: Float
     var beat: Int32
+    var index: Int32
     var layer: UInt8
     var kind: OnsetKind
 }
@@ -39,10 +40,15 @@ final class EngineProgram: @unchecked Sendable {
         self.settings = settings
         self.playing = playing
         self.transportEpoch = transportEpoch
-        let pattern = BarPattern(settings)
-        var grid = pattern.barLength.denominator
-        grid = Rational.lcm(grid, pattern.beatLength.denominator)
-        for onset in pattern.onsets { grid = Rational.lcm(grid, onset.offset.denominator) }
+        var pattern = BarPattern(settings)
+        if pattern.gridDenominator == nil {
+            // Front ends refuse such settings (MetronomeSettings.validate); should one slip
+            // through, play the plain bar rather than overflow.
+            var plain = settings
+            (plain.swing, plain.groove, plain.poly) = (nil, nil, .none)
+            pattern = BarPattern(plain)
+        }
+        var grid = pattern.gridDenominator!
         grid *= EngineProgram.phaseResolution
         gridPerWhole = grid
         barGrid = pattern.barLength.numerator * (grid / pattern.barLength.denominator)
@@ -61,14 +67,16 @@ final class EngineProgram: @unchecked Sendable {
             let volume: Int
             switch onset.kind {
             case .accent: (clip, volume) = (sounds.accent, volumes.accent)
+            case .soft: (clip, volume) = (sounds.accent, volumes.soft)
             case .beat: (clip, volume) = (sounds.beat, volumes.beat)
             case .subdivision: (clip, volume) = (sounds.subdivision, volumes.layer(onset.layer))
+            case .poly: (clip, volume) = (sounds.poly, volumes.polyLayer(onset.layer))
             }
             (onsets + index).initialize(to: CompiledOnset(
                 offset: onset.offset.numerator * (grid / onset.offset.denominator),
                 clip: clip.samples, clipFrames: clip.frameCount,
-                gain: master * Float(volume) / 100,
-                beat: Int32(onset.beat), layer: UInt8(onset.layer), kind: onset.kind))
+                gain: master * Float(volume) / 100 * Float(onset.gain) / 100,
+                beat: Int32(onset.beat), index: Int32(onset.index), layer: UInt8(onset.layer), kind: onset.kind))
         }
     }
 

@@ -351,9 +351,9 @@ extension BoxState {
         case .accents:
             let beat = field - 1
             var levels = (0..<max(settings.beatCount, settings.accents.levels.count)).map(settings.accents.level(ofBeat:))
-            let cycle: [AccentLevel] = [.accent, .normal, .muted]
+            let cycle: [AccentLevel] = [.accent, .soft, .normal, .muted]
             let index = cycle.firstIndex(of: levels[beat])!
-            levels[beat] = cycle[(index + (direction > 0 ? 1 : 2)) % 3]
+            levels[beat] = cycle[(index + (direction > 0 ? 1 : cycle.count - 1)) % cycle.count]
             settings.accents = AccentPattern(levels)
         case .meter:
             let m = settings.meter
