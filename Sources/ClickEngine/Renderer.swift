@@ -129,6 +129,7 @@ public final class ClickRenderer: @unchecked Sendable {
         let oldOffset = fromAnchor - barsAhead * Int128(old.barGrid)
         // Same position in whole notes on the new grid, rounded up so no onset is doubled.
         var offset = Int64(-Rational.floorDivide(-oldOffset * Int128(new.gridPerWhole), Int128(old.gridPerWhole)))
+        let sameBar = offset < new.barGrid
         if offset >= new.barGrid {
             // The new bar is shorter than where we are: finish the current beat, then a downbeat.
             let toNextBeat = (offset + new.beatGrid - 1) / new.beatGrid * new.beatGrid - offset
@@ -140,9 +141,44 @@ public final class ClickRenderer: @unchecked Sendable {
         cursorBar = bar
         cursorIndex = 0
         while cursorIndex < new.onsetCount && new.onsets[cursorIndex].offset < offset { cursorIndex += 1 }
+        if sameBar { carryMovedNotes(from: old, to: new, oldCut: oldOffset, newCut: Int128(offset), bar: bar) }
         if cursorIndex == new.onsetCount {
             cursorIndex = 0
             cursorBar += 1
+        }
+    }
+
+    /// Notes that a change moves across the cut (a swing or groove amount changing while
+    /// the bar plays) keep "played once": a note the old program already played and the
+    /// new one puts later is not played again in this bar; a note the old program had
+    /// still to play and the new one puts earlier is played now, at the first sample of
+    /// this block (unless an onset starts on that very sample). Linear in the onsets.
+    private func carryMovedNotes(from old: EngineProgram, to new: EngineProgram, oldCut: Int128, newCut: Int128, bar: Int64) {
+        var i = 0
+        var j = 0
+        var late: CompiledOnset?
+        while i < old.onsetCount && j < new.onsetCount {
+            let a = old.onsets[Int(old.byKey[i])]
+            let bIndex = Int(new.byKey[j])
+            let b = new.onsets[bIndex]
+            if a.key < b.key { i += 1; continue }
+            if a.key > b.key { j += 1; continue }
+            let played = Int128(a.offset) < oldCut || a.playedInBar == bar
+            let ahead = Int128(b.offset) >= newCut
+            if played && ahead {
+                new.onsets[bIndex].playedInBar = bar
+            } else if !played && !ahead && late == nil {
+                late = b
+            }
+            i += 1
+            j += 1
+        }
+        guard let late else { return }
+        if cursorIndex < new.onsetCount && sampleOfCursor(new) == clock { return }
+        if voices.start(clip: late.clip, frames: late.clipFrames, gain: late.gain, offset: 0) {
+            events.push(OnsetEvent(sample: clock, bar: bar, beat: late.beat, layer: late.layer, kind: late.kind, index: late.index))
+        } else {
+            droppedOnsets.add(1, ordering: .relaxed)
         }
     }
 
@@ -160,7 +196,9 @@ public final class ClickRenderer: @unchecked Sendable {
             guard sample < blockEnd else { return }
             let onset = program.onsets[cursorIndex]
             let offset = Int(max(sample - clock, 0))
-            if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, offset: offset) {
+            if onset.playedInBar == cursorBar {
+                // Played under the previous program before a change moved it later.
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, offset: offset) {
                 events.push(OnsetEvent(sample: sample, bar: cursorBar, beat: onset.beat, layer: onset.layer, kind: onset.kind,
                                         index: onset.index))
             } else {
