@@ -296,3 +296,48 @@ import Testing
         }
     }
 }
+
+@Suite struct RhythmSettingsFileTests {
+    @Test func rhythmSettingsRoundTripAndOldFilesStillLoad() throws {
+        var s = MetronomeSettings()
+        try s.assign(all: [("meter", "7/8"), ("beat-unit", "1/8"), ("accents", "3+2+2"), ("swing", "66%@4"),
+                           ("groove", "3:100,2:60,2,3@8*80%"), ("poly", "3,5/2b,E(3,8,1)"), ("volume", "soft=55,poly2=33")])
+        let text = SettingsFile.encode(SavedState(settings: s))
+        #expect(text.contains("swing = \"66%@4\""))
+        #expect(text.contains("groove = \"3,2:60,2,3@8*80%\""))
+        #expect(text.contains("poly = \"3,5/2b,E(3,8,1)\""))
+        #expect(text.contains("accents = \"3+2+2\""))
+        let back = try SettingsFile.decode(text, file: "settings.toml")
+        #expect(back.settings == s)
+        // A file without the new keys loads as before: no swing, groove or poly.
+        let old = try SettingsFile.decode("schema = 1\n[current]\nbpm = 92.5\naccents = \"Xx.\"\n", file: "old.toml")
+        #expect(old.settings.swing == nil && old.settings.groove == nil && old.settings.poly.layers.isEmpty)
+        #expect(old.settings.volumes.soft == 70)
+    }
+
+    @Test func badRhythmSettingsNameFileLineAndValue() {
+        do {
+            _ = try SettingsFile.decode("schema = 1\n[current]\nmeter = \"4/4\"\naccents = \"3+2+2\"\n", file: "s.toml")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.description.contains("s.toml:4"), "\(error)")
+            #expect(error.description.contains("the groups add up to 7 but the bar has 4 beats"), "\(error)")
+        }
+        do {
+            _ = try SettingsFile.decode("schema = 1\n[current]\nswing = \"2:1@5\"\n", file: "s.toml")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.description.contains("s.toml:3"), "\(error)")
+            #expect(error.description.contains("2, 4, 6 or 8"), "\(error)")
+        }
+    }
+
+    @Test func theBoxTurnsAGroupingIntoPlainAccentsWhenTheMeterChanges() throws {
+        var s = MetronomeSettings()
+        try s.assign(all: [("meter", "7/8"), ("beat-unit", "1/8"), ("accents", "3+2+2")])
+        s.meter = try Meter(8, 8)
+        s.fitAccentsToBar()
+        #expect(s.accents.description == "Xxxoxox")
+        #expect(throws: Never.self) { try s.validate() }
+    }
+}

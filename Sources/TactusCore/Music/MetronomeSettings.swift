@@ -57,6 +57,12 @@ public struct MetronomeSettings: Sendable, Hashable {
         return nil
     }
 
+    /// After a meter or beat-unit change on the box: a grouping that no longer fills the bar
+    /// becomes the plain accents it stood for (pad / cut), so the settings stay valid.
+    public mutating func fitAccentsToBar() {
+        if (try? accents.check(beatCount: beatCount)) == nil { accents = AccentPattern(accents.levels) }
+    }
+
     /// Checks what no single field can check alone: a grouping must fill the bar, swing and
     /// groove need different layers, and the bar must fit the engine's exact grid.
     public func validate() throws(SettingError) {

@@ -361,10 +361,12 @@ extension BoxState {
                   let meter = try? field == 0 ? Meter(v, m.denominator) : Meter(m.numerator, v)
             else { return false }
             settings.meter = meter
+            settings.fitAccentsToBar()
         case .beatUnit:
             let index = BoxState.beatUnits.firstIndex(of: settings.beatUnit) ?? 6
             guard let i = step(index, in: 0...(BoxState.beatUnits.count - 1)) else { return false }
             settings.beatUnit = BoxState.beatUnits[i]
+            settings.fitAccentsToBar()
         case .subdivisions:
             let index = BoxState.subdivisionChoices.firstIndex(of: settings.subdivisions) ?? 0
             guard let i = step(index, in: 0...(BoxState.subdivisionChoices.count - 1)) else { return false }
