@@ -98,10 +98,10 @@ import TactusCore
         let polyOnsets = (0..<program.onsetCount).map { program.onsets[$0] }.filter { $0.kind == .poly && $0.layer == 1 }
         #expect(polyOnsets.count == 3)
         for bar in Int64(0)..<10_000 {
-            let barStart = program.sample(anchorTwice: 0, gridFromAnchor: Int128(bar) * Int128(program.barGrid))
+            let barStart = program.sample(fromStart: Int128(bar) * Int128(program.barGrid))
             #expect(barStart == Rational(4 * bar * 2_880_000, 137).rounded)
             for onset in polyOnsets {
-                let actual = program.sample(anchorTwice: 0, gridFromAnchor: Int128(bar) * Int128(program.barGrid) + Int128(onset.offset))
+                let actual = program.sample(fromStart: Int128(bar) * Int128(program.barGrid) + Int128(onset.offset))
                 let ideal = ((Rational(4 * bar) + Rational(4 * Int64(onset.index), 3)) * Rational(2_880_000, 137)).rounded
                 if actual != ideal { Issue.record("bar \(bar) onset \(onset.index): \(actual) != \(ideal)"); return }
                 if onset.index == 0 { #expect(actual == barStart) }
@@ -127,7 +127,7 @@ import TactusCore
                            [("groove", "4,3@8*9999/10000")])
             let program = EngineProgram(settings: s, sounds: .constant(frames: 1, level: 0, sampleRate: 192_000),
                                         sampleRate: 192_000, playing: true, transportEpoch: 1)
-            #expect(program.gridPerWhole == 24_820_320_000 << 20)
+            #expect(program.gridPerWhole == 24_820_320_000)
             let bar = s.meter.wholeNotes
             let perWhole = Rational(192_000 * 60) / (s.tempo.bpm * s.beatUnit.wholeNotes)
             // The last bars that start within 24 h.
@@ -136,7 +136,7 @@ import TactusCore
                 for index in [0, 1, program.onsetCount / 2, program.onsetCount - 1] {
                     let onset = program.onsets[index]
                     let grid = Int128(b) * Int128(program.barGrid) + Int128(onset.offset)
-                    let actual = program.sample(anchorTwice: 0, gridFromAnchor: grid)
+                    let actual = program.sample(fromStart: grid)
                     // Exact in 128 bits: position (grid / gridPerWhole) x samples per whole, halves up.
                     let num = grid * Int128(perWhole.numerator)
                     let den = Int128(program.gridPerWhole) * Int128(perWhole.denominator)

@@ -286,7 +286,7 @@ import Testing
         #expect(s.groove!.positions[1] == Rational(79999, 140000))
         let grid = try #require(BarPattern(s).gridDenominator)
         #expect(grid == 24_820_320_000)
-        // The engine refines by 2^20 and a bar is at most 99 whole notes.
+        // Well inside the limit, even refined by 2^20 over a bar of 99 whole notes.
         let (scaled, overflow) = (grid << 20).multipliedReportingOverflow(by: 99)
         #expect(!overflow && scaled > 0)
         // A combination finer than that is refused with one clear line, not trapped.

@@ -41,10 +41,6 @@ final class EngineProgram: @unchecked Sendable {
     /// Onset indices in the order of their keys, for matching notes across a change.
     let byKey: UnsafeMutablePointer<Int32>
 
-    /// Extra grid resolution beyond the onset grid, so that the phase kept across a change
-    /// is exact to a tiny fraction of a sample (at 1 BPM and 192 kHz: < 0.02 sample).
-    static let phaseResolution: Int64 = 1 << 20
-
     init(settings: MetronomeSettings, sounds: SoundSet, sampleRate: Int, playing: Bool, transportEpoch: UInt64) {
         self.settings = settings
         self.playing = playing
@@ -57,8 +53,7 @@ final class EngineProgram: @unchecked Sendable {
             (plain.swing, plain.groove, plain.poly) = (nil, nil, .none)
             pattern = BarPattern(plain)
         }
-        var grid = pattern.gridDenominator!
-        grid *= EngineProgram.phaseResolution
+        let grid = pattern.gridDenominator!
         gridPerWhole = grid
         barGrid = pattern.barLength.numerator * (grid / pattern.barLength.denominator)
         beatGrid = pattern.beatLength.numerator * (grid / pattern.beatLength.denominator)
@@ -110,21 +105,4 @@ final class EngineProgram: @unchecked Sendable {
         byKey.deallocate()
     }
 
-    /// Exact sample index (halves rounded up) of a musical position given in grid units
-    /// from an anchor: the anchor sits at sample anchorTwice / 2.
-    @inline(__always)
-    func sample(anchorTwice: Int64, gridFromAnchor: Int128) -> Int64 {
-        let gw = Int128(gridPerWhole) * Int128(samplesPerWholeDenominator)
-        let numerator = Int128(anchorTwice + 1) * gw + 2 * gridFromAnchor * Int128(samplesPerWholeNumerator)
-        return Int64(Rational.floorDivide(numerator, 2 * gw))
-    }
-
-    /// The smallest grid position (from the anchor) whose exact time is at or after
-    /// `sampleTwice / 2`.
-    @inline(__always)
-    func gridCeiling(anchorTwice: Int64, sampleTwice: Int64) -> Int128 {
-        let numerator = Int128(sampleTwice - anchorTwice) * Int128(gridPerWhole) * Int128(samplesPerWholeDenominator)
-        let denominator = 2 * Int128(samplesPerWholeNumerator)
-        return -Rational.floorDivide(-numerator, denominator)
-    }
 }

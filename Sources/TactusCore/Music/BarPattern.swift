@@ -60,9 +60,10 @@ public struct BarPattern: Sendable, Hashable {
     public let onsets: [PatternOnset]
 
     /// Finest grid (lcm of every position's denominator, in steps per whole note) a bar may
-    /// need. The engine refines it by at most 2^20 for its kept phase, and a bar is at most
-    /// 99 whole notes, so grid x 2^20 x 99 stays below Int64.max (about 2^62.6) with room;
-    /// the 128-bit sample products then hold for more than 24 h at 192 kHz.
+    /// need; the engine uses it as its grid. A bar is at most 99 whole notes, so a bar in
+    /// grid units stays below 2^43, and the engine's 128-bit products (grid x position x
+    /// samples per whole note, kept positions with their fractions) hold for more than
+    /// 24 h at 192 kHz with room (the worst case of the notes needs 24 820 320 000 < 2^35).
     public static let maximumGridDenominator: Int64 = 1 << 36
     /// Most onsets one bar may hold (memory of the compiled bar).
     public static let maximumOnsets = 400_000
