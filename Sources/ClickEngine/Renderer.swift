@@ -40,7 +40,7 @@ public final class ClickRenderer: @unchecked Sendable {
         events = SPSCRing(minimumCapacity: eventCapacity)
         voices = VoicePool(capacity: voiceCount)
         limiter = Limiter(sampleRate: sampleRate, maxFrames: maxFrameCount)
-        mix = .allocate(capacity: max(maxFrameCount, 1))
+        mix = .allocate(capacity: maxFrameCount + limiter.lookahead)
     }
 
     deinit {
@@ -59,17 +59,36 @@ public final class ClickRenderer: @unchecked Sendable {
         precondition(frameCount <= maxFrameCount, "render call larger than the prepared maximum")
         takePendingProgram()
         let blockEnd = clock + Int64(frameCount)
+        var program: Unmanaged<EngineProgram>?
         if playing, let current {
-            Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { startOnsets(of: $0, before: blockEnd) }
+            program = Unmanaged<EngineProgram>.fromOpaque(current)
+            program!._withUnsafeGuaranteedRef { startOnsets(of: $0, before: blockEnd) }
+        }
+        // The limiter needs the mix `lookahead` frames past the block only when this block or
+        // the look-ahead could reach its ceiling: bounded by the sum of every clip's peak.
+        let lookahead = limiter.lookahead
+        var limiting = !limiter.isIdle
+        if !limiting && voices.activeCount > 0 {
+            var bound = voices.levelBound
+            if bound <= Limiter.ceiling, let program {
+                bound += program._withUnsafeGuaranteedRef { upcoming(of: $0, from: blockEnd, count: lookahead, into: nil) }
+            }
+            limiting = bound > Limiter.ceiling
         }
         clock = blockEnd
-        guard voices.activeCount > 0 || limiter.gain < 1 else {
+        guard voices.activeCount > 0 || limiting else {
             buffer.update(repeating: 0, count: frameCount * channels)
             return
         }
-        mix.update(repeating: 0, count: frameCount)
+        mix.update(repeating: 0, count: frameCount + (limiting ? lookahead : 0))
+        if limiting {
+            voices.peek(into: mix + frameCount, skip: frameCount, count: lookahead)
+            if let program {
+                _ = program._withUnsafeGuaranteedRef { upcoming(of: $0, from: blockEnd, count: lookahead, into: mix + frameCount) }
+            }
+        }
         voices.mix(into: mix, frameCount: frameCount)
-        limiter.process(mix, frameCount: frameCount)
+        if limiting { limiter.process(mix, frameCount: frameCount) }
         switch channels {
         case 1:
             buffer.update(from: mix, count: frameCount)
@@ -173,10 +192,35 @@ public final class ClickRenderer: @unchecked Sendable {
             guard sample < blockEnd else { return }
             let onset = program.onsets[cursorIndex]
             let offset = Int(max(sample - clock, 0))
-            if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, offset: offset) {
+            if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: offset) {
                 events.push(OnsetEvent(sample: sample, bar: cursorBar, beat: onset.beat, layer: onset.layer, kind: onset.kind))
             } else {
                 droppedOnsets.add(1, ordering: .relaxed)
+            }
+            cursorIndex += 1
+            if cursorIndex == program.onsetCount {
+                cursorIndex = 0
+                cursorBar += 1
+            }
+        }
+    }
+
+    /// The onsets the current cursor will start in `from ..< from + count`, without moving
+    /// it: their clips' first frames are added into `mix` (frame 0 = `from`) when given.
+    /// Returns the sum of their levels.
+    private func upcoming(of program: EngineProgram, from: Int64, count: Int, into mix: UnsafeMutablePointer<Float>?) -> Float {
+        guard program.onsetCount > 0 else { return 0 }
+        let savedBar = cursorBar, savedIndex = cursorIndex
+        defer { cursorBar = savedBar; cursorIndex = savedIndex }
+        var level: Float = 0
+        while true {
+            let sample = max(sampleOfCursor(program), from)
+            guard sample < from + Int64(count) else { return level }
+            let onset = program.onsets[cursorIndex]
+            level += onset.level
+            if let mix {
+                let offset = Int(sample - from)
+                VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
             }
             cursorIndex += 1
             if cursorIndex == program.onsetCount {

@@ -7,6 +7,8 @@ struct CompiledOnset: BitwiseCopyable {
     var clip: UnsafePointer<Float>
     var clipFrames: Int
     var gain: Float
+    /// gain x the clip's peak.
+    var level: Float
     var beat: Int32
     var layer: UInt8
     var kind: OnsetKind
@@ -62,7 +64,7 @@ final class EngineProgram: @unchecked Sendable {
             (onsets + index).initialize(to: CompiledOnset(
                 offset: onset.offset.numerator * (grid / onset.offset.denominator),
                 clip: clip.samples, clipFrames: clip.frameCount,
-                gain: master * Float(volume) / 100,
+                gain: master * Float(volume) / 100, level: master * Float(volume) / 100 * clip.peak,
                 beat: Int32(onset.beat), layer: UInt8(onset.layer), kind: onset.kind))
         }
     }
