@@ -16,6 +16,8 @@ public final class ClickRenderer: @unchecked Sendable {
     let retired: SPSCRing<UnsafeMutableRawPointer>
     /// Every onset that started a clip.
     public let events: SPSCRing<OnsetEvent>
+    /// Every re-anchoring of the grid (start, change), for the screen, LEDs and buzzer.
+    public let anchors: SPSCRing<GridAnchor>
     private let droppedOnsets = Atomic<Int>(0)
 
     // Render-thread state.
@@ -38,6 +40,7 @@ public final class ClickRenderer: @unchecked Sendable {
         self.maxFrameCount = maxFrameCount
         retired = SPSCRing(minimumCapacity: 64)
         events = SPSCRing(minimumCapacity: eventCapacity)
+        anchors = SPSCRing(minimumCapacity: 256)
         voices = VoicePool(capacity: voiceCount)
         limiter = Limiter(sampleRate: sampleRate, maxFrames: maxFrameCount)
         mix = .allocate(capacity: maxFrameCount + limiter.lookahead)
@@ -125,6 +128,7 @@ public final class ClickRenderer: @unchecked Sendable {
             }
             appliedEpoch = program.transportEpoch
             playing = program.playing
+            if program.playing { publishAnchor(of: program) }
         }
         if let previous = current, !retired.push(previous) {
             // Cannot happen while the control side drains the ring before each publish;
@@ -176,6 +180,16 @@ public final class ClickRenderer: @unchecked Sendable {
         let parts = Anchor.split(kept.numerator * Int128(new.gridPerWhole), kept.denominator * Int128(old.gridPerWhole))
         placement = new.placement(of: Anchor(twice: pivotTwice, bar: bar, grid: parts.whole,
                                              numerator: parts.numerator, denominator: parts.denominator))
+    }
+
+    private func publishAnchor(of program: EngineProgram) {
+        let anchor = placement.anchor
+        let numerator = Int128(anchor.grid) * Int128(anchor.denominator) + Int128(anchor.numerator)
+        let denominator = Int128(anchor.denominator) * Int128(program.gridPerWhole)
+        let g = Rational.gcd(numerator, denominator)
+        // A full ring only costs the screen an update; the audio never waits.
+        _ = anchors.push(GridAnchor(sampleTwice: anchor.twice, bar: anchor.bar, positionNumerator: numerator / g,
+                                    positionDenominator: denominator / g, program: program.serial))
     }
 
     @inline(__always)

@@ -24,6 +24,8 @@ final class EngineProgram: @unchecked Sendable {
     let playing: Bool
     /// Incremented by every start: a new epoch restarts at bar 0 instead of keeping phase.
     let transportEpoch: UInt64
+    /// Identifies the program (and so its settings) in published grid anchors.
+    let serial: UInt64
     let gridPerWhole: Int64
     let barGrid: Int64
     let beatGrid: Int64
@@ -33,7 +35,8 @@ final class EngineProgram: @unchecked Sendable {
     let onsetCount: Int
     let onsets: UnsafeMutablePointer<CompiledOnset>
 
-    init(settings: MetronomeSettings, sounds: SoundSet, sampleRate: Int, playing: Bool, transportEpoch: UInt64) {
+    init(settings: MetronomeSettings, sounds: SoundSet, sampleRate: Int, playing: Bool, transportEpoch: UInt64, serial: UInt64 = 0) {
+        self.serial = serial
         self.settings = settings
         self.playing = playing
         self.transportEpoch = transportEpoch
