@@ -30,11 +30,13 @@ public final class ClickEngine {
     public init(
         sampleRate: Int, channels: Int = 2, maxFrameCount: Int = 4096,
         voiceCount: Int = ClickEngine.defaultVoiceCount, eventCapacity: Int = 8192,
-        settings: MetronomeSettings = MetronomeSettings()
+        settings: MetronomeSettings = MetronomeSettings(), sounds: [SoundSet] = []
     ) throws(UnknownSoundError) {
         renderer = ClickRenderer(sampleRate: sampleRate, channels: channels, maxFrameCount: maxFrameCount,
                                  voiceCount: voiceCount, eventCapacity: eventCapacity)
         self.settings = settings
+        // Registered first, so only the set the settings name is ever synthesized.
+        for set in sounds { soundSets[set.name] = set }
         _ = try soundSet(named: settings.sound)
         publish()
     }
