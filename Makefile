@@ -50,6 +50,7 @@ test-vm: deps
 # Speed and allocation figures (not part of `make test`).
 bench:
 	@scripts/install-deps.sh bench
+	$(SWIFT) build -c release --product tactus
 	$(SWIFT) run -c release tactus-bench
 
 clean:

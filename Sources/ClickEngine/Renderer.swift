@@ -16,6 +16,8 @@ public final class ClickRenderer: @unchecked Sendable {
     let retired: SPSCRing<UnsafeMutableRawPointer>
     /// Every onset that started a clip.
     public let events: SPSCRing<OnsetEvent>
+    /// Every re-anchoring of the grid (start, change), for the screen, LEDs and buzzer.
+    public let anchors: SPSCRing<GridAnchor>
     private let droppedOnsets = Atomic<Int>(0)
 
     // Render-thread state.
@@ -38,9 +40,10 @@ public final class ClickRenderer: @unchecked Sendable {
         self.maxFrameCount = maxFrameCount
         retired = SPSCRing(minimumCapacity: 64)
         events = SPSCRing(minimumCapacity: eventCapacity)
+        anchors = SPSCRing(minimumCapacity: 256)
         voices = VoicePool(capacity: voiceCount)
         limiter = Limiter(sampleRate: sampleRate, maxFrames: maxFrameCount)
-        mix = .allocate(capacity: max(maxFrameCount, 1))
+        mix = .allocate(capacity: maxFrameCount + limiter.lookahead)
     }
 
     deinit {
@@ -59,17 +62,36 @@ public final class ClickRenderer: @unchecked Sendable {
         precondition(frameCount <= maxFrameCount, "render call larger than the prepared maximum")
         takePendingProgram()
         let blockEnd = clock + Int64(frameCount)
+        var program: Unmanaged<EngineProgram>?
         if playing, let current {
-            Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { startOnsets(of: $0, before: blockEnd) }
+            program = Unmanaged<EngineProgram>.fromOpaque(current)
+            program!._withUnsafeGuaranteedRef { startOnsets(of: $0, before: blockEnd) }
+        }
+        // The limiter needs the mix `lookahead` frames past the block only when this block or
+        // the look-ahead could reach its ceiling: bounded by the sum of every clip's peak.
+        let lookahead = limiter.lookahead
+        var limiting = !limiter.isIdle
+        if !limiting && voices.activeCount > 0 {
+            var bound = voices.levelBound
+            if bound <= Limiter.ceiling, let program {
+                bound += program._withUnsafeGuaranteedRef { upcoming(of: $0, from: blockEnd, count: lookahead, into: nil) }
+            }
+            limiting = bound > Limiter.ceiling
         }
         clock = blockEnd
-        guard voices.activeCount > 0 || limiter.gain < 1 else {
+        guard voices.activeCount > 0 || limiting else {
             buffer.update(repeating: 0, count: frameCount * channels)
             return
         }
-        mix.update(repeating: 0, count: frameCount)
+        mix.update(repeating: 0, count: frameCount + (limiting ? lookahead : 0))
+        if limiting {
+            voices.peek(into: mix + frameCount, skip: frameCount, count: lookahead)
+            if let program {
+                _ = program._withUnsafeGuaranteedRef { upcoming(of: $0, from: blockEnd, count: lookahead, into: mix + frameCount) }
+            }
+        }
         voices.mix(into: mix, frameCount: frameCount)
-        limiter.process(mix, frameCount: frameCount)
+        if limiting { limiter.process(mix, frameCount: frameCount) }
         switch channels {
         case 1:
             buffer.update(from: mix, count: frameCount)
@@ -106,6 +128,7 @@ public final class ClickRenderer: @unchecked Sendable {
             }
             appliedEpoch = program.transportEpoch
             playing = program.playing
+            if program.playing { publishAnchor(of: program) }
         }
         if let previous = current, !retired.push(previous) {
             // Cannot happen while the control side drains the ring before each publish;
@@ -193,11 +216,21 @@ public final class ClickRenderer: @unchecked Sendable {
         }
         guard let late else { return }
         if cursorIndex < new.onsetCount && sampleOfCursor(new) <= clock { return } // one click on this sample
-        if voices.start(clip: late.clip, frames: late.clipFrames, gain: late.gain, offset: 0) {
+        if voices.start(clip: late.clip, frames: late.clipFrames, gain: late.gain, level: late.level, offset: 0) {
             events.push(OnsetEvent(sample: clock, bar: bar, beat: late.beat, layer: late.layer, kind: late.kind, index: late.index))
         } else {
             droppedOnsets.add(1, ordering: .relaxed)
         }
+    }
+
+    private func publishAnchor(of program: EngineProgram) {
+        let anchor = placement.anchor
+        let numerator = Int128(anchor.grid) * Int128(anchor.denominator) + Int128(anchor.numerator)
+        let denominator = Int128(anchor.denominator) * Int128(program.gridPerWhole)
+        let g = Rational.gcd(numerator, denominator)
+        // A full ring only costs the screen an update; the audio never waits.
+        _ = anchors.push(GridAnchor(sampleTwice: anchor.twice, bar: anchor.bar, positionNumerator: numerator / g,
+                                    positionDenominator: denominator / g, program: program.serial))
     }
 
     @inline(__always)
@@ -216,11 +249,36 @@ public final class ClickRenderer: @unchecked Sendable {
             let offset = Int(max(sample - clock, 0))
             if onset.playedInBar == cursorBar {
                 // Played under the previous program before a change moved it later.
-            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, offset: offset) {
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: offset) {
                 events.push(OnsetEvent(sample: sample, bar: cursorBar, beat: onset.beat, layer: onset.layer, kind: onset.kind,
                                         index: onset.index))
             } else {
                 droppedOnsets.add(1, ordering: .relaxed)
+            }
+            cursorIndex += 1
+            if cursorIndex == program.onsetCount {
+                cursorIndex = 0
+                cursorBar += 1
+            }
+        }
+    }
+
+    /// The onsets the current cursor will start in `from ..< from + count`, without moving
+    /// it: their clips' first frames are added into `mix` (frame 0 = `from`) when given.
+    /// Returns the sum of their levels.
+    private func upcoming(of program: EngineProgram, from: Int64, count: Int, into mix: UnsafeMutablePointer<Float>?) -> Float {
+        guard program.onsetCount > 0 else { return 0 }
+        let savedBar = cursorBar, savedIndex = cursorIndex
+        defer { cursorBar = savedBar; cursorIndex = savedIndex }
+        var level: Float = 0
+        while true {
+            let sample = max(sampleOfCursor(program), from)
+            guard sample < from + Int64(count) else { return level }
+            let onset = program.onsets[cursorIndex]
+            level += onset.level
+            if let mix {
+                let offset = Int(sample - from)
+                VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
             }
             cursorIndex += 1
             if cursorIndex == program.onsetCount {

@@ -165,10 +165,10 @@ struct RenderJob {
     func run() throws {
         let engine: ClickEngine
         do {
-            engine = try ClickEngine(sampleRate: sampleRate, channels: channels, maxFrameCount: 128)
+            // Built with the render's own settings and sounds: no other set is synthesized.
+            engine = try ClickEngine(sampleRate: sampleRate, channels: channels, maxFrameCount: 128,
+                                     settings: settings, sounds: userSounds)
         } catch { throw ExitError(error.description) }
-        for set in userSounds { engine.register(set) }
-        do { try engine.apply(settings) } catch { throw ExitError(error.description) }
 
         // Interrupted (Ctrl-C, SIGTERM, SIGHUP): the partial files go, the targets stay.
         AtomicFile.removeTemporaryFilesOnSignals()

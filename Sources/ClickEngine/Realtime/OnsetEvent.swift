@@ -23,3 +23,25 @@ public struct OnsetEvent: Sendable, Hashable, BitwiseCopyable {
         self.index = index
     }
 }
+
+/// Where the renderer pinned its grid, published on every start and every change so the
+/// screen, LEDs and buzzer place beats from the engine's own position instead of re-deriving
+/// its rules. From sample `sampleTwice / 2` (exact; a change lands on a whole sample) on, bar
+/// `bar` (counted from the last start) is `positionNumerator / positionDenominator` whole
+/// notes in (negative while a shortened bar's last beat finishes), under the settings of
+/// program `program` (`ClickEngine.settings(ofProgram:)`).
+public struct GridAnchor: Sendable, Hashable, BitwiseCopyable {
+    public var sampleTwice: Int64
+    public var bar: Int64
+    public var positionNumerator: Int128
+    public var positionDenominator: Int128
+    public var program: UInt64
+
+    public init(sampleTwice: Int64, bar: Int64, positionNumerator: Int128, positionDenominator: Int128, program: UInt64) {
+        self.sampleTwice = sampleTwice
+        self.bar = bar
+        self.positionNumerator = positionNumerator
+        self.positionDenominator = positionDenominator
+        self.program = program
+    }
+}

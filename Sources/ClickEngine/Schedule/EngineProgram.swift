@@ -7,6 +7,8 @@ struct CompiledOnset: BitwiseCopyable {
     var clip: UnsafePointer<Float>
     var clipFrames: Int
     var gain: Float
+    /// gain x the clip's peak.
+    var level: Float
     var beat: Int32
     var index: Int32
     var layer: UInt8
@@ -30,6 +32,8 @@ final class EngineProgram: @unchecked Sendable {
     let playing: Bool
     /// Incremented by every start: a new epoch restarts at bar 0 instead of keeping phase.
     let transportEpoch: UInt64
+    /// Identifies the program (and so its settings) in published grid anchors.
+    let serial: UInt64
     let gridPerWhole: Int64
     let barGrid: Int64
     let beatGrid: Int64
@@ -41,7 +45,8 @@ final class EngineProgram: @unchecked Sendable {
     /// Onset indices in the order of their keys, for matching notes across a change.
     let byKey: UnsafeMutablePointer<Int32>
 
-    init(settings: MetronomeSettings, sounds: SoundSet, sampleRate: Int, playing: Bool, transportEpoch: UInt64) {
+    init(settings: MetronomeSettings, sounds: SoundSet, sampleRate: Int, playing: Bool, transportEpoch: UInt64, serial: UInt64 = 0) {
+        self.serial = serial
         self.settings = settings
         self.playing = playing
         self.transportEpoch = transportEpoch
@@ -91,6 +96,7 @@ final class EngineProgram: @unchecked Sendable {
                 offset: onset.offset.numerator * (grid / onset.offset.denominator),
                 clip: clip.samples, clipFrames: clip.frameCount,
                 gain: master * Float(volume) / 100 * Float(onset.gain) / 100,
+                level: master * Float(volume) / 100 * Float(onset.gain) / 100 * clip.peak,
                 beat: Int32(onset.beat), index: Int32(onset.index), layer: UInt8(onset.layer), kind: onset.kind,
                 key: key, playedInBar: .min))
         }

@@ -6,6 +6,9 @@ public final class Clip: @unchecked Sendable {
     public let frameCount: Int
     /// Stable for the clip's lifetime; read-only after init.
     public let samples: UnsafePointer<Float>
+    /// Largest magnitude of any sample: lets the renderer skip the limiter when even the
+    /// sum of every playing clip's peak stays below its ceiling.
+    public let peak: Float
 
     public init(samples source: [Float], sampleRate: Int) {
         self.sampleRate = sampleRate
@@ -14,6 +17,7 @@ public final class Clip: @unchecked Sendable {
         storage.initialize(repeating: 0, count: max(source.count, 1))
         source.withUnsafeBufferPointer { storage.update(from: $0.baseAddress!, count: source.count) }
         samples = UnsafePointer(storage)
+        peak = source.reduce(0) { max($0, abs($1)) }
     }
 
     deinit { UnsafeMutablePointer(mutating: samples).deallocate() }
