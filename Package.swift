@@ -21,7 +21,7 @@ let package = Package(
         // bounded in size and depth, with errors that name file, line, field and value.
         .target(name: "TOMLReader"),
         .target(name: "TactusCore", dependencies: ["TOMLReader"]),
-        .target(name: "ClickEngine", dependencies: ["TactusCore"]),
+        .target(name: "ClickEngine", dependencies: ["TactusCore", "TOMLReader"]),
 
         // Hardware layers (issue 4). HAL: protocols and value types only, no C imports.
         // Devices: drivers written against HAL alone. LinuxHAL: the only OS code.

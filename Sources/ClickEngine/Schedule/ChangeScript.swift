@@ -1,3 +1,4 @@
+import TOMLReader
 import TactusCore
 
 /// A line of a change script that cannot be used; names the file and line.
@@ -5,7 +6,7 @@ public struct ScriptError: Error, CustomStringConvertible {
     public let file: String
     public let line: Int
     public let problem: String
-    public var description: String { "\(file):\(line): \(problem)" }
+    public var description: String { oneLine("\(file):\(line): \(problem)") }
 }
 
 /// Timed changes for `tactus render --changes FILE`, one per line:
