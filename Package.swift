@@ -21,7 +21,7 @@ let package = Package(
         // bounded in size and depth, with errors that name file, line, field and value.
         .target(name: "TOMLReader"),
         .target(name: "TactusCore", dependencies: ["TOMLReader"]),
-        .target(name: "ClickEngine", dependencies: ["TactusCore"]),
+        .target(name: "ClickEngine", dependencies: ["TactusCore", "TOMLReader"]),
 
         // Hardware layers (issue 4). HAL: protocols and value types only, no C imports.
         // Devices: drivers written against HAL alone. LinuxHAL: the only OS code.
@@ -81,6 +81,8 @@ let package = Package(
         .testTarget(name: "ScreenTests", dependencies: ["TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TactusAppTests", dependencies: ["TactusApp", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL"]),
+        // Seeded, bounded fuzzing of every parser of user input (`swift test --filter Fuzz`).
+        .testTarget(name: "FuzzTests", dependencies: ["TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp"]),
         .testTarget(name: "tactusTests", dependencies: ["TactusCore", "ClickEngine"]),
     ],
     swiftLanguageModes: [.v6]
