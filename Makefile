@@ -3,6 +3,23 @@ SWIFT ?= swift
 
 .PHONY: run test test-unit test-vm deps build bench clean install uninstall test-install
 
+# GPIO backend (Sources/LinuxHAL/GPIO). Empty: the libgpiod pkg-config finds (1.6 on Debian 12
+# and Raspberry Pi OS bookworm, 2.x on trixie; Package.swift reads its version). 2: libgpiod 2
+# from bookworm-backports, unpacked into .build-deps/libgpiod2 by `scripts/install-deps.sh
+# gpiod2` (it cannot be installed beside libgpiod 1), built in its own scratch path.
+GPIOD ?=
+ifeq ($(GPIOD),2)
+# Release with the Swift runtime linked in, as the VM suite and the package use it, so one
+# build in .build-gpiod2 serves make build, make test-vm and make deb (scripts/build-release.sh).
+BUILD = scripts/build-release.sh 2
+BUILD_DEPS := gpiod2
+else ifeq ($(GPIOD),)
+BUILD = $(SWIFT) build -c release --product tactus
+BUILD_DEPS :=
+else
+$(error GPIOD=$(GPIOD): use GPIOD=2 (libgpiod 2 from bookworm-backports) or leave it empty (the system's libgpiod))
+endif
+
 # `make install` / `make uninstall` (scripts/install.sh does the work; see docs/install.md).
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -14,9 +31,10 @@ INSTALL_ENV = SWIFT='$(SWIFT)' PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' OVERLAY_D
 
 deps:
 	@scripts/install-deps.sh build
+	@$(if $(BUILD_DEPS),scripts/install-deps.sh $(BUILD_DEPS))
 
 build: deps
-	$(SWIFT) build -c release --product tactus
+	SWIFT='$(SWIFT)' $(BUILD)
 
 # The box on this machine: the interactive simulator (screen, LEDs, keys, sound).
 run: build
@@ -53,4 +71,4 @@ bench:
 	$(SWIFT) run -c release tactus-bench
 
 clean:
-	rm -rf .build .build-static .build-vm
+	rm -rf .build .build-static .build-vm .build-gpiod2 .build-deps
