@@ -1,7 +1,7 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need.
 SWIFT ?= swift
 
-.PHONY: run test test-unit test-vm deps build bench clean install uninstall test-install
+.PHONY: run test test-unit test-vm test-vm-backends deps build bench clean install uninstall test-install
 
 # GPIO backend (Sources/LinuxHAL/GPIO). Empty: the libgpiod pkg-config finds (1.6 on Debian 12
 # and Raspberry Pi OS bookworm, 2.x on trixie; Package.swift reads its version). 2: libgpiod 2
@@ -19,6 +19,9 @@ BUILD_DEPS :=
 else
 $(error GPIOD=$(GPIOD): use GPIOD=2 (libgpiod 2 from bookworm-backports) or leave it empty (the system's libgpiod))
 endif
+# The system's libgpiod major version: where it is already 2 (trixie), `make test` runs the
+# VM suite once.
+SYSTEM_GPIOD_MAJOR := $(shell pkg-config --modversion libgpiod 2>/dev/null | cut -d. -f1)
 
 # `make install` / `make uninstall` (scripts/install.sh does the work; see docs/install.md).
 PREFIX ?= /usr/local
@@ -40,7 +43,7 @@ build: deps
 run: build
 	$$($(SWIFT) build -c release --show-bin-path)/tactus simulate --board boards/pi4b.toml
 
-test: test-unit test-vm
+test: test-unit test-vm-backends
 
 test-unit: deps
 	$(SWIFT) build --build-tests
@@ -63,7 +66,16 @@ test-install:
 # The real kernel interfaces: gpio-sim, i2c-stub and snd-aloop in a QEMU VM (Tests/VM/README.md).
 # Skips loudly where no VM can run; TACTUS_VM_REQUIRE=1 makes that a failure.
 test-vm: deps
-	SWIFT=$(SWIFT) Tests/VM/run.sh
+	SWIFT=$(SWIFT) TACTUS_VM_GPIOD=$(GPIOD) Tests/VM/run.sh
+
+# The VM suite on both GPIO backends (sharing its kernel, module and base initramfs cache);
+# both run even when the first fails.
+test-vm-backends:
+	@rc=0; $(MAKE) --no-print-directory test-vm GPIOD= || rc=1; \
+	if [ "$(SYSTEM_GPIOD_MAJOR)" = 1 ] || [ -z "$(SYSTEM_GPIOD_MAJOR)" ]; then \
+	  $(MAKE) --no-print-directory test-vm GPIOD=2 || rc=1; \
+	else echo "test-vm: the system's libgpiod is already $(SYSTEM_GPIOD_MAJOR).x: one VM run covers the libgpiod 2 backend"; fi; \
+	exit $$rc
 
 # Speed and allocation figures (not part of `make test`).
 bench:
