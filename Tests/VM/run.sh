@@ -206,6 +206,7 @@ if [ $BUILD = 1 ]; then
 	SWIFT=$SWIFT "$REPO/scripts/build-release.sh" $GPIOD \
 		>"$LOG/swift-build.log" 2>&1 || { tail -30 "$LOG/swift-build.log"; die "swift build of the static tactus failed"; }
 fi
+[ -x "$TACTUS_BIN" ] || die "no $TACTUS_BIN (build it, or drop --no-build)"
 # The libgpiod 2 build's libgpiod.so.3 is unpacked, not installed: ldd finds it there, and
 # the guest gets it at the path the Debian package would use.
 GPIOD_PREFIX=
@@ -213,7 +214,6 @@ if [ "$GPIOD" = 2 ]; then
 	GPIOD_PREFIX=$REPO/.build-deps/libgpiod2
 	readelf -d "$TACTUS_BIN" | grep -q 'NEEDED.*\[libgpiod\.so\.3\]' || die "$TACTUS_BIN does not link libgpiod.so.3"
 fi
-[ -x "$TACTUS_BIN" ] || die "no $TACTUS_BIN (build it, or drop --no-build)"
 phase "tactus built ($(du -h "$TACTUS_BIN" | cut -f1))"
 
 # ---------------------------------------------------------------- 5. initramfs
