@@ -1,7 +1,7 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need.
 SWIFT ?= swift
 
-.PHONY: run test test-unit test-vm test-vm-backends deps build bench clean install uninstall test-install
+.PHONY: run test test-unit test-vm test-vm-backends deps build bench clean install uninstall test-install deb
 
 # GPIO backend (Sources/LinuxHAL/GPIO). Empty: the libgpiod pkg-config finds (1.6 on Debian 12
 # and Raspberry Pi OS bookworm, 2.x on trixie; Package.swift reads its version). 2: libgpiod 2
@@ -77,10 +77,18 @@ test-vm-backends:
 	else echo "test-vm: the system's libgpiod is already $(SYSTEM_GPIOD_MAJOR).x: one VM run covers the libgpiod 2 backend"; fi; \
 	exit $$rc
 
+# dist/tactus_VERSION_ARCH.deb from the release binary (GPIOD=2: built against libgpiod 2,
+# depending on libgpiod3); scripts/make-deb.sh, docs/install.md. TACTUS_BINARY packages an
+# already built binary instead.
+deb:
+	@scripts/install-deps.sh deb
+	@$(if $(BUILD_DEPS),scripts/install-deps.sh $(BUILD_DEPS))
+	SWIFT='$(SWIFT)' GPIOD='$(GPIOD)' TACTUS_BINARY='$(TACTUS_BINARY)' scripts/make-deb.sh
+
 # Speed and allocation figures (not part of `make test`).
 bench:
 	@scripts/install-deps.sh bench
 	$(SWIFT) run -c release tactus-bench
 
 clean:
-	rm -rf .build .build-static .build-vm .build-gpiod2 .build-deps
+	rm -rf .build .build-static .build-vm .build-gpiod2 .build-deps dist

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Tactus needs, only those that are missing.
-# Usage: scripts/install-deps.sh [build|bench|install|vm|gpiod2]   (build is the default)
+# Usage: scripts/install-deps.sh [build|bench|install|vm|gpiod2|deb]   (build is the default)
 #   vm: what the VM integration suite (Tests/VM, `make test-vm`) needs on the host: qemu,
 #       busybox for the guest, the tools it copies into the guest, and what building the
 #       gpio-sim module needs (the kernel headers themselves are fetched by Tests/VM/run.sh,
@@ -9,6 +9,7 @@
 #       is 1.6 and cannot be installed beside it: libgpiod-dev and libgpiod3 are downloaded
 #       from bookworm-backports with a private apt configuration (this machine's apt sources,
 #       lists and cache are left alone) and unpacked into .build-deps/libgpiod2/.
+#   deb: what `make deb` needs (dpkg-dev for dpkg-shlibdeps, dtc for the overlays).
 set -euo pipefail
 
 # ---- gpiod2: no installation, only a download into the repository's .build-deps/.
@@ -63,9 +64,10 @@ case "${1:-build}" in
   bench) packages+=(klick) ;;
   install) packages+=("${install_packages[@]}") ;;
   gpiod2) packages=(pkg-config); fetch_gpiod2 ;;
+  deb) packages+=(dpkg-dev device-tree-compiler) ;;
   vm) packages+=(qemu-system-x86 busybox-static gpiod i2c-tools alsa-utils kmod xz-utils
                  python3 gcc make libc6-dev binutils) ;;
-  *) echo "install-deps.sh: unknown set '$1' (expected build, bench, install, vm or gpiod2)" >&2; exit 2 ;;
+  *) echo "install-deps.sh: unknown set '$1' (expected build, bench, install, vm, gpiod2 or deb)" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -9,7 +9,7 @@ struct CheckCommand: ParsableCommand {
         discussion: "Blinks each LED, beeps the buzzer, shows a test card and plays a short tone. Exit 0 only when every part is ok."
     )
 
-    @Option(help: "Board file, or a board name such as pi4b (looked up in /etc/tactus/boards, /usr/local/share/tactus/boards, ./boards).")
+    @Option(help: "Board file, or a board name such as pi4b (looked up in /etc/tactus/boards, /usr/local/share/tactus/boards, /usr/share/tactus/boards, ./boards).")
     var board: String = "/etc/tactus/board.toml"
 
     func run() throws {
