@@ -55,9 +55,9 @@ if $elf && readelf -d "$binary" | grep -q 'NEEDED.*libswiftCore'; then
   die "$binary loads the Swift runtime from a toolchain: build it with --static-swift-stdlib (scripts/build-release.sh)"
 fi
 
-work=$repo/.build-deb
+work=$(mktemp -d "${TMPDIR:-/tmp}/tactus-deb.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 root=$work/root
-rm -rf "$work"
 mkdir -p "$root/DEBIAN" "$outdir"
 put() { # put MODE SOURCE DEST: one file, /usr/local paths of the sources made /usr ones
   install -D -m "$1" "$2" "$root$3"

@@ -18,7 +18,10 @@ struct CheckCommand: ParsableCommand {
         let results = HardwareCheck.run(definition)
         for result in results { print(result.description) }
         if results.contains(where: { $0.status != .ok }) {
-            throw ExitError("\(results.filter { $0.status != .ok }.map(\.part).joined(separator: ", ")) not working (see above)", code: 1)
+            // One name per part: GPIO may report several held lines.
+            var failed: [String] = []
+            for result in results where result.status != .ok && !failed.contains(result.part) { failed.append(result.part) }
+            throw ExitError("\(failed.joined(separator: ", ")) not working (see above)", code: 1)
         }
     }
 }
