@@ -20,6 +20,8 @@ expect_file() { [ -f "$1" ] || fail "missing $1"; ok; }
 expect_absent() { [ ! -e "$1" ] && [ ! -L "$1" ] || fail "should not exist: $1"; ok; }
 expect_same() { cmp -s "$1" "$2" || fail "$2 differs from $1"; ok; }
 
+# dpkg-dev (dpkg-parsechangelog, dpkg-shlibdeps) and dtc, installed when missing.
+scripts/install-deps.sh deb >"$tmp/log" 2>&1 || fail "scripts/install-deps.sh deb failed"
 for tool in dpkg-deb dpkg-parsechangelog dtc; do
   command -v "$tool" >/dev/null || { echo "deb test: $tool missing: scripts/install-deps.sh deb" >&2; exit 1; }
 done
