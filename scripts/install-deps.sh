@@ -9,7 +9,8 @@
 #       is 1.6 and cannot be installed beside it: libgpiod-dev and libgpiod3 are downloaded
 #       from bookworm-backports with a private apt configuration (this machine's apt sources,
 #       lists and cache are left alone) and unpacked into .build-deps/libgpiod2/.
-#   deb: what `make deb` needs (dpkg-dev for dpkg-shlibdeps, dtc for the overlays).
+#   deb: what `make deb` needs (dpkg-dev for dpkg-shlibdeps, dtc for the overlays), and
+#       adduser, which the package depends on (its install test runs dpkg -i).
 set -euo pipefail
 
 # ---- gpiod2: no installation, only a download into the repository's .build-deps/.
@@ -64,7 +65,7 @@ case "${1:-build}" in
   bench) packages+=(klick) ;;
   install) packages+=("${install_packages[@]}") ;;
   gpiod2) packages=(pkg-config); fetch_gpiod2 ;;
-  deb) packages+=(dpkg-dev device-tree-compiler) ;;
+  deb) packages+=(dpkg-dev device-tree-compiler adduser) ;;
   vm) packages+=(qemu-system-x86 busybox-static gpiod i2c-tools alsa-utils kmod xz-utils
                  python3 gcc make libc6-dev binutils) ;;
   *) echo "install-deps.sh: unknown set '$1' (expected build, bench, install, vm, gpiod2 or deb)" >&2; exit 2 ;;
