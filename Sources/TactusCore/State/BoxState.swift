@@ -156,6 +156,12 @@ public struct BoxState: Sendable {
         }
     }
 
+    /// The input layer lost encoder edges (LineEdge.missedBefore): the decoder must not count
+    /// across the hole.
+    public mutating func encoderLostEdges() {
+        decoder.lostEdges()
+    }
+
     /// When the box next needs a `.tick`, if anything is pending.
     public var nextDeadline: MonotonicTime? {
         var deadlines = buttons.values.compactMap(\.nextDeadline)
