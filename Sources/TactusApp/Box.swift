@@ -88,6 +88,7 @@ public final class Box: @unchecked Sendable {
 
     /// One edge of a physical input line, with the kernel's timestamp.
     public func handle(_ edge: LineEdge) {
+        if edge.missedBefore > 0, edge.role == .encoderA || edge.role == .encoderB { state.encoderLostEdges() }
         let action: Action = switch edge.role {
         case .encoderA: .encoderEdge(.a, isHigh: edge.isActive, at: edge.timestamp)
         case .encoderB: .encoderEdge(.b, isHigh: edge.isActive, at: edge.timestamp)

@@ -37,7 +37,8 @@ public struct WAVEncoder: Sendable {
 
     public init(sampleRate: Int, channels: Int, format: WAVSampleFormat) {
         precondition(sampleRate > 0 && sampleRate <= Int(UInt32.max), "WAVEncoder: sample rate \(sampleRate) out of range")
-        precondition(channels == 1 || channels == 2, "WAVEncoder: \(channels) channels (1 or 2 supported)")
+        // Up to 8: a board may have that many outputs (the simulator writes what it plays).
+        precondition((1...8).contains(channels), "WAVEncoder: \(channels) channels (1 to 8 supported)")
         self.sampleRate = sampleRate
         self.channels = channels
         self.format = format
