@@ -51,6 +51,7 @@ test-vm: deps
 bench:
 	@scripts/install-deps.sh bench
 	$(SWIFT) run -c release tactus-bench
+	$(SWIFT) run -c release tactus-wheel-bench
 
 clean:
 	rm -rf .build .build-static .build-vm
