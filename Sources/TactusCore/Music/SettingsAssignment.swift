@@ -4,10 +4,12 @@ extension MetronomeSettings {
 
     /// Sets one field from its text form: `bpm` 92.5, `meter` 7/8, `beat-unit` 1/4.,
     /// `accents` X..x, `subdivisions` 2,3 or none, `sound` NAME, `volume` accent=80,beat=60.
+    /// A meter also sets the beat unit to 1/denominator, as `--meter` does: assign a
+    /// `beat-unit` after it (`inAssignmentOrder`) to count in another unit.
     public mutating func assign(_ name: String, _ value: String) throws(SettingError) {
         switch name {
         case "bpm": tempo = try Tempo(parsing: value)
-        case "meter": meter = try Meter(parsing: value)
+        case "meter": setMeter(try Meter(parsing: value))
         case "beat-unit": beatUnit = try BeatUnit(parsing: value)
         case "accents": accents = try AccentPattern(parsing: value)
         case "subdivisions": subdivisions = try Subdivisions(parsing: value)
@@ -18,5 +20,25 @@ extension MetronomeSettings {
         default:
             throw SettingError(field: "setting", value: name, allowed: "names are \(MetronomeSettings.assignableNames.joined(separator: ", "))")
         }
+    }
+}
+
+extension MetronomeSettings {
+    /// The meter rule everywhere (flags, change scripts, the settings file, the box): a new
+    /// meter counts in 1/denominator unless a beat unit is given in the same change. A unit
+    /// chosen later stays until the meter changes again.
+    public mutating func setMeter(_ newMeter: Meter, beatUnit unit: BeatUnit? = nil) {
+        meter = newMeter
+        if let unit {
+            beatUnit = unit
+        } else if let unit = try? BeatUnit(division: newMeter.denominator) {
+            beatUnit = unit
+        }
+    }
+
+    /// The assignments of one change with `meter` first, so a `beat-unit` in the same change
+    /// is applied after the meter has set its default unit.
+    public static func inAssignmentOrder(_ assignments: [(String, String)]) -> [(String, String)] {
+        assignments.filter { $0.0 == "meter" } + assignments.filter { $0.0 != "meter" }
     }
 }
