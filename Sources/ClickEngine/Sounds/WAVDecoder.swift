@@ -52,7 +52,6 @@ public enum WAVError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notRIFF(let magic):
             switch magic {
             case "RIFX": return "big-endian RIFX files are not supported (only little-endian RIFF/WAVE)"
-            case "RF64": return "RF64 (64-bit WAV) files are not supported (only RIFF/WAVE)"
             default: return "not a WAV file: expected \"RIFF\" at the start, found \(quoted(magic))"
             }
         case .notWAVE(let form):
@@ -108,7 +107,7 @@ public enum WAVError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Reads RIFF/WAVE files: PCM 8-bit unsigned and 16/24/32-bit signed integer, IEEE float
+/// Reads RIFF/WAVE and RF64 (EBU Tech 3306: a ds64 chunk holds the 64-bit sizes) files: PCM 8-bit unsigned and 16/24/32-bit signed integer, IEEE float
 /// 32/64-bit, and WAVE_FORMAT_EXTENSIBLE with a PCM or float subformat; mono or stereo.
 ///
 /// Integers are scaled by 1 / (2^(bits-1) - 1), the same scale `WAVEncoder` uses, so an
@@ -119,7 +118,7 @@ public enum WAVDecoder {
     public static func decode(_ bytes: [UInt8]) throws(WAVError) -> DecodedAudio {
         guard bytes.count >= 12 else { throw .tooShort(byteCount: bytes.count) }
         let magic = fourCC(bytes, at: 0)
-        guard magic == "RIFF" else { throw .notRIFF(magic: magic) }
+        guard magic == "RIFF" || magic == "RF64" else { throw .notRIFF(magic: magic) }
         let form = fourCC(bytes, at: 8)
         guard form == "WAVE" else { throw .notWAVE(formType: form) }
 
@@ -128,11 +127,17 @@ public enum WAVDecoder {
         var format: Format?
         var data: (start: Int, declared: Int)?
         var offset = 12
+        // RF64: the data size is in the ds64 chunk when the data chunk says 0xFFFFFFFF.
+        var dataSize64: Int?
         while offset + 8 <= bytes.count {
             let id = fourCC(bytes, at: offset)
-            let size = Int(le32(bytes, at: offset + 4))
+            var size = Int(le32(bytes, at: offset + 4))
             let body = offset + 8
             let available = bytes.count - body
+            if magic == "RF64" && id == "ds64" && size >= 24 && size <= available {
+                dataSize64 = Int(truncatingIfNeeded: UInt64(le32(bytes, at: body + 8)) | UInt64(le32(bytes, at: body + 12)) << 32)
+            }
+            if id == "data" && size == 0xFFFF_FFFF, let dataSize64, dataSize64 >= 0 { size = dataSize64 }
             if id == "fmt " {
                 guard size <= available else { throw .truncatedFormatChunk(declared: size, available: available) }
                 if format == nil { format = try parseFormat(bytes, at: body, size: size) }
