@@ -66,8 +66,8 @@ public enum ScreenRenderer {
         let lines = wrap(notice.text, width: area.width - 4, maxLines: max(1, (area.height - 2) / 8))
         let height = lines.count * 8 + 2
         let box = Rect(x: area.x, y: area.maxY - height, width: area.width, height: height)
-        // A clear margin above, so no half-covered text shows behind it.
-        bitmap.fill(Rect(x: area.x, y: max(area.y, box.y - 2), width: area.width, height: box.y - max(area.y, box.y - 2)), .clear)
+        // The whole area is cleared, so no half-covered text shows above the box.
+        bitmap.fill(area, .clear)
         let problem = notice.kind == .problem
         bitmap.fill(box, problem ? .set : .clear)
         if !problem { bitmap.strokeRect(box) }
@@ -338,8 +338,8 @@ public enum ScreenRenderer {
     /// an inverted value with arrows while it is being changed.
     static func drawMenu(_ choice: ScreenChoice, into bitmap: inout Bitmap) {
         // The title band: no entry is drawn under the title, not even in part.
-        OptionArc.text.drawLabels(choice, valueColumn: 122, top: 11, into: &bitmap)
-        bitmap.fill(Rect(x: 0, y: 0, width: 128, height: 11), .clear)
+        OptionArc.text.drawLabels(choice, valueColumn: 122, top: 10, into: &bitmap)
+        bitmap.fill(Rect(x: 0, y: 0, width: 128, height: 10), .clear)
         if !choice.title.isEmpty {
             let title = SmallFont.fitting(choice.title, maxWidth: 90)
             SmallFont.draw(title, at: Point(123 - SmallFont.width(of: title), 1), into: &bitmap)
