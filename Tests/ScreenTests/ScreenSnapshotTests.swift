@@ -214,6 +214,13 @@ import TactusCore
         let model = ScreenModel(page: .playing, settings: settings, marking: "Allegro", wheelMode: .volumes, field: .volume(.layer(2)),
                                 timeline: timeline)
         Snapshot.assertMatches(ScreenRenderer.render(model, heardSample: 6000), named: "playing-mode-volume-layer2")
+        let menu = ScreenModel(page: .menu(ScreenChoice(title: "Tempo markings", entries: Self.markings, position: 2)),
+                               settings: settings, timeline: timeline)
+        let frame = ScreenRenderer.render(menu, heardSample: 6000)
+        Snapshot.assertMatches(frame, named: "playing-menu-markings")
+        // The title stays whole beside the strip.
+        let alone = ScreenRenderer.render(ScreenModel(page: menu.page, settings: settings))
+        for y in 0..<10 { for x in 40..<128 { #expect(frame[x, y] == alone[x, y]) } }
     }
 
     @Test func menuValuesAreNeverCutAndEditingShows() {

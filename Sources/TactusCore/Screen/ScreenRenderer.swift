@@ -29,9 +29,15 @@ public enum ScreenRenderer {
             drawDimmed(model, into: &bitmap)
             return bitmap
         }
-        // Away from the main screen the beat stays visible: a small pendulum along the top.
+        // Away from the main screen the beat stays visible: a small pendulum along the top
+        // (in the menu, left of the page's title).
         if let timeline = model.timeline, let position, !(model.wheelMode == .tempo && !isMenu(model.page)) {
-            drawBeatStrip(position: position, timeline: timeline, into: &bitmap)
+            var strip = beatStrip
+            if case .menu(let choice) = model.page, !choice.title.isEmpty {
+                let titleLeft = 123 - SmallFont.width(of: SmallFont.fitting(choice.title, maxWidth: 90))
+                strip = Rect(x: 3, y: 0, width: max(titleLeft - 9, 12), height: beatStrip.height)
+            }
+            drawBeatStrip(position: position, in: strip, into: &bitmap)
         }
         return bitmap
     }
@@ -46,9 +52,8 @@ public enum ScreenRenderer {
     /// a bar on the beat, taller on accents.
     public static let beatStrip = Rect(x: 24, y: 0, width: 88, height: 4)
 
-    static func drawBeatStrip(position: BeatTimeline.Position, timeline: BeatTimeline, into bitmap: inout Bitmap) {
-        let strip = beatStrip
-        bitmap.fill(Rect(x: strip.x - 1, y: 0, width: strip.width + 2, height: strip.height + 1), .clear)
+    static func drawBeatStrip(position: BeatTimeline.Position, in strip: Rect, into bitmap: inout Bitmap) {
+        bitmap.fill(Rect(x: strip.x - 1, y: 0, width: strip.width + 2, height: strip.height), .clear)
         bitmap.dottedHLine(strip.x, strip.maxX - 1, 1)
         let swing = Pendulum.swing(beatIndex: position.beatIndex, fraction: position.fraction)
         let half = Double(strip.width - 4) / 2
