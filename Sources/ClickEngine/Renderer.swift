@@ -129,6 +129,7 @@ public final class ClickRenderer: @unchecked Sendable {
         var kept = old.travelled(fromTwice: cutTwice, toTwice: pivotTwice)
         kept = Anchor.add(kept, (Int128(cut.grid) * Int128(cut.denominator) + Int128(cut.numerator), Int128(cut.denominator)))
         var bar = cut.bar
+        var carry = false
         let cutOnNew = new.converted(cut, from: old)
         if cutOnNew.grid >= new.barGrid {
             // The new bar is shorter than where we are: the current beat (of the old bar)
@@ -143,6 +144,7 @@ public final class ClickRenderer: @unchecked Sendable {
             cursorBar = bar
             cursorIndex = 0
             if cutOnNew.grid >= 0 {
+                carry = true
                 while cursorIndex < new.onsetCount
                         && (new.onsets[cursorIndex].offset < cutOnNew.grid
                             || (new.onsets[cursorIndex].offset == cutOnNew.grid && cutOnNew.numerator != 0)) {
@@ -157,6 +159,45 @@ public final class ClickRenderer: @unchecked Sendable {
         let parts = Anchor.split(kept.numerator * Int128(new.gridPerWhole), kept.denominator * Int128(old.gridPerWhole))
         placement = new.placement(of: Anchor(twice: pivotTwice, bar: bar, grid: parts.whole,
                                              numerator: parts.numerator, denominator: parts.denominator))
+        if carry { carryMovedNotes(from: old, to: new, oldCut: cut, newCut: cutOnNew, bar: cut.bar) }
+    }
+
+    /// Notes that a change moves across the cut (a swing or groove amount changing while
+    /// the bar plays) keep "played once": a note the old program already played and the
+    /// new one puts later is not played again in this bar; a note the old program had
+    /// still to play and the new one puts earlier is played now, at the first sample of
+    /// this block (unless an onset starts on that very sample). Linear in the onsets.
+    private func carryMovedNotes(from old: EngineProgram, to new: EngineProgram, oldCut: Anchor, newCut: Anchor, bar: Int64) {
+        // An onset at grid x is still to play when it lies at or after the exact cut.
+        @inline(__always) func toPlay(_ x: Int64, _ cut: Anchor) -> Bool {
+            x > cut.grid || (x == cut.grid && cut.numerator == 0)
+        }
+        var i = 0
+        var j = 0
+        var late: CompiledOnset?
+        while i < old.onsetCount && j < new.onsetCount {
+            let a = old.onsets[Int(old.byKey[i])]
+            let bIndex = Int(new.byKey[j])
+            let b = new.onsets[bIndex]
+            if a.key < b.key { i += 1; continue }
+            if a.key > b.key { j += 1; continue }
+            let played = !toPlay(a.offset, oldCut) || a.playedInBar == bar
+            let ahead = toPlay(b.offset, newCut)
+            if played && ahead {
+                new.onsets[bIndex].playedInBar = bar
+            } else if !played && !ahead && late == nil {
+                late = b
+            }
+            i += 1
+            j += 1
+        }
+        guard let late else { return }
+        if cursorIndex < new.onsetCount && sampleOfCursor(new) <= clock { return } // one click on this sample
+        if voices.start(clip: late.clip, frames: late.clipFrames, gain: late.gain, offset: 0) {
+            events.push(OnsetEvent(sample: clock, bar: bar, beat: late.beat, layer: late.layer, kind: late.kind, index: late.index))
+        } else {
+            droppedOnsets.add(1, ordering: .relaxed)
+        }
     }
 
     @inline(__always)
@@ -173,8 +214,11 @@ public final class ClickRenderer: @unchecked Sendable {
             guard sample < blockEnd else { return }
             let onset = program.onsets[cursorIndex]
             let offset = Int(max(sample - clock, 0))
-            if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, offset: offset) {
-                events.push(OnsetEvent(sample: sample, bar: cursorBar, beat: onset.beat, layer: onset.layer, kind: onset.kind))
+            if onset.playedInBar == cursorBar {
+                // Played under the previous program before a change moved it later.
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, offset: offset) {
+                events.push(OnsetEvent(sample: sample, bar: cursorBar, beat: onset.beat, layer: onset.layer, kind: onset.kind,
+                                        index: onset.index))
             } else {
                 droppedOnsets.add(1, ordering: .relaxed)
             }

@@ -266,7 +266,7 @@ public final class Box: @unchecked Sendable {
             return
         }
         while let event = engine.nextEvent() {
-            if event.kind != .subdivision {
+            if event.kind.isBeat {
                 // Re-anchor the screen's grid on every beat the engine actually played.
                 timeline = BeatTimeline(settings: engine.settings, sampleRate: engine.renderer.sampleRate,
                                         bar: event.bar, beat: Int(event.beat), atSample: event.sample)

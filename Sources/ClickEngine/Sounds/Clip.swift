@@ -25,17 +25,20 @@ public final class Clip: @unchecked Sendable {
     public static let maximumSeconds = 2
 }
 
-/// Three related clips: accent, beat and subdivision.
+/// Four related clips: accent (also the soft accent, quieter), beat, subdivision and poly.
 public struct SoundSet: Sendable {
     public let name: String
     public let accent: Clip
     public let beat: Clip
     public let subdivision: Clip
+    /// The poly layers' clip; a set without one plays them with the subdivision clip.
+    public let poly: Clip
 
-    public init(name: String, accent: Clip, beat: Clip, subdivision: Clip) {
+    public init(name: String, accent: Clip, beat: Clip, subdivision: Clip, poly: Clip? = nil) {
         self.name = name
         self.accent = accent
         self.beat = beat
         self.subdivision = subdivision
+        self.poly = poly ?? subdivision
     }
 }

@@ -167,8 +167,9 @@ public enum FieldEditor {
             settings.accents = .accentEvery(n, beats: settings.beatCount)
         case .beatAccent(let beat):
             var levels = (0..<max(settings.beatCount, settings.accents.levels.count, beat + 1)).map(settings.accents.level(ofBeat:))
-            let cycle: [AccentLevel] = [.accent, .normal, .muted]
-            levels[beat] = cycle[(cycle.firstIndex(of: levels[beat])! + (direction > 0 ? 1 : 2)) % 3]
+            let cycle: [AccentLevel] = [.accent, .soft, .normal, .muted]
+            let index = cycle.firstIndex(of: levels[beat]) ?? 2
+            levels[beat] = cycle[(index + (direction > 0 ? 1 : cycle.count - 1)) % cycle.count]
             settings.accents = AccentPattern(levels)
         case .numerator, .denominator:
             let m = settings.meter
@@ -177,10 +178,12 @@ public enum FieldEditor {
             else { return false }
             // As everywhere: a new meter counts in 1/denominator.
             settings.setMeter(meter)
+            settings.fitAccentsToBar()
         case .beatUnit:
             let index = beatUnits.firstIndex(of: settings.beatUnit) ?? 6
             guard let i = step(index, in: 0...(beatUnits.count - 1)) else { return false }
             settings.beatUnit = beatUnits[i]
+            settings.fitAccentsToBar()
         case .subdivisions:
             let index = subdivisionChoices.firstIndex(of: settings.subdivisions) ?? 0
             guard let i = step(index, in: 0...(subdivisionChoices.count - 1)) else { return false }
