@@ -84,6 +84,12 @@ let package = Package(
             dependencies: ["TactusCore", "ClickEngine", "RealtimeAudit"],
             path: "Benchmarks/RenderBench"
         ),
+        // The hand model: detents and time to reach a tempo on Tactus's wheel and two others.
+        .executableTarget(
+            name: "tactus-wheel-bench",
+            dependencies: ["TactusCore", "TestSupport"],
+            path: "Benchmarks/WheelBench"
+        ),
         // Screen frame pacing over the simulated I2C bus: bytes per frame, fps at 400 kHz.
         .executableTarget(
             name: "tactus-screen-bench",

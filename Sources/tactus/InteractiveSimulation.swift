@@ -54,6 +54,9 @@ enum InteractiveSimulation {
                 case "q", "\u{3}": running = false
                 case "right", "l": loop.post(Action.detent(1, at: now))
                 case "left", "h": loop.post(Action.detent(-1, at: now))
+                // The wheel held down and turned: the next or previous field of the mode.
+                case "up", "k": loop.post(Action.pushedDetent(1, at: now))
+                case "down", "j": loop.post(Action.pushedDetent(-1, at: now))
                 case "shift-right", "L", "shift-left", "H":
                     // A flick: eight detents 12 ms apart, ending now, so the wheel accelerates.
                     let direction = (key == "shift-right" || key == "L") ? 1 : -1
@@ -138,6 +141,7 @@ final class RawTerminal {
         var keys: [String] = []
         var rest = Substring(input)
         let sequences = ["\u{1B}[1;2C": "shift-right", "\u{1B}[1;2D": "shift-left", "\u{1B}[C": "right", "\u{1B}[D": "left",
+                         "\u{1B}[A": "up", "\u{1B}[B": "down", "\u{1B}OA": "up", "\u{1B}OB": "down",
                          "\u{1B}OC": "right", "\u{1B}OD": "left", "\r": "enter", "\n": "enter"]
         while let first = rest.first {
             if let (sequence, key) = sequences.first(where: { rest.hasPrefix($0.key) }) {
