@@ -248,6 +248,7 @@ public final class BoxService: Service, Sendable {
         }
         if let problem = audio.deviceProblem {
             logger.error("audio: \(problem); playing silently (LEDs, buzzer and screen keep the beat), retrying every 3 s")
+            loop.post(Action.part("Sound device", working: false, at: clock.now()))
         } else {
             logger.info("audio: \(audio.format)")
         }
@@ -268,7 +269,9 @@ public final class BoxService: Service, Sendable {
             try? await Task.sleep(for: .seconds(3))
             if Task.isCancelled { return }
             switch audio.retryDevice(renderer) {
-            case .success: logger.info("audio: device is back, playing on it")
+            case .success:
+                logger.info("audio: device is back, playing on it")
+                loop.post(Action.part("Sound device", working: true, at: clock.now()))
             case .failure(let error) where error.description != lastProblem:
                 logger.error("audio: \(error)")
                 lastProblem = error.description
