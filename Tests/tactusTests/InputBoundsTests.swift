@@ -196,10 +196,10 @@ func tactusExecutable() -> URL {
         try board.write(to: file, atomically: true, encoding: .utf8)
         let run = try tactus(["simulate", "--headless", "--script", try script(dir), "--out", dir.path + "/o", "--board", file.path])
         #expect(run.status == 0, "\(run.stderr)")
-        // The fmt chunk follows RIFF/WAVE (12 bytes) and the 36-byte JUNK (RF64 placeholder) chunk.
-        let header = [UInt8](try Data(contentsOf: dir.appendingPathComponent("o/audio.wav")).prefix(80))
-        #expect(Array(header[48..<52]) == Array("fmt ".utf8))
-        #expect(Int(header[58]) | Int(header[59]) << 8 == channels)
+        // The channel count sits 10 bytes into the "fmt " chunk (RIFF or RF64 alike).
+        let header = [UInt8](try Data(contentsOf: dir.appendingPathComponent("o/audio.wav")).prefix(256))
+        let fmt = try #require((0..<header.count - 4).first { header[$0..<$0 + 4] == Array("fmt ".utf8)[...] })
+        #expect(Int(header[fmt + 10]) | Int(header[fmt + 11]) << 8 == channels)
     }
 
     @Test func boardsWithoutTheWheelAreRefused() throws {
