@@ -204,7 +204,7 @@ public enum SongFile {
             section.gap = try check("gap") { () throws(SettingError) in try GapPattern(parsing: text) }
         }
         if let p = try percent(s, "random_mute", range: 0...100) { section.randomMute = p }
-        if let p = try percent(s, "gain", range: 0...100) { section.gainPercent = p }
+        if let p = try percent(s, "gain", range: 0...400) { section.gainPercent = p }
         section.swing = try s.string("swing")
         section.poly = try s.string("poly")
         // What the tempo needs from the section's length.
