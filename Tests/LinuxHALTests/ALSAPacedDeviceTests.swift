@@ -33,7 +33,7 @@ import LinuxHAL
         let recorder = LogRecorder()
         let sink = ALSASink(pacedConfiguration(server), log: recorder.log)
         var attempts = 0
-        guard let format = sink.negotiateWhenAvailable(shouldContinue: { attempts += 1; return attempts < 40 }) else {
+        guard let format = sink.negotiateWhenAvailable(shouldContinue: { attempts += 1; return attempts < 100 }) else {
             Issue.record("the JACK dummy device did not come up: \(recorder.all)")
             return
         }
@@ -84,7 +84,7 @@ import LinuxHAL
         #expect(throws: HALError.self) { _ = try sink.negotiate() }
         try server.start()
         var attempts = 0
-        guard let format = sink.negotiateWhenAvailable(shouldContinue: { attempts += 1; return attempts < 40 }) else {
+        guard let format = sink.negotiateWhenAvailable(shouldContinue: { attempts += 1; return attempts < 100 }) else {
             Issue.record("the JACK dummy device did not come up: \(recorder.all)")
             return
         }

@@ -80,7 +80,8 @@ final class DummyJackServer {
         _ = try launch(realtime: false)
     }
 
-    /// Returns false when jackd exited at once.
+    /// Returns false when jackd did not come up. On a busy host a server can take seconds to
+    /// accept clients, so this waits for it (`jack_wait`) instead of guessing a delay.
     private func launch(realtime: Bool) throws -> Bool {
         guard let path = Self.jackdPath else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
@@ -91,8 +92,20 @@ final class DummyJackServer {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        usleep(200_000)
-        return process.isRunning
+        let waiter = Process()
+        waiter.executableURL = URL(fileURLWithPath: "/usr/bin/jack_wait")
+        waiter.arguments = ["-s", name, "-w", "-t", "30"]
+        waiter.standardOutput = FileHandle.nullDevice
+        waiter.standardError = FileHandle.nullDevice
+        waiter.environment = ["JACK_NO_START_SERVER": "1"]
+        if (try? waiter.run()) != nil {
+            waiter.waitUntilExit()
+        } else {
+            usleep(200_000)
+        }
+        if process.isRunning { return true }
+        self.process = nil
+        return false
     }
 
     func stop() {
