@@ -30,6 +30,9 @@ public final class ClickRenderer: @unchecked Sendable {
     private var cursorBar: Int64 = 0
     private var cursorIndex = 0
     private var clock: Int64 = 0
+    /// Song playback: the sample of the song's start and the next scheduled onset.
+    private var songOrigin: Int64 = 0
+    private var songCursor = 0
     private var voices: VoicePool
     private var limiter: Limiter
     private let mix: UnsafeMutablePointer<Float>
@@ -62,7 +65,13 @@ public final class ClickRenderer: @unchecked Sendable {
         takePendingProgram()
         let blockEnd = clock + Int64(frameCount)
         if playing, let current {
-            Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { startOnsets(of: $0, before: blockEnd) }
+            Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { program in
+                if let song = program.song {
+                    startSongOnsets(of: song, before: blockEnd)
+                } else {
+                    startOnsets(of: program, before: blockEnd)
+                }
+            }
         }
         clock = blockEnd
         guard voices.activeCount > 0 || limiter.gain < 1 else {
@@ -95,7 +104,14 @@ public final class ClickRenderer: @unchecked Sendable {
         let new = Unmanaged<EngineProgram>.fromOpaque(incoming)
         new._withUnsafeGuaranteedRef { program in
             let restart = program.transportEpoch != appliedEpoch
-            if program.playing {
+            if program.playing && program.song != nil {
+                // A song starts from its beginning at each start; a new program without a
+                // new start (a volume change) keeps its place.
+                if restart || !playing || current == nil {
+                    songOrigin = clock
+                    songCursor = 0
+                }
+            } else if program.playing {
                 if restart || !playing || current == nil {
                     anchorTwice = 2 * clock
                     anchorBar = 0
@@ -170,6 +186,36 @@ public final class ClickRenderer: @unchecked Sendable {
                 cursorIndex = 0
                 cursorBar += 1
             }
+        }
+    }
+
+    /// Walks the song's table: integers only, no allocation. Muted onsets are reported
+    /// (the pendulum and LEDs keep counting) but start no clip.
+    private func startSongOnsets(of song: SongSchedule, before blockEnd: Int64) {
+        while songCursor < song.count {
+            let onset = song.onsets[songCursor]
+            guard onset.sample < song.endSample else { songCursor = song.count; return }
+            let sample = songOrigin + onset.sample
+            guard sample < blockEnd else { return }
+            let event = OnsetEvent(sample: sample, bar: onset.bar, beat: onset.beat, layer: onset.layer, kind: onset.kind,
+                                   section: onset.section, song: onset.song, isCount: onset.isCount, muted: onset.muted,
+                                   bpm: onset.bpm)
+            if onset.muted {
+                events.push(event)
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, offset: Int(max(sample - clock, 0))) {
+                events.push(event)
+            } else {
+                droppedOnsets.add(1, ordering: .relaxed)
+            }
+            songCursor += 1
+        }
+    }
+
+    /// Song playback: the engine sample where the song stops starting clicks, or nil.
+    public var songEndSample: Int64? {
+        guard playing, let current else { return nil }
+        return Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { program in
+            program.song.map { songOrigin + $0.endSample }
         }
     }
 

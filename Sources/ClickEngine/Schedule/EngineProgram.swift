@@ -30,13 +30,17 @@ final class EngineProgram: @unchecked Sendable {
     let samplesPerWholeDenominator: Int64
     let onsetCount: Int
     let onsets: UnsafeMutablePointer<CompiledOnset>
+    /// When set, the song is played instead of the bar pattern (from its start on each start).
+    let song: SongSchedule?
 
     /// Extra grid resolution beyond the onset grid, so that the phase kept across a change
     /// is exact to a tiny fraction of a sample (at 1 BPM and 192 kHz: < 0.02 sample).
     static let phaseResolution: Int64 = 1 << 20
 
-    init(settings: MetronomeSettings, sounds: SoundSet, sampleRate: Int, playing: Bool, transportEpoch: UInt64) {
+    init(settings: MetronomeSettings, sounds: SoundSet, sampleRate: Int, playing: Bool, transportEpoch: UInt64,
+         song: SongSchedule? = nil) {
         self.settings = settings
+        self.song = song
         self.playing = playing
         self.transportEpoch = transportEpoch
         let pattern = BarPattern(settings)

@@ -44,6 +44,8 @@ public struct SongTimeline: Sequence, IteratorProtocol {
     private var pending: [SongOnset] = []
     private var pendingIndex = 0
     private var finished = false
+    /// The bar being played and the sample of its downbeat.
+    public private(set) var barStart: (bar: Int64, sample: Int64) = (0, 0)
     /// Where the next section (or song) begins.
     public private(set) var sectionStart: SampleTime
 
@@ -134,6 +136,7 @@ public struct SongTimeline: Sequence, IteratorProtocol {
             break
         }
         let barStart = Rational(barInSection) * timer.beatsPerBar
+        self.barStart = (songBar, timer.onset(atBeat: barStart))
         if sectionIndex == -1 {
             let song = songs[0]
             let beats = song.countIn == .twoBeats ? 2 : song.sections[0].beatCount
