@@ -32,7 +32,7 @@ import TactusCore
         let big = try render(blockSize: 4096, songs: [song])
         #expect(one.events == big.events)
         #expect(one.audio == big.audio)
-        #expect(one.events.map { $0.sample } == SongTimeline(song: song, sampleRate: 48000, seed: 3).map { $0.sample })
+        #expect(one.events.map { $0.sample } == SongTimeline(song: song, sampleRate: 48000, seed: 3).map { $0.sample }.filter { $0 < 560_000 })
         #expect(one.events.contains { $0.muted } && one.events.contains { $0.isCount })
     }
 }
