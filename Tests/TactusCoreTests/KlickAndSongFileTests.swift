@@ -170,3 +170,21 @@ outro:    6 140
         #expect(library.songs.count == 1)
     }
 }
+
+@Suite struct SettingsFileSongsTests {
+    @Test func oldPresetsAreMigratedAndSongsRoundTripInSettings() throws {
+        let old = "schema = 1\n[[preset]]\nname = \"Ballad\"\nbpm = 66\nmeter = \"3/4\"\n"
+        let saved = try SettingsFile.decode(old, file: "settings.toml")
+        #expect(saved.presets.map(\.name) == ["Ballad"])
+        #expect(saved.library.songs.isEmpty)
+        #expect(saved.songLibrary.songs.map(\.name) == ["Ballad"])
+        #expect(saved.songLibrary.songs[0].sections[0].tempo == .constant(66))
+        #expect(saved.songLibrary.songs[0].sections[0].meter == (try Meter(3, 4)))
+        var next = saved
+        next.library.songs.append(Song(name: "Ramp", countIn: .bars(2), sections: [SongSection(bars: 8, tempo: .rampTime(from: 80, to: 120))]))
+        next.library.setlist = Setlist(songs: ["Ramp", "Ballad"], advance: .auto)
+        let text = SettingsFile.encode(next)
+        #expect(text.contains("[[song.section]]") && text.contains("[setlist]"))
+        #expect(try SettingsFile.decode(text, file: "settings.toml") == next)
+    }
+}

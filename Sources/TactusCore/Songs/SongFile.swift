@@ -40,7 +40,8 @@ public enum SongFile {
     }
 
     /// The `[[song]]` and `[setlist]` tables of a document (settings.toml uses this too).
-    public static func library(from root: TOMLSection) throws(TOMLError) -> SongLibrary {
+    /// `alsoKnown`: names a setlist may use besides the songs (settings.toml's presets).
+    public static func library(from root: TOMLSection, alsoKnown: [String] = []) throws(TOMLError) -> SongLibrary {
         var library = SongLibrary()
         for s in try root.sections("song") {
             let song = try self.song(from: s)
@@ -57,7 +58,7 @@ public enum SongFile {
                     throw s.invalid("songs", allowed: "expected a list of song names in quotes")
                 }
                 names = items.map { $0.string! }
-                for name in names where library.song(named: name) == nil {
+                for name in names where library.song(named: name) == nil && !alsoKnown.contains(name) {
                     throw s.invalid("songs", allowed: "no [[song]] is named \(TOMLWriter.quoted(name))")
                 }
             }
