@@ -17,14 +17,17 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
-        .target(name: "TactusCore"),
+        // The TOML reader and writer for config, board and settings files: pure Swift,
+        // bounded in size and depth, with errors that name file, line, field and value.
+        .target(name: "TOMLReader"),
+        .target(name: "TactusCore", dependencies: ["TOMLReader"]),
         .target(name: "ClickEngine", dependencies: ["TactusCore"]),
 
         // Hardware layers (issue 4). HAL: protocols and value types only, no C imports.
         // Devices: drivers written against HAL alone. LinuxHAL: the only OS code.
         // SimHAL: the same protocols in memory, for tests and `tactus simulate`.
-        // HAL uses TactusCore only for its TOML reader (board files).
-        .target(name: "HAL", dependencies: ["TactusCore"]),
+        // HAL uses TactusCore for frame and time types, TOMLReader for board files.
+        .target(name: "HAL", dependencies: ["TactusCore", "TOMLReader"]),
         .target(name: "Devices", dependencies: ["HAL"]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
@@ -40,7 +43,7 @@ let package = Package(
         .target(
             name: "TactusApp",
             dependencies: [
-                "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL",
+                "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TOMLReader",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -48,7 +51,7 @@ let package = Package(
         .executableTarget(
             name: "tactus",
             dependencies: [
-                "TactusCore", "ClickEngine", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp",
+                "TactusCore", "TOMLReader", "ClickEngine", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -70,9 +73,10 @@ let package = Package(
         .target(name: "RealtimeAudit", path: "Tests/RealtimeAudit"),
         // Helpers shared by the test targets (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "TactusCoreTests", dependencies: ["TestSupport", "TactusCore"]),
+        .testTarget(name: "TOMLReaderTests", dependencies: ["TestSupport", "TOMLReader"]),
+        .testTarget(name: "TactusCoreTests", dependencies: ["TestSupport", "TactusCore", "TOMLReader"]),
         .testTarget(name: "ClickEngineTests", dependencies: ["TestSupport", "ClickEngine", "TactusCore", "RealtimeAudit"]),
-        .testTarget(name: "HALTests", dependencies: ["TestSupport", "HAL", "Devices", "SimHAL"]),
+        .testTarget(name: "HALTests", dependencies: ["TestSupport", "HAL", "Devices", "SimHAL", "TOMLReader"]),
         .testTarget(name: "LinuxHALTests", dependencies: ["TactusCore", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
         .testTarget(name: "ScreenTests", dependencies: ["TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
                     exclude: ["Snapshots"]),

@@ -22,10 +22,8 @@ public final class ClickRenderer: @unchecked Sendable {
     private var current: UnsafeMutableRawPointer?
     private var appliedEpoch: UInt64 = 0
     private var playing = false
-    /// The anchor: sample anchorTwice / 2 is musical position (anchorBar, anchorOffset).
-    private var anchorTwice: Int64 = 0
-    private var anchorBar: Int64 = 0
-    private var anchorOffset: Int64 = 0
+    /// Where the current program's grid is pinned to the sample clock (exact).
+    private var placement = Placement(anchor: .start(atSample: 0), lagWhole: 0, lagRest: 0, lagDenominator: 1)
     /// Next onset to play.
     private var cursorBar: Int64 = 0
     private var cursorIndex = 0
@@ -113,9 +111,7 @@ public final class ClickRenderer: @unchecked Sendable {
                 }
             } else if program.playing {
                 if restart || !playing || current == nil {
-                    anchorTwice = 2 * clock
-                    anchorBar = 0
-                    anchorOffset = 0
+                    placement = program.placement(of: .start(atSample: clock))
                     cursorBar = 0
                     cursorIndex = 0
                 } else if let current {
@@ -134,45 +130,62 @@ public final class ClickRenderer: @unchecked Sendable {
         current = incoming
     }
 
-    /// Re-anchors so the musical position at the first sample of this block carries over:
-    /// onsets whose exact time rounds into an earlier block were played by the old program;
-    /// the rest follow from the same position in the bar under the new one.
+    /// Re-anchors so the change happens exactly at the first sample of this block: the new
+    /// program continues from the exact musical position the old one had reached there
+    /// (nothing is rounded, so a change that keeps the tempo moves no onset at all). Onsets
+    /// whose exact time lies in the half sample before (they round to this sample and have not
+    /// played) are still played, on this sample.
     private func keepPhase(from old: EngineProgram, to new: EngineProgram) {
-        let cutTwice = 2 * clock - 1 // the boundary between rendered and not yet rendered
-        let fromAnchor = old.gridCeiling(anchorTwice: anchorTwice, sampleTwice: cutTwice) + Int128(anchorOffset)
-        let barsAhead = Rational.floorDivide(fromAnchor, Int128(old.barGrid))
-        let bar = anchorBar + Int64(barsAhead)
-        let oldOffset = fromAnchor - barsAhead * Int128(old.barGrid)
-        // Same position in whole notes on the new grid, rounded up so no onset is doubled.
-        var offset = Int64(-Rational.floorDivide(-oldOffset * Int128(new.gridPerWhole), Int128(old.gridPerWhole)))
-        if offset >= new.barGrid {
-            // The new bar is shorter than where we are: finish the current beat, then a downbeat.
-            let toNextBeat = (offset + new.beatGrid - 1) / new.beatGrid * new.beatGrid - offset
-            offset = max(0, new.barGrid - toNextBeat)
-        }
-        anchorTwice = cutTwice
-        anchorBar = bar
-        anchorOffset = offset
-        cursorBar = bar
-        cursorIndex = 0
-        while cursorIndex < new.onsetCount && new.onsets[cursorIndex].offset < offset { cursorIndex += 1 }
-        if cursorIndex == new.onsetCount {
+        let anchor = placement.anchor
+        // Before a start's own downbeat nothing has played yet: the start stays where it is.
+        let pivotTwice = max(2 * clock, anchor.twice)
+        let cutTwice = max(2 * clock - 1, anchor.twice)
+        let cut = old.position(from: anchor, atTwice: cutTwice)  // what is still to play starts here
+        // The position at the pivot, relative to the cut's bar, in old grid units (exact).
+        var kept = old.travelled(fromTwice: cutTwice, toTwice: pivotTwice)
+        kept = Anchor.add(kept, (Int128(cut.grid) * Int128(cut.denominator) + Int128(cut.numerator), Int128(cut.denominator)))
+        var bar = cut.bar
+        let cutOnNew = new.converted(cut, from: old)
+        if cutOnNew.grid >= new.barGrid {
+            // The new bar is shorter than where we are: the current beat (of the old bar)
+            // finishes, then the next bar starts with its downbeat.
+            let rest = old.remainingInBeat(cut)
+            let barEnd = Anchor.add((Int128(cut.grid) * Int128(cut.denominator) + Int128(cut.numerator), Int128(cut.denominator)), rest)
+            kept = Anchor.add(kept, (-barEnd.numerator, barEnd.denominator))
+            bar += 1
+            cursorBar = bar
             cursorIndex = 0
-            cursorBar += 1
+        } else {
+            cursorBar = bar
+            cursorIndex = 0
+            if cutOnNew.grid >= 0 {
+                while cursorIndex < new.onsetCount
+                        && (new.onsets[cursorIndex].offset < cutOnNew.grid
+                            || (new.onsets[cursorIndex].offset == cutOnNew.grid && cutOnNew.numerator != 0)) {
+                    cursorIndex += 1
+                }
+                if cursorIndex == new.onsetCount {
+                    cursorIndex = 0
+                    cursorBar += 1
+                }
+            }
         }
+        let parts = Anchor.split(kept.numerator * Int128(new.gridPerWhole), kept.denominator * Int128(old.gridPerWhole))
+        placement = new.placement(of: Anchor(twice: pivotTwice, bar: bar, grid: parts.whole,
+                                             numerator: parts.numerator, denominator: parts.denominator))
     }
 
     @inline(__always)
     private func sampleOfCursor(_ program: EngineProgram) -> Int64 {
-        let fromAnchor = Int128(cursorBar - anchorBar) * Int128(program.barGrid)
-            + Int128(program.onsets[cursorIndex].offset - anchorOffset)
-        return program.sample(anchorTwice: anchorTwice, gridFromAnchor: fromAnchor)
+        program.sample(bar: cursorBar, offset: program.onsets[cursorIndex].offset, placement: placement)
     }
 
     private func startOnsets(of program: EngineProgram, before blockEnd: Int64) {
         guard program.onsetCount > 0 else { return }
         while true {
-            let sample = sampleOfCursor(program)
+            // Never before this block: only onsets due in the half sample before a change
+            // (which round to its first sample) can compute earlier.
+            let sample = max(sampleOfCursor(program), clock)
             guard sample < blockEnd else { return }
             let onset = program.onsets[cursorIndex]
             let offset = Int(max(sample - clock, 0))
@@ -235,8 +248,7 @@ public final class ClickRenderer: @unchecked Sendable {
     public func sampleOfBarStart(_ bar: Int64) -> Int64? {
         guard playing, let current else { return nil }
         return Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { program in
-            program.sample(anchorTwice: anchorTwice,
-                           gridFromAnchor: Int128(bar - anchorBar) * Int128(program.barGrid) - Int128(anchorOffset))
+            program.sample(bar: bar, offset: 0, placement: placement)
         }
     }
 }

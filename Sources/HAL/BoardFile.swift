@@ -1,3 +1,4 @@
+import TOMLReader
 import TactusCore
 
 /// Reads boards/*.toml (format in boards/README.md) into a `BoardDefinition`. Every error

@@ -69,17 +69,6 @@ final class DedicatedThread: @unchecked Sendable {
     }
 }
 
-/// An errno and the call that produced it.
-struct SystemError: Error, CustomStringConvertible {
-    let code: Int32
-    let call: String
-    init(_ code: Int32, _ call: String) {
-        self.code = code
-        self.call = call
-    }
-    var description: String { "\(call): \(errnoDescription(code))" }
-}
-
 /// Locks the process's memory so the audio path never waits for a page fault; nil on
 /// success, else the errno (EPERM/ENOMEM without CAP_IPC_LOCK or a large RLIMIT_MEMLOCK).
 func lockAllMemory() -> Int32? {

@@ -1,5 +1,6 @@
 import Foundation
 import HAL
+import LinuxHAL
 
 /// Reads a board file (`--board PATH`, or a name such as `pi4b` looked up in the boards
 /// folders) and turns every problem into one line that names the file.
@@ -15,12 +16,15 @@ enum BoardLoader {
         return argument
     }
 
-    static func load(_ argument: String) throws -> BoardDefinition {
+    /// `origin` says where the name came from in messages: `--board`, or the
+    /// configuration file and line (`/etc/tactus/config.toml:3: board`).
+    static func load(_ argument: String, origin: String = "--board") throws -> BoardDefinition {
         let file = path(for: argument)
-        guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
+        let text: String
+        do { text = try BoundedFile.text(file) } catch {
             let known = searchFolders.flatMap { (try? FileManager.default.contentsOfDirectory(atPath: $0)) ?? [] }
                 .filter { $0.hasSuffix(".toml") }.map { String($0.dropLast(5)) }.sorted()
-            throw ExitError("--board '\(argument)' cannot be read (\(file)): give a board file path"
+            throw ExitError("\(origin) \(Escaped.quoted(argument)) is invalid: \(Escaped.quoted(file)) cannot be read (\(error)); allowed a board file path"
                             + (known.isEmpty ? "" : " or one of \(known.joined(separator: ", "))"))
         }
         let identifier = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent

@@ -23,14 +23,18 @@ struct BoxLocations {
             if config != nil { throw ExitError("--config '\(path)' does not exist") }
             return ConfigurationFile()
         }
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-            throw ExitError("--config '\(path)' cannot be read (\(RenderJob.readProblem(path)))")
-        }
+        let text = try InputFile.text(path, flag: "--config")
         do { return try ConfigurationFile.parse(text, file: path) } catch { throw ExitError(error.description) }
     }
 
     func boardDefinition(_ configuration: ConfigurationFile, fallback: String = "/etc/tactus/board.toml") throws -> BoardDefinition {
-        var board = try BoardLoader.load(self.board ?? configuration.board ?? fallback)
+        var board = if let flag = self.board {
+            try BoardLoader.load(flag)
+        } else if let named = configuration.board {
+            try BoardLoader.load(named, origin: "\(configuration.boardSource ?? "configuration"): board")
+        } else {
+            try BoardLoader.load(fallback)
+        }
         if let device = configuration.audioDevice { board.audio.device = device }
         if let rate = configuration.audioSampleRate { board.audio.sampleRate = rate }
         if let frames = configuration.audioPeriodFrames { board.audio.periodFrames = frames }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LinuxHAL
 import TactusCore
 
 struct ImportKlickCommand: ParsableCommand {
@@ -28,14 +29,10 @@ struct ImportKlickCommand: ParsableCommand {
             print(text, terminator: "")
             return
         }
-        try RenderJob.checkWritable(output, flag: "-o")
-        let out = try AtomicFile(path: output)
-        do {
-            try out.write(Array(text.utf8))
-            try out.commit()
-        } catch {
-            out.discard()
-            throw error
+        var outputs = OutputPaths()
+        try outputs.claim(output, flag: "-o")
+        do { try AtomicFile.write(Array(text.utf8), to: output) } catch {
+            throw ExitError("writing \(Escaped.quoted(output)) failed: \(error)", code: 1)
         }
     }
 }

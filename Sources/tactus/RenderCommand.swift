@@ -1,6 +1,8 @@
 import ArgumentParser
 import ClickEngine
 import Foundation
+import LinuxHAL
+import TOMLReader
 import TactusCore
 
 struct RenderCommand: ParsableCommand {
@@ -10,7 +12,8 @@ struct RenderCommand: ParsableCommand {
         discussion: "Stops starting clicks at the end (--bars or --seconds) and lets the last clicks ring out."
     )
 
-    @Option(help: "Tempo in BPM, 1 to 999 (up to 3 decimals), or a segment with --bars: 100-140 (ramp in time), 100~140 (ramp in beats), 100+5/2..140 (steps every 2 bars; 4b: beats), 120,121,... (per beat).") var bpm = "120"
+    // .unconditional: `--bpm -1` is a bad tempo, not a missing value followed by a flag.
+    @Option(parsing: .unconditional, help: "Tempo in BPM, 1 to 999 (up to 3 decimals), or a segment with --bars: 100-140 (ramp in time), 100~140 (ramp in beats), 100+5/2..140 (steps every 2 bars; 4b: beats), 120,121,... (per beat).") var bpm = "120"
     @Option(help: "Meter N/D, each 1 to 99 (e.g. 7/8, 4/5).") var meter = "4/4"
     @Option(name: .customLong("beat-unit"), help: "Note value the BPM counts: 1/N, dotted 1/N. or 3/(2N). Default: 1/D of the meter.")
     var beatUnit: String?
@@ -18,11 +21,11 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Subdivision layers 2 to 9, comma separated, or none.") var subdivisions = "none"
     @Option(help: "Built-in sound set name, or a folder with accent.wav, beat.wav and sub.wav.") var sound = "woodblock"
     @Option(help: "Volumes in percent, e.g. master=80,accent=100,beat=80,sub2=60.") var volume: String?
-    @Option(help: "Sample rate, 8000 to 192000.") var rate = 48000
+    @Option(parsing: .unconditional, help: "Sample rate, 8000 to 192000.") var rate = 48000
     @Option(help: "Sample format: s16, s24 or f32.") var format = "s16"
-    @Option(help: "Output channels, 1 or 2.") var channels = 2
-    @Option(help: "Bars to play (default 4).") var bars: Int?
-    @Option(help: "Seconds to play (instead of --bars).") var seconds: String?
+    @Option(parsing: .unconditional, help: "Output channels, 1 or 2.") var channels = 2
+    @Option(parsing: .unconditional, help: "Bars to play (default 4).") var bars: Int?
+    @Option(parsing: .unconditional, help: "Seconds to play (instead of --bars).") var seconds: String?
     @Option(help: "Timed changes: '<seconds> set bpm=150 meter=5/4', '<seconds> stop', '<seconds> start'.") var changes: String?
     @Option(help: "Write one JSON object per onset to this file.") var events: String?
     @Option(help: "Play a song from a songs TOML file (settings.toml or songs.toml).") var song: String?
@@ -109,9 +112,7 @@ struct RenderJob {
 
         var timed: [TimedChange] = []
         if let path = options.changes {
-            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-                throw ExitError("--changes '\(path)' cannot be read: \(RenderJob.readProblem(path))")
-            }
+            let text = try InputFile.text(path, flag: "--changes")
             let script: ChangeScript
             do { script = try ChangeScript(text: text, file: path) } catch { throw ExitError(error.description) }
             var current = settings
@@ -140,8 +141,9 @@ struct RenderJob {
         userSounds = Array(loaded.values)
         outputPath = output
         eventsPath = options.events
-        try RenderJob.checkWritable(output, flag: "-o")
-        if let events = options.events { try RenderJob.checkWritable(events, flag: "--events") }
+        var outputs = OutputPaths()
+        try outputs.claim(output, flag: "-o")
+        if let events = options.events { try outputs.claim(events, flag: "--events") }
     }
 
     /// A built-in name as is, or a folder of WAV files loaded (once) and named by its path.
@@ -159,23 +161,6 @@ struct RenderJob {
         return value
     }
 
-    static func readProblem(_ path: String) -> String {
-        var isDirectory: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) { return "no such file" }
-        return isDirectory.boolValue ? "it is a folder" : "permission denied or not UTF-8 text"
-    }
-
-    static func checkWritable(_ path: String, flag: String) throws {
-        let folder = (path as NSString).deletingLastPathComponent
-        let dir = folder.isEmpty ? "." : folder
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw ExitError("\(flag) '\(path)' is invalid: the folder '\(dir)' does not exist")
-        }
-        guard FileManager.default.isWritableFile(atPath: dir) else {
-            throw ExitError("\(flag) '\(path)' is invalid: the folder '\(dir)' is not writable")
-        }
-    }
 
     func run() throws {
         let engine: ClickEngine
@@ -200,8 +185,15 @@ struct RenderJob {
             renderEnd = .sample(Int64.max / 4)
         }
 
-        let wav = try AtomicFile(path: outputPath)
-        let eventsFile = try eventsPath.map { try AtomicFile(path: $0) }
+        // Interrupted (Ctrl-C, SIGTERM, SIGHUP): the partial files go, the targets stay.
+        AtomicFile.removeTemporaryFilesOnSignals()
+        let wav: AtomicFile
+        do { wav = try AtomicFile(replacing: outputPath) } catch { throw ExitError("\(error)", code: 1) }
+        let eventsFile: AtomicFile?
+        do { eventsFile = try eventsPath.map { path throws(SystemError) in try AtomicFile(replacing: path) } } catch {
+            wav.discard()
+            throw ExitError("\(error)", code: 1)
+        }
         do {
             let encoder = WAVEncoder(sampleRate: sampleRate, channels: channels, format: format)
             try wav.write(encoder.header(dataByteCount: 0))
@@ -239,6 +231,7 @@ struct RenderJob {
         } catch {
             wav.discard()
             eventsFile?.discard()
+            if let error = error as? SystemError { throw ExitError("writing the output failed: \(error)", code: 1) }
             throw error
         }
     }

@@ -32,6 +32,7 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         let configuration = config == nil ? ConfigurationFile() : try BoxLocations(config: config).configuration()
         let definition = try board.map { try BoardLoader.load($0) } ?? SimulatorBoard.definition(configuration)
+        try SimulatorBoard.checkUsable(definition)
         let logger = Log.bootstrap(level: level)
         let persistence: any SettingsPersistence
         var saved = SavedState()
@@ -48,9 +49,7 @@ struct SimulateCommand: AsyncParsableCommand {
         if headless {
             guard let scriptPath = script else { throw ExitError("--headless needs --script FILE") }
             guard let outPath = out else { throw ExitError("--headless needs --out DIR") }
-            guard let data = FileManager.default.contents(atPath: scriptPath), let text = String(data: data, encoding: .utf8) else {
-                throw ExitError("--script '\(scriptPath)' cannot be read (\(RenderJob.readProblem(scriptPath)))")
-            }
+            let text = try InputFile.text(scriptPath, flag: "--script")
             let parsed: SimulationScript
             do { parsed = try SimulationScript(text: text, file: scriptPath) } catch { throw ExitError(error.description) }
             let files = try SimulationFiles(folder: outPath, format: definition.audio)
@@ -75,8 +74,23 @@ final class MemoryPersistence: SettingsPersistence, @unchecked Sendable {
 
 /// The Pi boards' wiring, for simulating without a board file at hand.
 enum SimulatorBoard {
-    static func definition(_ configuration: ConfigurationFile) -> BoardDefinition {
-        if let board = try? BoardLoader.load(configuration.board ?? "pi4b") { return board }
+    /// A board the simulation can drive: scripts and keys turn the wheel (encoder A and B)
+    /// and press buttons, so a board without them is refused, not silently half-working.
+    static func checkUsable(_ board: BoardDefinition) throws {
+        let missing = [InputRole.encoderA, .encoderB].filter { board.input($0) == nil }
+        guard missing.isEmpty else {
+            let names = missing.map { "[inputs.\($0.rawValue)]" }.joined(separator: " and ")
+            throw ExitError("board '\(board.identifier)' cannot be simulated: it has no \(names); the wheel needs encoder_a and encoder_b")
+        }
+    }
+
+    /// The configuration's board (an error there is reported, never replaced), else pi4b's
+    /// board file when one is found, else the same wiring built in.
+    static func definition(_ configuration: ConfigurationFile) throws -> BoardDefinition {
+        if let named = configuration.board {
+            return try BoardLoader.load(named, origin: "\(configuration.boardSource ?? "configuration"): board")
+        }
+        if let board = try? BoardLoader.load("pi4b") { return board }
         let inputs = InputRole.allCases.enumerated().map { InputLineDefinition(role: $1, chipLabel: "simulator", line: .offset($0)) }
         let outputs = Indicator.allCases.enumerated().map { OutputLineDefinition(indicator: $1, chipLabel: "simulator", line: .offset(10 + $0)) }
         return BoardDefinition(identifier: "simulator", model: "Tactus simulator", inputs: inputs, outputs: outputs,

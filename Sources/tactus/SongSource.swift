@@ -1,5 +1,7 @@
 import ClickEngine
 import Foundation
+import LinuxHAL
+import TOMLReader
 import TactusCore
 
 /// What `render` plays when a song is involved: from --song, --tempo-map or --bpm's
@@ -15,10 +17,7 @@ struct SongRequest {
             guard let text = String(data: data, encoding: .utf8) else { throw ExitError("\(flag) '-': standard input is not UTF-8 text") }
             return text
         }
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-            throw ExitError("\(flag) '\(path)' cannot be read: \(RenderJob.readProblem(path))")
-        }
-        return text
+        return try InputFile.text(path, flag: flag)
     }
 
     /// klick's own messages: "can't open tempo map file: 'x'" and "<problem>:\nline N: <line>".
@@ -27,10 +26,9 @@ struct SongRequest {
         if path == "-" {
             text = try readText(path, flag: "--tempo-map")
         } else {
-            guard let data = FileManager.default.contents(atPath: path), let t = String(data: data, encoding: .utf8) else {
-                throw ExitError(KlickTempoMap.cannotOpen(path))
+            do { text = try BoundedFile.text(path) } catch {
+                throw ExitError(KlickTempoMap.cannotOpen(path) + " (\(error))")
             }
-            text = t
         }
         let map: KlickTempoMap
         do { map = try KlickTempoMap(parsing: text) } catch { throw ExitError("\(error.description)") }

@@ -20,7 +20,9 @@ struct Tactus: AsyncParsableCommand {
                 try command.run()
             }
         } catch let error as ExitError {
-            FileHandle.standardError.write(Data("tactus: error: \(error.message)\n".utf8))
+            // Values inside messages come from users: control characters (a newline, an
+            // escape sequence) are shown escaped so the error stays one honest line.
+            FileHandle.standardError.write(Data("tactus: error: \(Escaped.controlCharacters(error.message))\n".utf8))
             Foundation.exit(error.code)
         } catch {
             let code = exitCode(for: error)
@@ -29,7 +31,7 @@ struct Tactus: AsyncParsableCommand {
                 Foundation.exit(0)
             }
             let line = message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-            FileHandle.standardError.write(Data("tactus: error: \(line)\n".utf8))
+            FileHandle.standardError.write(Data("tactus: error: \(Escaped.controlCharacters(line))\n".utf8))
             Foundation.exit(2)
         }
     }

@@ -44,10 +44,10 @@ import TactusCore
             let lastBeat = (Rational(86_400) * tempo / Rational(60)).floor
             for k in stride(from: lastBeat, to: lastBeat - 5000, by: -1) {
                 let grid = Int128(k) * Int128(program.beatGrid)
-                let actual = program.sample(anchorTwice: 0, gridFromAnchor: grid)
+                let actual = program.sample(fromStart: grid)
                 #expect(actual == idealSample(beats: Rational(k), bpm: tempo, sampleRate: rate), "k=\(k) \(bpm) \(rate)")
             }
-            #expect(Double(program.sample(anchorTwice: 0, gridFromAnchor: Int128(lastBeat) * Int128(program.beatGrid)))
+            #expect(Double(program.sample(fromStart: Int128(lastBeat) * Int128(program.beatGrid)))
                     / Double(rate) <= 86_400)
         }
     }
@@ -133,17 +133,19 @@ import TactusCore
                                     sampleRate: rate, playing: true, transportEpoch: 1)
         let day = Int64(rate) * 86_400
         // The grid position heard at the end of the day, and the onset sample computed back from it.
-        let grid = program.gridCeiling(anchorTwice: 0, sampleTwice: 2 * day)
-        let sample = program.sample(anchorTwice: 0, gridFromAnchor: grid)
+        let start = program.placement(of: .start(atSample: 0))
+        let here = program.position(from: start.anchor, atTwice: 2 * day)
+        let next = here.grid + (here.numerator == 0 ? 0 : 1)
+        let sample = program.sample(bar: here.bar, offset: next, placement: start)
         #expect(sample >= day && sample <= day + 1)
-        // The same position anchored a day later (as after a change at that moment) lands a day later.
-        let later = program.sample(anchorTwice: 2 * day - 1, gridFromAnchor: grid)
-        #expect(later >= 2 * day - 1 && later <= 2 * day + 1)
+        // Re-anchored on the exact position reached (as a change there does): the same sample.
+        let reanchored = program.placement(of: program.position(from: start.anchor, atTwice: 2 * day - 1))
+        #expect(program.sample(bar: here.bar, offset: next, placement: reanchored) == sample)
         // Every onset of the bar is on the grid.
         for index in 0..<program.onsetCount {
             let exact = s.tempo.bpm // positions in beats = offset / beat length; sample = beats * 60 * rate / bpm
             let beats = Rational(program.onsets[index].offset, program.beatGrid)
-            #expect(program.sample(anchorTwice: 0, gridFromAnchor: Int128(program.onsets[index].offset))
+            #expect(program.sample(fromStart: Int128(program.onsets[index].offset))
                     == idealSample(beats: beats, bpm: exact, sampleRate: rate))
         }
     }

@@ -101,17 +101,72 @@ struct WAVTests {
         #expect(bytes == encoder.encodeFile(signal))
     }
 
-    @Test("f32 header: IEEE float tag, 18-byte fmt, fact chunk with the frame count")
+    @Test("f32 header: JUNK placeholder, IEEE float tag, 18-byte fmt, fact chunk with the frame count")
     func floatHeaderLayout() {
         let h = WAVEncoder(sampleRate: 48000, channels: 2, format: .f32).header(dataByteCount: 800)
-        #expect(h.count == 58)
-        #expect(Array(h[12..<16]) == Array("fmt ".utf8))
-        #expect(Array(h[16..<20]) == WAVFixture.le32(18))
-        #expect(Array(h[20..<22]) == WAVFixture.le16(3))
-        #expect(Array(h[38..<42]) == Array("fact".utf8))
-        #expect(Array(h[46..<50]) == WAVFixture.le32(100))      // 800 bytes / 8 bytes per frame
-        #expect(Array(h[50..<54]) == Array("data".utf8))
-        #expect(Array(h[4..<8]) == WAVFixture.le32(58 - 8 + 800))
+        #expect(h.count == 94)
+        #expect(Array(h[0..<4]) == Array("RIFF".utf8))
+        #expect(Array(h[12..<16]) == Array("JUNK".utf8))
+        #expect(Array(h[16..<20]) == WAVFixture.le32(28))
+        #expect(h[20..<48].allSatisfy { $0 == 0 })
+        #expect(Array(h[48..<52]) == Array("fmt ".utf8))
+        #expect(Array(h[52..<56]) == WAVFixture.le32(18))
+        #expect(Array(h[56..<58]) == WAVFixture.le16(3))
+        #expect(Array(h[74..<78]) == Array("fact".utf8))
+        #expect(Array(h[82..<86]) == WAVFixture.le32(100))      // 800 bytes / 8 bytes per frame
+        #expect(Array(h[86..<90]) == Array("data".utf8))
+        #expect(Array(h[90..<94]) == WAVFixture.le32(800))
+        #expect(Array(h[4..<8]) == WAVFixture.le32(94 - 8 + 800))
+    }
+
+    private static func le64(_ b: [UInt8], _ at: Int) -> UInt64 {
+        (0..<8).reduce(UInt64(0)) { $0 | UInt64(b[at + $1]) << (8 * $1) }
+    }
+
+    @Test("past 4 GiB the header becomes RF64 in place: ds64 with 64-bit sizes, 0xFFFFFFFF in the 32-bit ones",
+          arguments: WAVSampleFormat.allCases)
+    func rf64Header(format: WAVSampleFormat) {
+        // 24 h of stereo 48 kHz: 16.6 GB of s16.
+        let encoder = WAVEncoder(sampleRate: 48000, channels: 2, format: format)
+        let frames = 48000 * 86_400
+        let data = frames * encoder.bytesPerFrame
+        #expect(encoder.needsRF64(dataByteCount: data))
+        let h = encoder.header(dataByteCount: data)
+        #expect(h.count == encoder.headerByteCount)
+        #expect(Array(h[0..<4]) == Array("RF64".utf8))
+        #expect(Array(h[4..<8]) == [0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(Array(h[8..<12]) == Array("WAVE".utf8))
+        #expect(Array(h[12..<16]) == Array("ds64".utf8))
+        #expect(Array(h[16..<20]) == WAVFixture.le32(28))
+        #expect(Self.le64(h, 20) == UInt64(encoder.headerByteCount - 8 + data))   // RIFF size
+        #expect(Self.le64(h, 28) == UInt64(data))                                   // data size
+        #expect(Self.le64(h, 36) == UInt64(frames))                                 // sample count
+        #expect(Array(h[44..<48]) == [0, 0, 0, 0])                                  // table length
+        #expect(Array(h[48..<52]) == Array("fmt ".utf8))
+        #expect(Array(h[(h.count - 8)..<(h.count - 4)]) == Array("data".utf8))
+        #expect(Array(h[(h.count - 4)...]) == [0xFF, 0xFF, 0xFF, 0xFF])
+        // The largest plain RIFF and the smallest RF64.
+        let limit = Int(UInt32.max) - (encoder.headerByteCount - 8)
+        #expect(!encoder.needsRF64(dataByteCount: limit - limit % 2))
+        #expect(encoder.needsRF64(dataByteCount: limit - limit % 2 + 2))
+        #expect(Array(encoder.header(dataByteCount: limit - limit % 2)[0..<4]) == Array("RIFF".utf8))
+    }
+
+    @Test("RF64 files are read: the data size comes from ds64")
+    func rf64Reads() throws {
+        let encoder = WAVEncoder(sampleRate: 48000, channels: 1, format: .s16)
+        let signal: [Float] = [0, 0.5, -0.5, 1]
+        var bytes = encoder.encodeFile(signal)
+        // The same file as RF64 (as sox writes it past 4 GiB): magic, ds64 and the 32-bit sizes.
+        bytes.replaceSubrange(0..<4, with: Array("RF64".utf8))
+        bytes.replaceSubrange(4..<8, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        bytes.replaceSubrange(12..<16, with: Array("ds64".utf8))
+        bytes.replaceSubrange(20..<28, with: WAVFixture.le32(bytes.count - 8) + [0, 0, 0, 0])
+        bytes.replaceSubrange(28..<36, with: WAVFixture.le32(8) + [0, 0, 0, 0])
+        bytes.replaceSubrange(76..<80, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        let decoded = try WAVDecoder.decode(bytes)
+        #expect(decoded.frameCount == 4)
+        #expect(decoded.frames[1] == Float(16384) / 32767)
     }
 
     // MARK: - hand-built fixtures

@@ -1,3 +1,4 @@
+import TOMLReader
 import Foundation
 import Testing
 import HAL

@@ -28,7 +28,7 @@ func text(_ path: String) -> String? {
         let loaded = store.load()
         #expect(loaded.saved == saved)
         #expect(loaded.problem == nil)
-        #expect(!AtomicFile.exists(folder + "/settings.toml.tmp"))
+        #expect(!AtomicFile.exists(AtomicFile.temporaryPath(for: folder + "/settings.toml")))
     }
 
     @Test func corruptFileIsKeptAsideAndReported() throws {
@@ -54,7 +54,7 @@ func text(_ path: String) -> String? {
             Issue.record("write succeeded")
         } catch {
             #expect(error.errno == ENOENT)
-            #expect(error.description.hasPrefix("cannot create /nonexistent-folder/settings.toml.tmp: No such file or directory"))
+            #expect(error.description.hasPrefix("cannot create /nonexistent-folder/.settings.toml.partial-\(getpid()): No such file or directory"))
         }
     }
 

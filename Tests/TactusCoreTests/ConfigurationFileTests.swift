@@ -1,3 +1,4 @@
+import TOMLReader
 import Testing
 @testable import TactusCore
 

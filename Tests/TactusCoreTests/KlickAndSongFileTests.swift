@@ -1,4 +1,5 @@
 import Testing
+import TOMLReader
 @testable import TactusCore
 
 let klickManualMap = """

@@ -17,4 +17,11 @@ int tactus_set_timer_slack(unsigned long nanoseconds);
 /* ppoll with a nanosecond timeout (negative: wait forever); ppoll is GNU-only in glibc. */
 int tactus_poll_nanoseconds(struct pollfd *fds, unsigned long count, long long timeout_nanoseconds);
 
+/* Files to remove if SIGINT, SIGTERM or SIGHUP ends the process (a render's partial
+   output). The handler unlinks them (async-signal-safe), then dies of the same signal.
+   register returns a slot (or -1 when all 4 are taken); unregister frees it. */
+int tactus_partial_register(const char *path);
+void tactus_partial_unregister(int slot);
+void tactus_partial_install_handlers(void);
+
 #endif

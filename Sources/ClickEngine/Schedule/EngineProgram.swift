@@ -33,10 +33,6 @@ final class EngineProgram: @unchecked Sendable {
     /// When set, the song is played instead of the bar pattern (from its start on each start).
     let song: SongSchedule?
 
-    /// Extra grid resolution beyond the onset grid, so that the phase kept across a change
-    /// is exact to a tiny fraction of a sample (at 1 BPM and 192 kHz: < 0.02 sample).
-    static let phaseResolution: Int64 = 1 << 20
-
     init(settings: MetronomeSettings, sounds: SoundSet, sampleRate: Int, playing: Bool, transportEpoch: UInt64,
          song: SongSchedule? = nil) {
         self.settings = settings
@@ -47,7 +43,6 @@ final class EngineProgram: @unchecked Sendable {
         var grid = pattern.barLength.denominator
         grid = Rational.lcm(grid, pattern.beatLength.denominator)
         for onset in pattern.onsets { grid = Rational.lcm(grid, onset.offset.denominator) }
-        grid *= EngineProgram.phaseResolution
         gridPerWhole = grid
         barGrid = pattern.barLength.numerator * (grid / pattern.barLength.denominator)
         beatGrid = pattern.beatLength.numerator * (grid / pattern.beatLength.denominator)
@@ -78,21 +73,4 @@ final class EngineProgram: @unchecked Sendable {
 
     deinit { onsets.deallocate() }
 
-    /// Exact sample index (halves rounded up) of a musical position given in grid units
-    /// from an anchor: the anchor sits at sample anchorTwice / 2.
-    @inline(__always)
-    func sample(anchorTwice: Int64, gridFromAnchor: Int128) -> Int64 {
-        let gw = Int128(gridPerWhole) * Int128(samplesPerWholeDenominator)
-        let numerator = Int128(anchorTwice + 1) * gw + 2 * gridFromAnchor * Int128(samplesPerWholeNumerator)
-        return Int64(Rational.floorDivide(numerator, 2 * gw))
-    }
-
-    /// The smallest grid position (from the anchor) whose exact time is at or after
-    /// `sampleTwice / 2`.
-    @inline(__always)
-    func gridCeiling(anchorTwice: Int64, sampleTwice: Int64) -> Int128 {
-        let numerator = Int128(sampleTwice - anchorTwice) * Int128(gridPerWhole) * Int128(samplesPerWholeDenominator)
-        let denominator = 2 * Int128(samplesPerWholeNumerator)
-        return -Rational.floorDivide(-numerator, denominator)
-    }
 }

@@ -52,7 +52,6 @@ public enum WAVError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notRIFF(let magic):
             switch magic {
             case "RIFX": return "big-endian RIFX files are not supported (only little-endian RIFF/WAVE)"
-            case "RF64": return "RF64 (64-bit WAV) files are not supported (only RIFF/WAVE)"
             default: return "not a WAV file: expected \"RIFF\" at the start, found \(quoted(magic))"
             }
         case .notWAVE(let form):
@@ -108,7 +107,7 @@ public enum WAVError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Reads RIFF/WAVE files: PCM 8-bit unsigned and 16/24/32-bit signed integer, IEEE float
+/// Reads RIFF/WAVE and RF64 (EBU Tech 3306: a ds64 chunk holds the 64-bit sizes) files: PCM 8-bit unsigned and 16/24/32-bit signed integer, IEEE float
 /// 32/64-bit, and WAVE_FORMAT_EXTENSIBLE with a PCM or float subformat; mono or stereo.
 ///
 /// Integers are scaled by 1 / (2^(bits-1) - 1), the same scale `WAVEncoder` uses, so an
@@ -116,38 +115,84 @@ public enum WAVError: Error, Sendable, Equatable, CustomStringConvertible {
 /// (-32768 for 16 bits) is clamped to -1. Floats outside -1...1 are clamped and non-finite
 /// floats become 0, so every decoded sample is a valid clip sample.
 public enum WAVDecoder {
-    public static func decode(_ bytes: [UInt8]) throws(WAVError) -> DecodedAudio {
+    /// Where a WAV's audio is, read from the start of the file only: a caller can check
+    /// the length and read just the bytes it needs (a 1 GB file costs a header read).
+    public struct Layout: Sendable, Equatable {
+        public var sampleRate: Int
+        public var channels: Int
+        /// Bytes per frame.
+        public var blockAlign: Int
+        /// Offset of the audio and its declared size in bytes.
+        public var dataStart: Int
+        public var dataBytes: Int
+        /// Bytes of the file `decode` needs: up to the end of the later of "fmt " and "data".
+        public var bytesNeeded: Int
+        public var frameCount: Int { dataBytes / blockAlign }
+    }
+
+    /// The layout from the first bytes of a file (`fileSize` is the whole file's size), or
+    /// the error `decode` would give. `prefix` must hold both chunk headers; 64 KiB does
+    /// for every ordinary file.
+    public static func layout(_ prefix: [UInt8], fileSize: Int) throws(WAVError) -> Layout {
+        let (format, data, formatEnd) = try walk(prefix, fileSize: fileSize)
+        return Layout(sampleRate: format.sampleRate, channels: format.channels, blockAlign: format.blockAlign,
+                      dataStart: data.start, dataBytes: data.declared,
+                      bytesNeeded: max(formatEnd, min(fileSize, data.start + data.declared)))
+    }
+
+    /// Walks the chunks of `bytes` (the first bytes of a file of `fileSize` bytes).
+    private static func walk(_ bytes: [UInt8], fileSize: Int) throws(WAVError)
+        -> (Format, (start: Int, declared: Int), formatEnd: Int)
+    {
         guard bytes.count >= 12 else { throw .tooShort(byteCount: bytes.count) }
         let magic = fourCC(bytes, at: 0)
-        guard magic == "RIFF" else { throw .notRIFF(magic: magic) }
+        guard magic == "RIFF" || magic == "RF64" else { throw .notRIFF(magic: magic) }
         let form = fourCC(bytes, at: 8)
         guard form == "WAVE" else { throw .notWAVE(formType: form) }
 
         // Walk the chunks. The RIFF size field is ignored: writers often leave it wrong
         // (unpatched streams), and the chunk sizes are what actually locates the audio.
         var format: Format?
+        var formatEnd = 0
         var data: (start: Int, declared: Int)?
         var offset = 12
+        // RF64: the data size is in the ds64 chunk when the data chunk says 0xFFFFFFFF.
+        var dataSize64: Int?
         while offset + 8 <= bytes.count {
             let id = fourCC(bytes, at: offset)
-            let size = Int(le32(bytes, at: offset + 4))
+            var size = Int(le32(bytes, at: offset + 4))
             let body = offset + 8
-            let available = bytes.count - body
+            let available = fileSize - body
+            if magic == "RF64" && id == "ds64" && size >= 24 && body + 16 <= bytes.count {
+                dataSize64 = Int(truncatingIfNeeded: UInt64(le32(bytes, at: body + 8)) | UInt64(le32(bytes, at: body + 12)) << 32)
+            }
+            if id == "data" && size == 0xFFFF_FFFF, let dataSize64, dataSize64 >= 0 { size = dataSize64 }
             if id == "fmt " {
                 guard size <= available else { throw .truncatedFormatChunk(declared: size, available: available) }
-                if format == nil { format = try parseFormat(bytes, at: body, size: size) }
+                guard body + size <= bytes.count else { break }  // beyond what was read
+                if format == nil {
+                    format = try parseFormat(bytes, at: body, size: size)
+                    formatEnd = body + size
+                }
             } else if id == "data" {
                 if data == nil { data = (body, size) }
                 if size > available { break }   // nothing can follow a truncated data chunk
             } else if size > available {
                 break                           // a cut-off trailing chunk we would skip anyway
             }
+            // Reading a prefix: stop once both are known (the rest was not read).
+            if format != nil && data != nil && bytes.count < fileSize { break }
             // Chunks are word-aligned: an odd-sized chunk is followed by one pad byte.
             offset = body + size + (size & 1)
         }
 
         guard let format else { throw .missingFormatChunk }
         guard let data else { throw .missingDataChunk }
+        return (format, data, formatEnd)
+    }
+
+    public static func decode(_ bytes: [UInt8]) throws(WAVError) -> DecodedAudio {
+        let (format, data, _) = try walk(bytes, fileSize: bytes.count)
         let available = bytes.count - data.start
         guard data.declared <= available else {
             throw .truncatedData(declared: data.declared, available: available)

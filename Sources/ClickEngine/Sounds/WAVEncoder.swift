@@ -16,6 +16,13 @@ public enum WAVSampleFormat: String, Sendable, CaseIterable {
 /// overwrites the first `headerByteCount` bytes with `header(dataByteCount:)` of the real
 /// size. The header's length never depends on the size, so patching in place is safe.
 ///
+/// Every header reserves room for RF64 (EBU Tech 3306) with a 36-byte JUNK chunk right
+/// after "WAVE", the size of a ds64 chunk. A file whose RIFF size would not fit 32 bits
+/// (more than 4 GiB: a 24 h stereo render) becomes RF64 in place: "RF64", the JUNK chunk
+/// turned into ds64 with the 64-bit RIFF size, data size and frame count, and 0xFFFFFFFF
+/// in the 32-bit RIFF, data (and fact) sizes, as sox and libsndfile read it. Smaller files
+/// stay plain RIFF/WAVE, which every reader skips the JUNK chunk of.
+///
 /// s16/s24: WAVE_FORMAT_PCM with the classic 16-byte fmt chunk. f32: WAVE_FORMAT_IEEE_FLOAT
 /// with an 18-byte fmt chunk and the fact chunk that format requires (read by sox, soxi and
 /// libsndfile, and by `WAVDecoder`).
@@ -38,25 +45,39 @@ public struct WAVEncoder: Sendable {
 
     public var bytesPerFrame: Int { channels * format.bytesPerSample }
 
-    /// 44 bytes for integer formats, 58 for float (longer fmt chunk plus the fact chunk).
-    public var headerByteCount: Int { format == .f32 ? 58 : 44 }
+    /// Bytes of the JUNK (later ds64) chunk: 8 of chunk header and 28 of body (RIFF size,
+    /// data size and sample count, 64 bits each, and an empty table of other chunk sizes).
+    public static let ds64ByteCount = 36
 
-    /// The largest data size a RIFF file can describe (its sizes are 32-bit), in whole
-    /// frames. `header` clamps larger counts to this; a caller that wants a correct file
-    /// stops writing here.
-    public var maximumDataByteCount: Int {
-        let limit = Int(UInt32.max) - (headerByteCount - 8) - 1   // minus the other chunks and a pad byte
-        return limit - limit % bytesPerFrame
+    /// 80 bytes for integer formats, 94 for float (longer fmt chunk plus the fact chunk).
+    public var headerByteCount: Int { (format == .f32 ? 58 : 44) + WAVEncoder.ds64ByteCount }
+
+    /// Whether a file with this much data must be RF64: its RIFF size does not fit 32 bits.
+    public func needsRF64(dataByteCount: Int) -> Bool {
+        headerByteCount - 8 + dataByteCount + (dataByteCount & 1) > Int(UInt32.max)
     }
 
     public func header(dataByteCount: Int) -> [UInt8] {
-        let dataSize = min(max(0, dataByteCount), maximumDataByteCount)
+        let dataSize = max(0, dataByteCount)
         let pad = dataSize & 1
+        let riffSize = headerByteCount - 8 + dataSize + pad
+        let rf64 = needsRF64(dataByteCount: dataSize)
+        let frames = dataSize / bytesPerFrame
         var h: [UInt8] = []
         h.reserveCapacity(headerByteCount)
-        h += Array("RIFF".utf8)
-        append32(UInt32(headerByteCount - 8 + dataSize + pad), to: &h)
+        h += Array((rf64 ? "RF64" : "RIFF").utf8)
+        append32(rf64 ? .max : UInt32(riffSize), to: &h)
         h += Array("WAVE".utf8)
+        h += Array((rf64 ? "ds64" : "JUNK").utf8)
+        append32(UInt32(WAVEncoder.ds64ByteCount - 8), to: &h)
+        if rf64 {
+            append64(UInt64(riffSize), to: &h)
+            append64(UInt64(dataSize), to: &h)
+            append64(UInt64(frames), to: &h)                      // sample count (frames, as fact)
+            append32(0, to: &h)                                   // table length: no other chunk needs 64 bits
+        } else {
+            h += [UInt8](repeating: 0, count: WAVEncoder.ds64ByteCount - 8)
+        }
         h += Array("fmt ".utf8)
         append32(format == .f32 ? 18 : 16, to: &h)
         append16(format == .f32 ? 3 : 1, to: &h)                 // IEEE float : PCM
@@ -69,10 +90,10 @@ public struct WAVEncoder: Sendable {
             append16(0, to: &h)                                   // cbSize: no extension
             h += Array("fact".utf8)
             append32(4, to: &h)
-            append32(UInt32(dataSize / bytesPerFrame), to: &h)    // frames per channel
+            append32(rf64 || frames > Int(UInt32.max) ? .max : UInt32(frames), to: &h)    // frames per channel
         }
         h += Array("data".utf8)
-        append32(UInt32(dataSize), to: &h)
+        append32(rf64 ? .max : UInt32(dataSize), to: &h)
         return h
     }
 
@@ -134,6 +155,11 @@ public struct WAVEncoder: Sendable {
     private func append16(_ v: UInt16, to b: inout [UInt8]) {
         b.append(UInt8(truncatingIfNeeded: v))
         b.append(UInt8(truncatingIfNeeded: v >> 8))
+    }
+
+    private func append64(_ v: UInt64, to b: inout [UInt8]) {
+        append32(UInt32(truncatingIfNeeded: v), to: &b)
+        append32(UInt32(truncatingIfNeeded: v >> 32), to: &b)
     }
 
     private func append32(_ v: UInt32, to b: inout [UInt8]) {

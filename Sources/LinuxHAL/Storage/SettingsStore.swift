@@ -1,10 +1,23 @@
+import Glibc
+import Synchronization
 import TactusCore
 
 /// The settings file on disk: loads with a fallback to defaults, saves atomically.
-public struct SettingsStore: Sendable {
+///
+/// A file that exists but cannot be used is never overwritten: it is renamed aside
+/// (`settings.corrupt-N.toml`) before the box starts with defaults, and when even that
+/// fails (a root-owned file in a folder we may not change) saving is refused for the
+/// whole run, with a message that says why.
+public final class SettingsStore: Sendable {
     public let path: String
+    let system: Syscalls
+    /// Set by `load()` when the file on disk must be kept as it is.
+    private let refuseSaves = Mutex(false)
 
-    public init(path: String) { self.path = path }
+    public init(path: String, system: Syscalls = .live) {
+        self.path = path
+        self.system = system
+    }
 
     public struct Loaded: Sendable {
         public var saved: SavedState
@@ -13,31 +26,35 @@ public struct SettingsStore: Sendable {
         public var problem: String?
     }
 
-    /// Never fails: a missing file gives defaults; an unreadable, corrupt or invalid one is
-    /// renamed aside (never deleted) and reported, and the box starts with defaults.
+    /// Never fails: a missing file gives defaults; an unreadable, corrupt, invalid, huge,
+    /// deeply nested or non-regular one (FIFO, device) is renamed aside (never deleted)
+    /// and reported, and the box starts with defaults. Leftover temporary files of a save
+    /// that was killed are removed first.
     public func load() -> Loaded {
-        let bytes: [UInt8]?
-        do { bytes = try AtomicFile.read(path) } catch {
-            return Loaded(saved: SavedState(), problem: "settings not loaded, using defaults: \(error)")
-        }
-        guard let bytes else { return Loaded(saved: SavedState(), problem: nil) }
+        AtomicFile.removeLeftovers(of: path)
         let reason: String
-        if let text = String(validating: bytes, as: UTF8.self) {
+        do {
+            guard let bytes = try AtomicFile.read(path, system: system) else { return Loaded(saved: SavedState(), problem: nil) }
+            let text = try BoundedFile.text(bytes)
             do { return Loaded(saved: try SettingsFile.decode(text, file: path), problem: nil) } catch {
                 reason = error.description
             }
-        } else {
-            reason = "\(path): not UTF-8 text"
+        } catch {
+            reason = "\(path): \(error)"
         }
         do {
-            let aside = try AtomicFile.keepAside(path)
+            let aside = try AtomicFile.keepAside(path, system: system)
             return Loaded(saved: SavedState(), problem: "\(reason); file kept as \(aside), using defaults")
         } catch {
-            return Loaded(saved: SavedState(), problem: "\(reason); could not keep it aside (\(error)), using defaults")
+            let why = "\(reason); could not keep it aside (\(error)), so it is left as it is and changes will not be saved; using defaults"
+            refuseSaves.withLock { $0 = true }
+            return Loaded(saved: SavedState(), problem: why)
         }
     }
 
-    public func save(_ saved: SavedState) throws(StorageError) {
-        try AtomicFile.write(Array(SettingsFile.encode(saved).utf8), to: path)
+    public func save(_ saved: SavedState) throws(SystemError) {
+        // The file could not be read nor kept aside at start: writing would destroy it.
+        if refuseSaves.withLock({ $0 }) { throw SystemError("save over the unreadable", path, errno: EACCES) }
+        try AtomicFile.write(Array(SettingsFile.encode(saved).utf8), to: path, system: system)
     }
 }

@@ -1,3 +1,4 @@
+import TOMLReader
 import ClickEngine
 import HAL
 import Logging

@@ -1,3 +1,5 @@
+import TOMLReader
+
 /// The box's configuration (`/etc/tactus/config.toml`), read-only. Every key is optional:
 ///
 /// ```toml
@@ -17,6 +19,13 @@
 /// Keys use the board files' spelling (underscores), so a value can move between them.
 public struct ConfigurationFile: Sendable, Hashable {
     public var board: String?
+    /// Where `board` was written (`config.toml:3`), for messages about it; not part of
+    /// the configuration's value (two files with the same keys are the same configuration).
+    public var boardSource: String? {
+        get { source.board }
+        set { source.board = newValue }
+    }
+    private var source = Source()
     public var settingsFile = "/var/lib/tactus/settings.toml"
     public var soundsFolder: String?
     /// Overrides applied on top of the board's audio settings.
@@ -33,6 +42,7 @@ public struct ConfigurationFile: Sendable, Hashable {
         try root.rejectUnknownKeys(allowed: ["board", "settings_file", "sounds_folder", "audio", "controls"])
         var config = ConfigurationFile()
         config.board = try root.string("board")
+        if config.board != nil { config.boardSource = "\(file):\(root.table["board"]?.line ?? 0)" }
         if let path = try root.string("settings_file") {
             guard path.hasPrefix("/"), !path.hasSuffix("/") else {
                 throw root.invalid("settings_file", allowed: "an absolute path to a file, e.g. \"/var/lib/tactus/settings.toml\"")
@@ -55,4 +65,11 @@ public struct ConfigurationFile: Sendable, Hashable {
         }
         return config
     }
+}
+
+/// Where values were written: carried along for messages, equal whatever it holds.
+private struct Source: Sendable, Hashable {
+    var board: String?
+    static func == (a: Source, b: Source) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
 }

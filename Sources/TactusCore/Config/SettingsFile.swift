@@ -1,3 +1,5 @@
+import TOMLReader
+
 /// The settings file: current settings, preferences and presets as TOML.
 ///
 /// ```toml

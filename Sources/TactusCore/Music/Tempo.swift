@@ -41,7 +41,8 @@ extension Rational {
         var digits = 0
         while scale % denominator != 0 && digits < 9 { scale *= 10; digits += 1 }
         guard scale % denominator == 0 else { return description }
-        let scaled = numerator * (scale / denominator)
+        let (scaled, overflow) = numerator.multipliedReportingOverflow(by: scale / denominator)
+        guard !overflow else { return description }
         let whole = scaled / scale
         var fraction = String((scaled % scale).magnitude)
         while fraction.count < digits { fraction = "0" + fraction }

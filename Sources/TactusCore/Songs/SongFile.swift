@@ -1,3 +1,5 @@
+import TOMLReader
+
 /// Songs and setlists as TOML, read from settings.toml or from a songs.toml beside it:
 ///
 /// ```toml

@@ -103,12 +103,28 @@ public struct Rational: Sendable, Hashable, Comparable, CustomStringConvertible 
         return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q
     }
 
-    /// Parses "3", "-2", "7/8", "92.5", "92.125".
+    /// The reduced fraction, or nil when it does not fit in 64 bits (never traps).
+    public init?(exactly numerator: Int128, _ denominator: Int128) {
+        guard denominator != 0 else { return nil }
+        let divisor = Rational.gcd(numerator, denominator)
+        let sign: Int128 = (denominator < 0) ? -1 : 1
+        // Int128.min cannot be negated; values from 64-bit inputs never reach it.
+        guard numerator != .min, denominator != .min,
+              let n64 = Int64(exactly: sign * (numerator / divisor)), let d64 = Int64(exactly: sign * (denominator / divisor))
+        else { return nil }
+        self.numerator = n64
+        self.denominator = d64
+    }
+
+    /// Parses "3", "-2", "7/8", "92.5", "92.125" (up to 9 decimals). Returns nil for
+    /// anything else, including every value that would not fit (`10000000000.000000001`,
+    /// `9223372036854775807.9`, `1/-9223372036854775808`): callers turn nil into one
+    /// clear message, so no text can trap.
     public init?(parsing text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         if parts.count == 2 {
             guard let n = Int64(parts[0]), let d = Int64(parts[1]), d != 0 else { return nil }
-            self.init(n, d)
+            self.init(exactly: Int128(n), Int128(d))
             return
         }
         guard parts.count == 1 else { return nil }
@@ -119,10 +135,11 @@ public struct Rational: Sendable, Hashable, Comparable, CustomStringConvertible 
         guard !fraction.isEmpty, fraction.count <= 9, fraction.allSatisfy(\.isASCIIDigit), let digits = Int64(fraction) else {
             return nil
         }
-        var scale: Int64 = 1
+        var scale: Int128 = 1
         for _ in 0..<fraction.count { scale *= 10 }
         let negative = decimal[0].hasPrefix("-")
-        self.init(whole * scale + (negative ? -digits : digits), scale)
+        // At most 19 digits times 10^9: fits in 128 bits; the reduced result may not fit in 64.
+        self.init(exactly: Int128(whole) * scale + Int128(negative ? -digits : digits), scale)
     }
 }
 

@@ -1,6 +1,6 @@
 import TestSupport
 import Testing
-@testable import TactusCore
+@testable import TOMLReader
 
 @Suite struct TOMLParserTests {
     func parse(_ text: String) throws(TOMLError) -> TOMLTable { try TOML.parse(text, file: "test.toml") }

@@ -1,0 +1,162 @@
+import Glibc
+
+/// The file system calls Tactus makes, in the spirit of swift-system: each returns its
+/// result or throws one `SystemError` carrying errno, EINTR is retried in one place, and a
+/// test can make any call fail (`fault`) to prove that no failure loses a file.
+///
+/// Values, not globals: a test passes its own `Syscalls` with a fault to the code under
+/// test, so tests running in parallel never see each other's faults.
+public struct Syscalls: Sendable {
+    public enum Operation: String, Sendable, CaseIterable {
+        case open, read, write, fsync, close, rename, unlink, openFolder, fsyncFolder, fstat, fchmod, lock
+    }
+
+    /// Called before each call; returning an errno makes the call fail with it instead.
+    public var fault: (@Sendable (Operation, String) -> Int32?)?
+
+    public init(fault: (@Sendable (Operation, String) -> Int32?)? = nil) { self.fault = fault }
+
+    /// The real calls, no faults.
+    public static let live = Syscalls()
+
+    /// Runs `call` again while it fails with EINTR (a signal arrived before it did anything).
+    @inline(__always)
+    public static func retryingEINTR<T: BinaryInteger>(_ call: () -> T) -> T {
+        while true {
+            let result = call()
+            if result < 0 && errno == EINTR { continue }
+            return result
+        }
+    }
+
+    private func injected(_ operation: Operation, _ path: String, as name: String) throws(SystemError) {
+        if let code = fault?(operation, path) { throw SystemError(name, path, errno: code) }
+    }
+
+    public func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(SystemError) -> Int32 {
+        let name = flags & O_CREAT != 0 ? "create" : "open"
+        try injected(.open, path, as: name)
+        let fd = Syscalls.retryingEINTR { Glibc.open(path, flags | O_CLOEXEC, mode) }
+        guard fd >= 0 else { throw SystemError(name, path, errno: errno) }
+        return fd
+    }
+
+    /// Reads up to `count` bytes into `buffer`; 0 at the end of the file.
+    public func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(SystemError) -> Int {
+        try injected(.read, path, as: "read")
+        let n = Syscalls.retryingEINTR { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+        guard n >= 0 else { throw SystemError("read", path, errno: errno) }
+        return n
+    }
+
+    /// Writes all of `bytes` (short writes continue where they stopped).
+    public func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(SystemError) {
+        try injected(.write, path, as: "write")
+        var done = 0
+        while done < bytes.count {
+            let n = Syscalls.retryingEINTR { Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done) }
+            guard n >= 0 else { throw SystemError("write", path, errno: errno) }
+            done += n
+        }
+    }
+
+    /// Writes all of `bytes` at `offset` without moving the file position.
+    public func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: String) throws(SystemError) {
+        try injected(.write, path, as: "write")
+        var done = 0
+        while done < bytes.count {
+            let n = Syscalls.retryingEINTR { pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
+            guard n >= 0 else { throw SystemError("write", path, errno: errno) }
+            done += n
+        }
+    }
+
+    public func fsync(_ fd: Int32, path: String) throws(SystemError) {
+        try injected(.fsync, path, as: "fsync")
+        guard Syscalls.retryingEINTR({ Glibc.fsync(fd) }) == 0 else { throw SystemError("fsync", path, errno: errno) }
+    }
+
+    /// Closes `fd`. Not retried on EINTR: on Linux the descriptor is gone either way.
+    public func close(_ fd: Int32, path: String) throws(SystemError) {
+        if let code = fault?(.close, path) {
+            _ = Glibc.close(fd)
+            throw SystemError("close", path, errno: code)
+        }
+        guard Glibc.close(fd) == 0 else { throw SystemError("close", path, errno: errno) }
+    }
+
+    public func rename(_ from: String, to: String) throws(SystemError) {
+        try injected(.rename, to, as: "rename \(from) to")
+        guard Syscalls.retryingEINTR({ Glibc.rename(from, to) }) == 0 else {
+            throw SystemError("rename \(from) to", to, errno: errno)
+        }
+    }
+
+    public func unlink(_ path: String) throws(SystemError) {
+        try injected(.unlink, path, as: "remove")
+        guard Glibc.unlink(path) == 0 else { throw SystemError("remove", path, errno: errno) }
+    }
+
+    public func fstat(_ fd: Int32, path: String) throws(SystemError) -> stat {
+        try injected(.fstat, path, as: "stat")
+        var info = stat()
+        guard Glibc.fstat(fd, &info) == 0 else { throw SystemError("stat", path, errno: errno) }
+        return info
+    }
+
+    public func fchmod(_ fd: Int32, _ mode: mode_t, path: String) throws(SystemError) {
+        try injected(.fchmod, path, as: "set the permissions of")
+        guard Syscalls.retryingEINTR({ Glibc.fchmod(fd, mode) }) == 0 else {
+            throw SystemError("set the permissions of", path, errno: errno)
+        }
+    }
+
+    /// fsync of a folder, which makes a rename or a new name in it durable.
+    public func syncFolder(_ folder: String) throws(SystemError) {
+        try injected(.openFolder, folder, as: "open folder")
+        let fd = Syscalls.retryingEINTR { Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard fd >= 0 else { throw SystemError("open folder", folder, errno: errno) }
+        defer { _ = Glibc.close(fd) }
+        try injected(.fsyncFolder, folder, as: "fsync folder")
+        guard Syscalls.retryingEINTR({ Glibc.fsync(fd) }) == 0 else { throw SystemError("fsync folder", folder, errno: errno) }
+    }
+
+    /// An exclusive, non-blocking flock on `fd`; false when another process holds it.
+    public func tryLock(_ fd: Int32, path: String) throws(SystemError) -> Bool {
+        try injected(.lock, path, as: "lock")
+        if Syscalls.retryingEINTR({ flock(fd, LOCK_EX | LOCK_NB) }) == 0 { return true }
+        if errno == EWOULDBLOCK { return false }
+        throw SystemError("lock", path, errno: errno)
+    }
+}
+
+/// What kind of file a `stat` describes, for messages ("a FIFO", "a folder").
+public enum FileKind: Sendable, Hashable {
+    case regular, directory, fifo, characterDevice, blockDevice, socket, symbolicLink, other
+
+    public init(mode: mode_t) {
+        switch mode & S_IFMT {
+        case S_IFREG: self = .regular
+        case S_IFDIR: self = .directory
+        case S_IFIFO: self = .fifo
+        case S_IFCHR: self = .characterDevice
+        case S_IFBLK: self = .blockDevice
+        case S_IFSOCK: self = .socket
+        case S_IFLNK: self = .symbolicLink
+        default: self = .other
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .regular: "a regular file"
+        case .directory: "a folder"
+        case .fifo: "a FIFO (named pipe)"
+        case .characterDevice: "a character device"
+        case .blockDevice: "a block device"
+        case .socket: "a socket"
+        case .symbolicLink: "a symbolic link"
+        case .other: "not a regular file"
+        }
+    }
+}
