@@ -1,7 +1,27 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need.
 SWIFT ?= swift
 
-.PHONY: run test test-unit test-vm deps build bench clean install uninstall test-install
+.PHONY: run test test-unit test-vm test-vm-backends deps build bench clean install uninstall test-install deb
+
+# GPIO backend (Sources/LinuxHAL/GPIO). Empty: the libgpiod pkg-config finds (1.6 on Debian 12
+# and Raspberry Pi OS bookworm, 2.x on trixie; Package.swift reads its version). 2: libgpiod 2
+# from bookworm-backports, unpacked into .build-deps/libgpiod2 by `scripts/install-deps.sh
+# gpiod2` (it cannot be installed beside libgpiod 1), built in its own scratch path.
+GPIOD ?=
+ifeq ($(GPIOD),2)
+# Release with the Swift runtime linked in, as the VM suite and the package use it, so one
+# build in .build-gpiod2 serves make build, make test-vm and make deb (scripts/build-release.sh).
+BUILD = scripts/build-release.sh 2
+BUILD_DEPS := gpiod2
+else ifeq ($(GPIOD),)
+BUILD = $(SWIFT) build -c release --product tactus
+BUILD_DEPS :=
+else
+$(error GPIOD=$(GPIOD): use GPIOD=2 (libgpiod 2 from bookworm-backports) or leave it empty (the system's libgpiod))
+endif
+# The system's libgpiod major version: where it is already 2 (trixie), `make test` runs the
+# VM suite once.
+SYSTEM_GPIOD_MAJOR := $(shell pkg-config --modversion libgpiod 2>/dev/null | cut -d. -f1)
 
 # `make install` / `make uninstall` (scripts/install.sh does the work; see docs/install.md).
 PREFIX ?= /usr/local
@@ -14,15 +34,16 @@ INSTALL_ENV = SWIFT='$(SWIFT)' PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' OVERLAY_D
 
 deps:
 	@scripts/install-deps.sh build
+	@$(if $(BUILD_DEPS),scripts/install-deps.sh $(BUILD_DEPS))
 
 build: deps
-	$(SWIFT) build -c release --product tactus
+	SWIFT='$(SWIFT)' $(BUILD)
 
 # The box on this machine: the interactive simulator (screen, LEDs, keys, sound).
 run: build
 	$$($(SWIFT) build -c release --show-bin-path)/tactus simulate --board boards/pi4b.toml
 
-test: test-unit test-vm
+test: test-unit test-vm-backends
 
 test-unit: deps
 	$(SWIFT) build --build-tests
@@ -45,12 +66,30 @@ test-install:
 # The real kernel interfaces: gpio-sim, i2c-stub and snd-aloop in a QEMU VM (Tests/VM/README.md).
 # Skips loudly where no VM can run; TACTUS_VM_REQUIRE=1 makes that a failure.
 test-vm: deps
-	SWIFT=$(SWIFT) Tests/VM/run.sh
+	SWIFT=$(SWIFT) TACTUS_VM_GPIOD=$(GPIOD) Tests/VM/run.sh
+
+# The VM suite on both GPIO backends (sharing its kernel, module and base initramfs cache);
+# both run even when the first fails.
+test-vm-backends:
+	@rc=0; $(MAKE) --no-print-directory test-vm GPIOD= || rc=1; \
+	if [ "$(SYSTEM_GPIOD_MAJOR)" = 1 ] || [ -z "$(SYSTEM_GPIOD_MAJOR)" ]; then \
+	  $(MAKE) --no-print-directory test-vm GPIOD=2 || rc=1; \
+	else echo "test-vm: the system's libgpiod is already $(SYSTEM_GPIOD_MAJOR).x: one VM run covers the libgpiod 2 backend"; fi; \
+	exit $$rc
+
+# dist/tactus_VERSION_ARCH.deb from the release binary (GPIOD=2: built against libgpiod 2,
+# depending on libgpiod3); scripts/make-deb.sh, docs/install.md. TACTUS_BINARY packages an
+# already built binary instead.
+deb:
+	@scripts/install-deps.sh deb
+	@$(if $(BUILD_DEPS),scripts/install-deps.sh $(BUILD_DEPS))
+	SWIFT='$(SWIFT)' GPIOD='$(GPIOD)' TACTUS_BINARY='$(TACTUS_BINARY)' scripts/make-deb.sh
 
 # Speed and allocation figures (not part of `make test`).
 bench:
 	@scripts/install-deps.sh bench
+	$(SWIFT) build -c release --product tactus
 	$(SWIFT) run -c release tactus-bench
 
 clean:
-	rm -rf .build .build-static .build-vm
+	rm -rf .build .build-static .build-vm .build-gpiod2 .build-deps dist

@@ -1,5 +1,25 @@
 // swift-tools-version:6.1
 import PackageDescription
+import Foundation
+
+// The GPIO backend is chosen here, at build time: libgpiod 2 (v2 API: Debian 13, Raspberry Pi
+// OS trixie) or libgpiod 1.6 (Debian 12, Raspberry Pi OS bookworm). Both ship gpiod.h and
+// libgpiod.pc, so it is the version pkg-config reports; TACTUS_LIBGPIOD=1|2 overrides it.
+// `make build GPIOD=2` builds against bookworm-backports' libgpiod 2 in .build-deps/libgpiod2.
+func libgpiodMajorVersion() -> Int {
+    if let forced = Context.environment["TACTUS_LIBGPIOD"], let major = Int(forced) { return major }
+    let pkgConfig = Process()
+    pkgConfig.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    pkgConfig.arguments = ["pkg-config", "--modversion", "libgpiod"]
+    let output = Pipe()
+    pkgConfig.standardOutput = output
+    pkgConfig.standardError = FileHandle.nullDevice
+    guard (try? pkgConfig.run()) != nil else { return 1 }
+    pkgConfig.waitUntilExit()
+    let version = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    return Int(version.split(separator: ".").first ?? "") ?? 1
+}
+let gpioBackend: [SwiftSetting] = libgpiodMajorVersion() >= 2 ? [.define("TACTUS_LIBGPIOD2")] : []
 
 // Layers (see README "Layout"): TactusCore and ClickEngine are pure Swift with no C
 // imports and no I/O; the executable wires them to files and, later, to hardware.
@@ -21,7 +41,7 @@ let package = Package(
         // bounded in size and depth, with errors that name file, line, field and value.
         .target(name: "TOMLReader"),
         .target(name: "TactusCore", dependencies: ["TOMLReader"]),
-        .target(name: "ClickEngine", dependencies: ["TactusCore"]),
+        .target(name: "ClickEngine", dependencies: ["TactusCore", "TOMLReader"]),
 
         // Hardware layers (issue 4). HAL: protocols and value types only, no C imports.
         // Devices: drivers written against HAL alone. LinuxHAL: the only OS code.
@@ -36,7 +56,9 @@ let package = Package(
         // The few glibc calls Swift cannot import (pthread_setname_np, prctl).
         .target(name: "CLinuxShim"),
         // Devices only for HardwareCheck (`tactus check`), which drives the real display.
-        .target(name: "LinuxHAL", dependencies: ["TactusCore", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim"]),
+        // GPIO/*V2.swift is the libgpiod 2 backend, compiled when gpioBackend defines it.
+        .target(name: "LinuxHAL", dependencies: ["TactusCore", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim"],
+                swiftSettings: gpioBackend),
         .target(name: "SimHAL", dependencies: ["HAL"]),
         // The box: services and wiring, written against HAL only, so `tactus run` (LinuxHAL
         // parts) and `tactus simulate` (SimHAL parts) share every line of it.
@@ -81,6 +103,8 @@ let package = Package(
         .testTarget(name: "ScreenTests", dependencies: ["TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TactusAppTests", dependencies: ["TactusApp", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL"]),
+        // Seeded, bounded fuzzing of every parser of user input (`swift test --filter Fuzz`).
+        .testTarget(name: "FuzzTests", dependencies: ["TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp"]),
         .testTarget(name: "tactusTests", dependencies: ["TactusCore", "ClickEngine"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,11 +1,56 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Tactus needs, only those that are missing.
-# Usage: scripts/install-deps.sh [build|bench|install|vm]   (build is the default)
+# Usage: scripts/install-deps.sh [build|bench|install|vm|gpiod2|deb]   (build is the default)
 #   vm: what the VM integration suite (Tests/VM, `make test-vm`) needs on the host: qemu,
 #       busybox for the guest, the tools it copies into the guest, and what building the
 #       gpio-sim module needs (the kernel headers themselves are fetched by Tests/VM/run.sh,
 #       which knows the kernel version).
+#   gpiod2: libgpiod 2 (the v2 API) for `make build GPIOD=2` on Debian 12, whose own libgpiod
+#       is 1.6 and cannot be installed beside it: libgpiod-dev and libgpiod3 are downloaded
+#       from bookworm-backports with a private apt configuration (this machine's apt sources,
+#       lists and cache are left alone) and unpacked into .build-deps/libgpiod2/.
+#   deb: what `make deb` needs (dpkg-dev for dpkg-shlibdeps, dtc for the overlays), and
+#       adduser, which the package depends on (its install test runs dpkg -i).
 set -euo pipefail
+
+# ---- gpiod2: no installation, only a download into the repository's .build-deps/.
+fetch_gpiod2() {
+  local repo prefix work mirror
+  repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  prefix=$repo/.build-deps/libgpiod2
+  mirror=${TACTUS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+  if [ -s "$prefix/usr/include/gpiod.h" ] && [ -f "$prefix/.complete" ]; then
+    return 0
+  fi
+  for tool in apt-get dpkg-deb; do
+    command -v "$tool" >/dev/null || { echo "install-deps.sh gpiod2: $tool is missing (a Debian system is needed)" >&2; exit 1; }
+  done
+  work=$repo/.build-deps/apt-backports
+  rm -rf "$prefix" "$work"
+  mkdir -p "$work"/{lists/partial,archives/partial,sources.list.d,preferences.d,debs} "$prefix"
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm-backports main" >"$work/sources.list"
+  # Only bookworm-backports, with its own lists, cache and no pinning: `apt-get update` here
+  # never touches /var/lib/apt/lists or /var/cache/apt. As root, apt's download sandbox
+  # user (_apt) could not write into this folder.
+  local apt=(apt-get -q -o "Dir::Etc::SourceList=$work/sources.list" -o "Dir::Etc::SourceParts=$work/sources.list.d"
+             -o "Dir::Etc::PreferencesParts=$work/preferences.d" -o "Dir::Etc::Preferences=$work/preferences"
+             -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work" -o "Dir::Cache::Archives=$work/archives"
+             -o "Debug::NoLocking=true")
+  [ "$(id -u)" -eq 0 ] && apt+=(-o APT::Sandbox::User=root)
+  echo "Downloading libgpiod-dev and libgpiod3 from bookworm-backports ($mirror) into .build-deps/libgpiod2"
+  "${apt[@]}" update >"$work/update.log" 2>&1 || { cat "$work/update.log" >&2; echo "install-deps.sh gpiod2: apt-get update of bookworm-backports failed (see above)" >&2; exit 1; }
+  (cd "$work/debs" && "${apt[@]}" download libgpiod-dev/bookworm-backports libgpiod3/bookworm-backports) >"$work/download.log" 2>&1 ||
+    { cat "$work/download.log" >&2; echo "install-deps.sh gpiod2: apt-get download of libgpiod-dev/libgpiod3 from bookworm-backports failed (see above)" >&2; exit 1; }
+  local deb
+  for deb in "$work"/debs/*.deb; do dpkg-deb -x "$deb" "$prefix"; done
+  # The runtime package's control files (shlibs, symbols): `make deb` hands them to
+  # dpkg-shlibdeps, which then writes the libgpiod3 dependency itself.
+  dpkg-deb -e "$work"/debs/libgpiod3_*.deb "$prefix/DEBIAN"
+  [ -s "$prefix/usr/include/gpiod.h" ] && grep -q gpiod_api_version "$prefix/usr/include/gpiod.h" ||
+    { echo "install-deps.sh gpiod2: the unpacked gpiod.h is not the libgpiod 2 API" >&2; exit 1; }
+  dpkg-deb -f "$work"/debs/libgpiod3_*.deb Version >"$prefix/.complete"
+  echo "libgpiod $(cat "$prefix/.complete") unpacked into .build-deps/libgpiod2"
+}
 
 packages=(pkg-config libasound2-dev libgpiod-dev libi2c-dev)
 # Tests: jackd2 + libasound2-plugins give a real-time paced ALSA device without hardware
@@ -19,9 +64,11 @@ case "${1:-build}" in
   build) packages+=("${test_packages[@]}") ;;
   bench) packages+=(klick) ;;
   install) packages+=("${install_packages[@]}") ;;
+  gpiod2) packages=(pkg-config); fetch_gpiod2 ;;
+  deb) packages+=(dpkg-dev device-tree-compiler adduser) ;;
   vm) packages+=(qemu-system-x86 busybox-static gpiod i2c-tools alsa-utils kmod xz-utils
                  python3 gcc make libc6-dev binutils) ;;
-  *) echo "install-deps.sh: unknown set '$1' (expected build, bench, install or vm)" >&2; exit 2 ;;
+  *) echo "install-deps.sh: unknown set '$1' (expected build, bench, install, vm, gpiod2 or deb)" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -18,6 +18,9 @@ public final class ClickEngine {
     private var transportEpoch: UInt64 = 0
     /// The song played from each start instead of the bar pattern, if any.
     public private(set) var song: SongSchedule?
+    private var programSerial: UInt64 = 0
+    /// Settings of the most recent programs, by serial, for `settings(ofProgram:)`.
+    private var recentPrograms: [(serial: UInt64, settings: MetronomeSettings)] = []
     /// Sound sets used so far. Kept for the engine's lifetime because voices may still be
     /// playing their clips after a change of sound; they are small (a few hundred KB).
     private var soundSets: [String: SoundSet] = [:]
@@ -29,11 +32,13 @@ public final class ClickEngine {
     public init(
         sampleRate: Int, channels: Int = 2, maxFrameCount: Int = 4096,
         voiceCount: Int = ClickEngine.defaultVoiceCount, eventCapacity: Int = 8192,
-        settings: MetronomeSettings = MetronomeSettings()
+        settings: MetronomeSettings = MetronomeSettings(), sounds: [SoundSet] = []
     ) throws(UnknownSoundError) {
         renderer = ClickRenderer(sampleRate: sampleRate, channels: channels, maxFrameCount: maxFrameCount,
                                  voiceCount: voiceCount, eventCapacity: eventCapacity)
         self.settings = settings
+        // Registered first, so only the set the settings name is ever synthesized.
+        for set in sounds { soundSets[set.name] = set }
         _ = try soundSet(named: settings.sound)
         publish()
     }
@@ -78,6 +83,14 @@ public final class ClickEngine {
         publish()
     }
 
+    /// Next grid anchor published by the render thread (on each start and change), if any.
+    public func nextAnchor() -> GridAnchor? { renderer.anchors.pop() }
+
+    /// The settings of a program named in a grid anchor (the last 256 programs are kept).
+    public func settings(ofProgram serial: UInt64) -> MetronomeSettings? {
+        recentPrograms.last { $0.serial == serial }?.settings
+    }
+
     /// Next onset reported by the render thread, if any.
     public func nextEvent() -> OnsetEvent? { renderer.events.pop() }
 
@@ -97,8 +110,11 @@ public final class ClickEngine {
         collectGarbage()
         // The sound set was resolved (and cached) when the settings were accepted.
         guard let sounds = soundSets[settings.sound] else { return }
+        programSerial &+= 1
+        recentPrograms.append((programSerial, settings))
+        if recentPrograms.count > 256 { recentPrograms.removeFirst(recentPrograms.count - 256) }
         let program = EngineProgram(settings: settings, sounds: sounds, sampleRate: renderer.sampleRate,
-                                    playing: isPlaying, transportEpoch: transportEpoch, song: song)
+                                    playing: isPlaying, transportEpoch: transportEpoch, serial: programSerial, song: song)
         let raw = Unmanaged.passRetained(program).toOpaque()
         if let unclaimed = renderer.pending.exchange(raw, ordering: .acquiringAndReleasing) {
             Unmanaged<EngineProgram>.fromOpaque(unclaimed).release()

@@ -16,6 +16,8 @@ public final class ClickRenderer: @unchecked Sendable {
     let retired: SPSCRing<UnsafeMutableRawPointer>
     /// Every onset that started a clip.
     public let events: SPSCRing<OnsetEvent>
+    /// Every re-anchoring of the grid (start, change), for the screen, LEDs and buzzer.
+    public let anchors: SPSCRing<GridAnchor>
     private let droppedOnsets = Atomic<Int>(0)
 
     // Render-thread state.
@@ -41,9 +43,10 @@ public final class ClickRenderer: @unchecked Sendable {
         self.maxFrameCount = maxFrameCount
         retired = SPSCRing(minimumCapacity: 64)
         events = SPSCRing(minimumCapacity: eventCapacity)
+        anchors = SPSCRing(minimumCapacity: 256)
         voices = VoicePool(capacity: voiceCount)
         limiter = Limiter(sampleRate: sampleRate, maxFrames: maxFrameCount)
-        mix = .allocate(capacity: max(maxFrameCount, 1))
+        mix = .allocate(capacity: maxFrameCount + limiter.lookahead)
     }
 
     deinit {
@@ -62,23 +65,42 @@ public final class ClickRenderer: @unchecked Sendable {
         precondition(frameCount <= maxFrameCount, "render call larger than the prepared maximum")
         takePendingProgram()
         let blockEnd = clock + Int64(frameCount)
+        var program: Unmanaged<EngineProgram>?
         if playing, let current {
-            Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { program in
-                if let song = program.song {
+            program = Unmanaged<EngineProgram>.fromOpaque(current)
+            program!._withUnsafeGuaranteedRef { p in
+                if let song = p.song {
                     startSongOnsets(of: song, before: blockEnd)
                 } else {
-                    startOnsets(of: program, before: blockEnd)
+                    startOnsets(of: p, before: blockEnd)
                 }
             }
         }
+        // The limiter needs the mix `lookahead` frames past the block only when this block or
+        // the look-ahead could reach its ceiling: bounded by the sum of every clip's peak.
+        let lookahead = limiter.lookahead
+        var limiting = !limiter.isIdle
+        if !limiting && voices.activeCount > 0 {
+            var bound = voices.levelBound
+            if bound <= Limiter.ceiling, let program {
+                bound += program._withUnsafeGuaranteedRef { upcoming(of: $0, from: blockEnd, count: lookahead, into: nil) }
+            }
+            limiting = bound > Limiter.ceiling
+        }
         clock = blockEnd
-        guard voices.activeCount > 0 || limiter.gain < 1 else {
+        guard voices.activeCount > 0 || limiting else {
             buffer.update(repeating: 0, count: frameCount * channels)
             return
         }
-        mix.update(repeating: 0, count: frameCount)
+        mix.update(repeating: 0, count: frameCount + (limiting ? lookahead : 0))
+        if limiting {
+            voices.peek(into: mix + frameCount, skip: frameCount, count: lookahead)
+            if let program {
+                _ = program._withUnsafeGuaranteedRef { upcoming(of: $0, from: blockEnd, count: lookahead, into: mix + frameCount) }
+            }
+        }
         voices.mix(into: mix, frameCount: frameCount)
-        limiter.process(mix, frameCount: frameCount)
+        if limiting { limiter.process(mix, frameCount: frameCount) }
         switch channels {
         case 1:
             buffer.update(from: mix, count: frameCount)
@@ -122,6 +144,7 @@ public final class ClickRenderer: @unchecked Sendable {
             }
             appliedEpoch = program.transportEpoch
             playing = program.playing
+            if program.playing { publishAnchor(of: program) }
         }
         if let previous = current, !retired.push(previous) {
             // Cannot happen while the control side drains the ring before each publish;
@@ -145,6 +168,7 @@ public final class ClickRenderer: @unchecked Sendable {
         var kept = old.travelled(fromTwice: cutTwice, toTwice: pivotTwice)
         kept = Anchor.add(kept, (Int128(cut.grid) * Int128(cut.denominator) + Int128(cut.numerator), Int128(cut.denominator)))
         var bar = cut.bar
+        var carry = false
         let cutOnNew = new.converted(cut, from: old)
         if cutOnNew.grid >= new.barGrid {
             // The new bar is shorter than where we are: the current beat (of the old bar)
@@ -159,6 +183,7 @@ public final class ClickRenderer: @unchecked Sendable {
             cursorBar = bar
             cursorIndex = 0
             if cutOnNew.grid >= 0 {
+                carry = true
                 while cursorIndex < new.onsetCount
                         && (new.onsets[cursorIndex].offset < cutOnNew.grid
                             || (new.onsets[cursorIndex].offset == cutOnNew.grid && cutOnNew.numerator != 0)) {
@@ -173,6 +198,55 @@ public final class ClickRenderer: @unchecked Sendable {
         let parts = Anchor.split(kept.numerator * Int128(new.gridPerWhole), kept.denominator * Int128(old.gridPerWhole))
         placement = new.placement(of: Anchor(twice: pivotTwice, bar: bar, grid: parts.whole,
                                              numerator: parts.numerator, denominator: parts.denominator))
+        if carry { carryMovedNotes(from: old, to: new, oldCut: cut, newCut: cutOnNew, bar: cut.bar) }
+    }
+
+    /// Notes that a change moves across the cut (a swing or groove amount changing while
+    /// the bar plays) keep "played once": a note the old program already played and the
+    /// new one puts later is not played again in this bar; a note the old program had
+    /// still to play and the new one puts earlier is played now, at the first sample of
+    /// this block (unless an onset starts on that very sample). Linear in the onsets.
+    private func carryMovedNotes(from old: EngineProgram, to new: EngineProgram, oldCut: Anchor, newCut: Anchor, bar: Int64) {
+        // An onset at grid x is still to play when it lies at or after the exact cut.
+        @inline(__always) func toPlay(_ x: Int64, _ cut: Anchor) -> Bool {
+            x > cut.grid || (x == cut.grid && cut.numerator == 0)
+        }
+        var i = 0
+        var j = 0
+        var late: CompiledOnset?
+        while i < old.onsetCount && j < new.onsetCount {
+            let a = old.onsets[Int(old.byKey[i])]
+            let bIndex = Int(new.byKey[j])
+            let b = new.onsets[bIndex]
+            if a.key < b.key { i += 1; continue }
+            if a.key > b.key { j += 1; continue }
+            let played = !toPlay(a.offset, oldCut) || a.playedInBar == bar
+            let ahead = toPlay(b.offset, newCut)
+            if played && ahead {
+                new.onsets[bIndex].playedInBar = bar
+            } else if !played && !ahead && late == nil {
+                late = b
+            }
+            i += 1
+            j += 1
+        }
+        guard let late else { return }
+        if cursorIndex < new.onsetCount && sampleOfCursor(new) <= clock { return } // one click on this sample
+        if voices.start(clip: late.clip, frames: late.clipFrames, gain: late.gain, level: late.level, offset: 0) {
+            events.push(OnsetEvent(sample: clock, bar: bar, beat: late.beat, layer: late.layer, kind: late.kind, index: late.index))
+        } else {
+            droppedOnsets.add(1, ordering: .relaxed)
+        }
+    }
+
+    private func publishAnchor(of program: EngineProgram) {
+        let anchor = placement.anchor
+        let numerator = Int128(anchor.grid) * Int128(anchor.denominator) + Int128(anchor.numerator)
+        let denominator = Int128(anchor.denominator) * Int128(program.gridPerWhole)
+        let g = Rational.gcd(numerator, denominator)
+        // A full ring only costs the screen an update; the audio never waits.
+        _ = anchors.push(GridAnchor(sampleTwice: anchor.twice, bar: anchor.bar, positionNumerator: numerator / g,
+                                    positionDenominator: denominator / g, program: program.serial))
     }
 
     @inline(__always)
@@ -189,8 +263,11 @@ public final class ClickRenderer: @unchecked Sendable {
             guard sample < blockEnd else { return }
             let onset = program.onsets[cursorIndex]
             let offset = Int(max(sample - clock, 0))
-            if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, offset: offset) {
-                events.push(OnsetEvent(sample: sample, bar: cursorBar, beat: onset.beat, layer: onset.layer, kind: onset.kind))
+            if onset.playedInBar == cursorBar {
+                // Played under the previous program before a change moved it later.
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: offset) {
+                events.push(OnsetEvent(sample: sample, bar: cursorBar, beat: onset.beat, layer: onset.layer, kind: onset.kind,
+                                        index: onset.index))
             } else {
                 droppedOnsets.add(1, ordering: .relaxed)
             }
@@ -215,7 +292,7 @@ public final class ClickRenderer: @unchecked Sendable {
                                    bpm: onset.bpm)
             if onset.muted {
                 events.push(event)
-            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, offset: Int(max(sample - clock, 0))) {
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: Int(max(sample - clock, 0))) {
                 events.push(event)
             } else {
                 droppedOnsets.add(1, ordering: .relaxed)
@@ -229,6 +306,54 @@ public final class ClickRenderer: @unchecked Sendable {
         guard playing, let current else { return nil }
         return Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { program in
             program.song.map { songOrigin + $0.endSample }
+        }
+    }
+
+    /// The song onsets the cursor will start in `from ..< from + count`, without moving it
+    /// (the limiter's look-ahead, as `upcoming` does for the bar pattern).
+    private func upcomingSong(_ song: SongSchedule, from: Int64, count: Int, into mix: UnsafeMutablePointer<Float>?) -> Float {
+        var level: Float = 0
+        var index = songCursor
+        while index < song.count {
+            let onset = song.onsets[index]
+            guard onset.sample < song.endSample else { break }
+            let sample = max(songOrigin + onset.sample, from)
+            guard sample < from + Int64(count) else { break }
+            if !onset.muted {
+                level += onset.level
+                if let mix {
+                    let offset = Int(sample - from)
+                    VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+                }
+            }
+            index += 1
+        }
+        return level
+    }
+
+    /// The onsets the current cursor will start in `from ..< from + count`, without moving
+    /// it: their clips' first frames are added into `mix` (frame 0 = `from`) when given.
+    /// Returns the sum of their levels.
+    private func upcoming(of program: EngineProgram, from: Int64, count: Int, into mix: UnsafeMutablePointer<Float>?) -> Float {
+        if let song = program.song { return upcomingSong(song, from: from, count: count, into: mix) }
+        guard program.onsetCount > 0 else { return 0 }
+        let savedBar = cursorBar, savedIndex = cursorIndex
+        defer { cursorBar = savedBar; cursorIndex = savedIndex }
+        var level: Float = 0
+        while true {
+            let sample = max(sampleOfCursor(program), from)
+            guard sample < from + Int64(count) else { return level }
+            let onset = program.onsets[cursorIndex]
+            level += onset.level
+            if let mix {
+                let offset = Int(sample - from)
+                VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+            }
+            cursorIndex += 1
+            if cursorIndex == program.onsetCount {
+                cursorIndex = 0
+                cursorBar += 1
+            }
         }
     }
 

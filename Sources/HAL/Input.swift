@@ -17,12 +17,17 @@ public struct LineEdge: Equatable, Sendable {
     /// Switches to ground with pull-ups are active-low, so pressed is `level == false`.
     public var isActive: Bool
     public var timestamp: MonotonicInstant
+    /// Edges of this line the kernel dropped just before this one (its event queue overflowed
+    /// while the reader was stalled; libgpiod 2 counts them). Nonzero means the line's history
+    /// has a hole: a decoder must not count across it.
+    public var missedBefore: Int
 
-    public init(role: InputRole, level: Bool, isActive: Bool, timestamp: MonotonicInstant) {
+    public init(role: InputRole, level: Bool, isActive: Bool, timestamp: MonotonicInstant, missedBefore: Int = 0) {
         self.role = role
         self.level = level
         self.isActive = isActive
         self.timestamp = timestamp
+        self.missedBefore = missedBefore
     }
 }
 

@@ -20,14 +20,40 @@ public enum HardwareCheck {
 
     /// Runs every probe; the exit status of `tactus check` is 0 only if all are `.ok`.
     public static func run(_ board: BoardDefinition, log: HALLog = HALLog { _, _ in }) -> [Result] {
-        [checkGPIO(board, log: log), checkDisplay(board), checkAudio(board, log: log)]
+        checkGPIO(board, log: log) + [checkDisplay(board), checkAudio(board, log: log)]
     }
 
     static func result(_ part: String, _ error: HALError) -> Result {
         Result(part: part, status: error.kind == .deviceMissing || error.kind == .noAcknowledge ? .missing : .error, detail: error.message)
     }
 
-    public static func checkGPIO(_ board: BoardDefinition, log: HALLog) -> Result {
+    /// One result, or one per line that another program holds (then nothing is requested).
+    public static func checkGPIO(_ board: BoardDefinition, log: HALLog) -> [Result] {
+        let held = heldLines(board)
+        return held.isEmpty ? [requestGPIO(board, log: log)] : held
+    }
+
+    /// Each board line that is in use already, with its holder's consumer name as the kernel
+    /// reports it (`gpioinfo` shows the same). A chip that is missing is left to the request,
+    /// which says so.
+    public static func heldLines(_ board: BoardDefinition) -> [Result] {
+        let lines = board.inputs.map { ($0.chipLabel, $0.line, $0.role.rawValue) }
+            + board.outputs.map { ($0.chipLabel, $0.line, $0.indicator.rawValue) }
+        var chips: [String: GPIOChip] = [:]
+        var results: [Result] = []
+        for (label, selector, purpose) in lines {
+            guard let chip = chips[label] ?? (try? GPIOChip.open(label: label)) else { continue }
+            chips[label] = chip
+            guard let held = try? chip.holder(of: selector) else { continue }
+            let line = if case .offset = selector { "\(selector)" } else { "\(selector) (offset \(held.offset))" }
+            let holder = held.consumer.isEmpty ? "a kernel driver or a program that gave no name" : "'\(held.consumer)'"
+            results.append(Result(part: "gpio", status: .error,
+                                  detail: "\(line) (\(purpose)) is in use by \(holder): stop that program, or remove the dtoverlay that claims the pin (`gpioinfo` shows the holders)"))
+        }
+        return results
+    }
+
+    static func requestGPIO(_ board: BoardDefinition, log: HALLog) -> Result {
         do {
             let inputs = try LinuxGPIOInputs(board.inputs, log: log)
             let states = try inputs.currentStates()
@@ -43,7 +69,7 @@ public enum HardwareCheck {
             let pressed = states.filter { $0.value }.map(\.key.rawValue).sorted()
             let chips = Set(board.inputs.map(\.chipLabel) + board.outputs.map(\.chipLabel)).sorted().joined(separator: ", ")
             return Result(part: "gpio", status: .ok,
-                          detail: "\(board.inputs.count) inputs and \(board.outputs.count) outputs on \(chips)" + (pressed.isEmpty ? "" : "; active now: \(pressed.joined(separator: ", "))"))
+                          detail: "\(board.inputs.count) inputs and \(board.outputs.count) outputs on \(chips) (\(gpioLibraryDescription))" + (pressed.isEmpty ? "" : "; active now: \(pressed.joined(separator: ", "))"))
         } catch {
             return result("gpio", error)
         }

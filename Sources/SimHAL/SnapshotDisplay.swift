@@ -24,10 +24,13 @@ public final class SnapshotDisplay: MonochromeDisplay {
     public private(set) var frames: [MonochromeFrame] = []
     public private(set) var contrast: UInt8 = 0xCF
     public private(set) var sleeping = false
+    /// How many of the latest frames are kept (a long simulation keeps only the last one).
+    public let keeping: Int
 
-    public init(width: Int = 128, height: Int = 64) {
+    public init(width: Int = 128, height: Int = 64, keeping: Int = .max) {
         self.width = width
         self.height = height
+        self.keeping = max(keeping, 1)
     }
 
     public var lastFrame: MonochromeFrame? { frames.last }
@@ -38,6 +41,7 @@ public final class SnapshotDisplay: MonochromeDisplay {
         guard frame.width == width, frame.height == height else {
             throw HALError(.invalidArgument, "frame is \(frame.width)x\(frame.height) but the display is \(width)x\(height)")
         }
+        if frames.count >= keeping { frames.removeFirst(frames.count - keeping + 1) }
         frames.append(frame)
     }
 

@@ -22,7 +22,10 @@ public struct TOMLError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String {
+    /// One line: control characters in the file name, value or message are escaped.
+    public var description: String { oneLine(rawDescription) }
+
+    private var rawDescription: String {
         var place = file
         if line > 0 { place += ":\(line)" }
         if let column { place += ":\(column)" }

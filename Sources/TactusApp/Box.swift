@@ -49,7 +49,14 @@ public final class Box: @unchecked Sendable {
     private var startPressedAt: MonotonicTime?
     private var indicatorScheduler: IndicatorScheduler
     private var frames: FrameScheduler
-    private var timeline: BeatTimeline?
+    /// The engine's grid as published with each start and change (`GridAnchor`), oldest
+    /// first; the one in effect for a sample is the last whose anchor is not after it.
+    private var timelines: [BeatTimeline] = []
+    /// The grid in effect at the sample being heard now.
+    private var timeline: BeatTimeline? {
+        guard let heard = heardSample(at: now) else { return timelines.last }
+        return timelines.last { $0.anchorTwice <= 2 * heard } ?? timelines.first
+    }
     private var screenChanged = true
     private var lastFrame: Bitmap?
     private var lastContrast: UInt8?
@@ -81,6 +88,7 @@ public final class Box: @unchecked Sendable {
 
     /// One edge of a physical input line, with the kernel's timestamp.
     public func handle(_ edge: LineEdge) {
+        if edge.missedBefore > 0, edge.role == .encoderA || edge.role == .encoderB { state.encoderLostEdges() }
         let action: Action = switch edge.role {
         case .encoderA: .encoderEdge(.a, isHigh: edge.isActive, at: edge.timestamp)
         case .encoderB: .encoderEdge(.b, isHigh: edge.isActive, at: edge.timestamp)
@@ -170,7 +178,7 @@ public final class Box: @unchecked Sendable {
             perform(state.handle(.gesture(.startStop, .press, at: now)), at: now)
         }
         engine.stop()
-        timeline = nil
+        timelines = []
     }
 
     /// Writes the settings file now (the reducer's debounce may still be waiting).
@@ -204,20 +212,17 @@ public final class Box: @unchecked Sendable {
             switch effect {
             case .applySettings(let settings):
                 do { try engine.apply(audible(settings)) } catch { report("\(error)") }
-                if let current = timeline, let heard = heardSample(at: time) {
-                    timeline = current.changing(to: settings, atSample: heard)
-                }
                 screenChanged = true
                 stateChanged = true
             case .start:
                 engine.start()
                 startPressedAt = time
-                timeline = nil // anchored by the first beat the engine reports
+                timelines = [] // anchored by the grid the engine publishes at the start
                 screenChanged = true
                 stateChanged = true
             case .stop:
                 engine.stop()
-                timeline = nil
+                timelines = []
                 screenChanged = true
                 stateChanged = true
             case .buzzer(let cue):
@@ -254,16 +259,23 @@ public final class Box: @unchecked Sendable {
     }
 
     private func drainOnsets() {
+        while let anchor = engine.nextAnchor() {
+            guard let settings = engine.settings(ofProgram: anchor.program) else { continue }
+            // One grid for everyone: the screen, LEDs and buzzer use the engine's own anchor.
+            timelines.append(BeatTimeline(settings: settings, sampleRate: engine.renderer.sampleRate,
+                                          sampleTwice: anchor.sampleTwice, bar: anchor.bar,
+                                          positionNumerator: anchor.positionNumerator,
+                                          positionDenominator: anchor.positionDenominator))
+        }
+        if timelines.count > 1, let heard = heardSample(at: now),
+           let inEffect = timelines.lastIndex(where: { $0.anchorTwice <= 2 * heard }), inEffect > 0 {
+            timelines.removeFirst(inEffect)
+        }
         guard let clock = outputClock else {
             while engine.nextEvent() != nil {}
             return
         }
         while let event = engine.nextEvent() {
-            if event.kind != .subdivision {
-                // Re-anchor the screen's grid on every beat the engine actually played.
-                timeline = BeatTimeline(settings: engine.settings, sampleRate: engine.renderer.sampleRate,
-                                        bar: event.bar, beat: Int(event.beat), atSample: event.sample)
-            }
             let heard = MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: event.sample))
             if let pressed = startPressedAt {
                 startPressedAt = nil

@@ -38,16 +38,26 @@ public enum BoxAssembly {
     /// (or defaults and the problem, when the settings file was unusable).
     public static func makeBox(_ parts: BoxParts, saved: SavedState, problem: String?, logger: Logger) throws -> Box {
         let format = parts.audio.format
-        let soundNames = BuiltInSounds.names + parts.userSounds.map(\.name)
-        var saved = saved
+        var soundNames = BuiltInSounds.names + parts.userSounds.map(\.name)
         var problem = problem
-        if !soundNames.contains(saved.settings.sound) {
-            problem = [problem, "sound '\(saved.settings.sound)' is gone; using \(BuiltInSounds.defaultName)"].compactMap { $0 }.joined(separator: "; ")
-            saved.settings.sound = BuiltInSounds.defaultName
+        var userSounds = parts.userSounds
+        let wanted = saved.settings.sound
+        if !soundNames.contains(wanted) {
+            // The saved sound did not load (a folder removed or broken): it plays as the
+            // default for this run only. The setting keeps its name, so the sound is back
+            // once its folder loads again.
+            problem = [problem, "sound '\(wanted)' could not be loaded; playing \(BuiltInSounds.defaultName) in its place until it loads again"]
+                .compactMap { $0 }.joined(separator: "; ")
+            if let standIn = BuiltInSounds.make(BuiltInSounds.defaultName, sampleRate: format.sampleRate) {
+                userSounds.append(SoundSet(name: wanted, accent: standIn.accent, beat: standIn.beat, subdivision: standIn.subdivision))
+                soundNames.append(wanted)
+            }
         }
+        var saved = saved
+        if !soundNames.contains(saved.settings.sound) { saved.settings.sound = BuiltInSounds.defaultName }
         let engine = try ClickEngine(sampleRate: format.sampleRate, channels: format.channels,
                                      maxFrameCount: max(format.periodFrames, 1) * 4, settings: MetronomeSettings())
-        for set in parts.userSounds { engine.register(set) }
+        for set in userSounds { engine.register(set) }
         let now = parts.clock.now()
         let lines = (try? parts.input.currentStates()) ?? [:]
         let state = try BoxState(saved: saved, problem: problem, soundNames: soundNames,

@@ -5,7 +5,8 @@ import LinuxHAL
 /// Reads a board file (`--board PATH`, or a name such as `pi4b` looked up in the boards
 /// folders) and turns every problem into one line that names the file.
 enum BoardLoader {
-    static let searchFolders = ["/etc/tactus/boards", "/usr/local/share/tactus/boards", "boards"]
+    // /usr/local: `make install`; /usr: the Debian package (`make deb`).
+    static let searchFolders = ["/etc/tactus/boards", "/usr/local/share/tactus/boards", "/usr/share/tactus/boards", "boards"]
 
     static func path(for argument: String) -> String {
         if argument.contains("/") || argument.hasSuffix(".toml") { return argument }

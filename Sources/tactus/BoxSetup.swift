@@ -1,5 +1,6 @@
 import ClickEngine
 import Foundation
+import Glibc
 import HAL
 import LinuxHAL
 import Logging
@@ -44,6 +45,28 @@ struct BoxLocations {
 
     func settingsPath(_ configuration: ConfigurationFile) -> String {
         state.map { "\($0)/settings.toml" } ?? configuration.settingsFile
+    }
+
+    /// The lock on the folder of the settings file: one box per state folder, so two
+    /// instances never write the same settings. Held until the process exits.
+    func lockState(_ configuration: ConfigurationFile) throws(ExitError) -> StateLock {
+        if let state { try BoxLocations.checkFolder(state, flag: "--state") }
+        let path = settingsPath(configuration)
+        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        do { return try StateLock(folder: folder.isEmpty ? "/" : folder) } catch {
+            throw ExitError("\(error)", code: 1)
+        }
+    }
+
+    /// `flag` must name an existing folder.
+    static func checkFolder(_ path: String, flag: String) throws(ExitError) {
+        var info = stat()
+        guard !path.isEmpty, stat(path, &info) == 0 else {
+            throw ExitError("\(flag) \(Escaped.quoted(path)) is invalid: no such folder; allowed an existing folder")
+        }
+        guard FileKind(mode: info.st_mode) == .directory else {
+            throw ExitError("\(flag) \(Escaped.quoted(path)) is invalid: it is \(FileKind(mode: info.st_mode).name); allowed an existing folder")
+        }
     }
 
     /// Each folder under the sounds folder with accent.wav, beat.wav and sub.wav is a sound

@@ -9,7 +9,7 @@ struct CheckCommand: ParsableCommand {
         discussion: "Blinks each LED, beeps the buzzer, shows a test card and plays a short tone. Exit 0 only when every part is ok."
     )
 
-    @Option(help: "Board file, or a board name such as pi4b (looked up in /etc/tactus/boards, /usr/local/share/tactus/boards, ./boards).")
+    @Option(help: "Board file, or a board name such as pi4b (looked up in /etc/tactus/boards, /usr/local/share/tactus/boards, /usr/share/tactus/boards, ./boards).")
     var board: String = "/etc/tactus/board.toml"
 
     func run() throws {
@@ -18,7 +18,10 @@ struct CheckCommand: ParsableCommand {
         let results = HardwareCheck.run(definition)
         for result in results { print(result.description) }
         if results.contains(where: { $0.status != .ok }) {
-            throw ExitError("\(results.filter { $0.status != .ok }.map(\.part).joined(separator: ", ")) not working (see above)", code: 1)
+            // One name per part: GPIO may report several held lines.
+            var failed: [String] = []
+            for result in results where result.status != .ok && !failed.contains(result.part) { failed.append(result.part) }
+            throw ExitError("\(failed.joined(separator: ", ")) not working (see above)", code: 1)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Glibc
 import LinuxHAL
+import TOMLReader
 
 /// The files a command will write, all checked before the first byte is written: each
 /// must be a new name or an existing regular file (never a folder, FIFO, device or
@@ -50,37 +51,17 @@ enum Escaped {
     static func quoted(_ value: String) -> String { "'" + escaped(value) + "'" }
 
     /// Only control characters escaped: for whole messages, which quote values themselves.
-    static func controlCharacters(_ message: String) -> String {
-        guard message.unicodeScalars.contains(where: isControl) else { return message }
-        var out = ""
-        for scalar in message.unicodeScalars {
-            if isControl(scalar) { out += escaped(String(scalar)) } else { out.unicodeScalars.append(scalar) }
-        }
-        return out
-    }
-
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-    }
+    static func controlCharacters(_ message: String) -> String { oneLine(message) }
 
     static func escaped(_ value: String) -> String {
         var out = ""
         for scalar in value.unicodeScalars {
             switch scalar {
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
             case "\\": out += "\\\\"
             case "'": out += "\\'"
-            default:
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                    let hex = String(scalar.value, radix: 16, uppercase: true)
-                    out += "\\u{" + hex + "}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
+            default: out.unicodeScalars.append(scalar)
             }
         }
-        return out
+        return oneLine(out)
     }
 }

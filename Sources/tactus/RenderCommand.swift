@@ -17,10 +17,13 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Meter N/D, each 1 to 99 (e.g. 7/8, 4/5).") var meter = "4/4"
     @Option(name: .customLong("beat-unit"), help: "Note value the BPM counts: 1/N, dotted 1/N. or 3/(2N). Default: 1/D of the meter.")
     var beatUnit: String?
-    @Option(help: "One character per beat: X accent, x normal, . muted. Default: X then normal.") var accents: String?
+    @Option(help: "One character per beat (X accent, o soft accent, x normal, . muted), E(k,n[,r]) or groups 3+2+2. Default: X then normal.") var accents: String?
     @Option(help: "Subdivision layers 2 to 9, comma separated, or none.") var subdivisions = "none"
+    @Option(help: "Swing VALUE[@LAYER]: 66% (MPC), 2:1, 2/3, straight, septuplet, quintuplet, triplet, dotted; layer 2, 4, 6 or 8 (default 2).") var swing: String?
+    @Option(help: "Groove W1,W2,..[@LAYER][*AMOUNT]: weights (W:GAIN for a step gain), layer 2-9, amount 0-150 %.") var groove: String?
+    @Option(help: "A poly layer (repeatable, up to 4): N over the bar, N/Kb over K beats, or E(k,n[,r]).") var poly: [String] = []
     @Option(help: "Built-in sound set name, or a folder with accent.wav, beat.wav and sub.wav.") var sound = "woodblock"
-    @Option(help: "Volumes in percent, e.g. master=80,accent=100,beat=80,sub2=60.") var volume: String?
+    @Option(help: "Volumes in percent: master, accent, soft, beat, sub2..sub9, poly1..poly4, e.g. master=80,accent=100,beat=80,sub2=60.") var volume: String?
     @Option(parsing: .unconditional, help: "Sample rate, 8000 to 192000.") var rate = 48000
     @Option(help: "Sample format: s16, s24 or f32.") var format = "s16"
     @Option(parsing: .unconditional, help: "Output channels, 1 or 2.") var channels = 2
@@ -77,7 +80,7 @@ struct RenderJob {
         self.format = format
 
         var settings = MetronomeSettings()
-        do {
+        do throws(SettingError) {
             // A tempo segment (ramp, steps) is the song's; the plain settings keep 120.
             if (try? TempoSegment(parsing: options.bpm)).map({ if case .constant = $0 { true } else { false } }) ?? true {
                 try settings.assign("bpm", options.bpm)
@@ -86,7 +89,16 @@ struct RenderJob {
             try settings.assign("beat-unit", options.beatUnit ?? "1/\(settings.meter.denominator)")
             if let accents = options.accents { try settings.assign("accents", accents) }
             try settings.assign("subdivisions", options.subdivisions)
+            if let swing = options.swing { try settings.assign("swing", swing) }
+            if let groove = options.groove { try settings.assign("groove", groove) }
+            for spec in options.poly { _ = try PolyLayer(parsing: spec) } // names the one bad layer
+            if options.poly.count > PolyLayer.maximumLayers {
+                throw SettingError(field: "poly", value: options.poly.joined(separator: " --poly "),
+                                   allowed: "at most \(PolyLayer.maximumLayers) poly layers (--poly given \(options.poly.count) times)")
+            }
+            if !options.poly.isEmpty { try settings.assign("poly", options.poly.joined(separator: ",")) }
             if let volume = options.volume { try settings.assign("volume", volume) }
+            try settings.validate()
         } catch {
             throw ExitError("--\(error.field) '\(error.value)' is invalid: \(error.allowed)")
         }
@@ -133,6 +145,9 @@ struct RenderJob {
                             throw ExitError("\(path):\(line): \(error.field) '\(error.value)' is invalid: \(error.allowed)")
                         }
                     }
+                    do { try current.validate() } catch {
+                        throw ExitError("\(path):\(line): \(error.field) '\(error.value)' is invalid: \(error.allowed)")
+                    }
                     timed.append(TimedChange(sample: sample, action: .apply(current)))
                 }
             }
@@ -165,10 +180,10 @@ struct RenderJob {
     func run() throws {
         let engine: ClickEngine
         do {
-            engine = try ClickEngine(sampleRate: sampleRate, channels: channels, maxFrameCount: 128)
+            // Built with the render's own settings and sounds: no other set is synthesized.
+            engine = try ClickEngine(sampleRate: sampleRate, channels: channels, maxFrameCount: 128,
+                                     settings: settings, sounds: userSounds)
         } catch { throw ExitError(error.description) }
-        for set in userSounds { engine.register(set) }
-        do { try engine.apply(settings) } catch { throw ExitError(error.description) }
         var renderEnd = end
         if let song {
             var bars: Int64?
@@ -243,6 +258,7 @@ enum EventJSON {
         let seconds = String(format: "%.6f", Double(event.sample) / Double(sampleRate))
         let kind = event.isCount ? "count" : event.kind.name
         var line = "{\"t\":\(seconds),\"sample\":\(event.sample),\"kind\":\"\(kind)\",\"layer\":\(event.layer),\"bar\":\(event.bar),\"beat\":\(event.beat)"
+        if event.kind == .poly { line += ",\"index\":\(event.index)" }
         if let song, let schedule {
             let label = schedule.label(song: Int(event.song), section: Int(event.section))
             line += ",\"section\":\(event.section),\"label\":\(TOMLWriter.quoted(label))"

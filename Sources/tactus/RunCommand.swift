@@ -28,6 +28,8 @@ struct RunCommand: AsyncParsableCommand {
         let locations = BoxLocations(config: config, board: board, state: state)
         let configuration = try locations.configuration()
         let definition = try locations.boardDefinition(configuration)
+        let stateLock = try locations.lockState(configuration)
+        defer { withExtendedLifetime(stateLock) {} }
         let logger = Log.bootstrap(level: level)
         let clock = SystemMonotonicClock()
         let hal = HALLog { severity, message in

@@ -37,7 +37,10 @@ struct SimulateCommand: AsyncParsableCommand {
         let persistence: any SettingsPersistence
         var saved = SavedState()
         var problem: String?
+        var stateLock: StateLock?
+        defer { withExtendedLifetime(stateLock) {} }
         if let state {
+            stateLock = try BoxLocations(state: state).lockState(configuration)
             let store = SettingsStore(path: "\(state)/settings.toml")
             let loaded = store.load()
             (saved, problem, persistence) = (loaded.saved, loaded.problem, store)
@@ -49,6 +52,7 @@ struct SimulateCommand: AsyncParsableCommand {
         if headless {
             guard let scriptPath = script else { throw ExitError("--headless needs --script FILE") }
             guard let outPath = out else { throw ExitError("--headless needs --out DIR") }
+            guard !outPath.isEmpty else { throw ExitError("--out '' is invalid: give a folder for audio.wav, events.jsonl and frames/") }
             let text = try InputFile.text(scriptPath, flag: "--script")
             let parsed: SimulationScript
             do { parsed = try SimulationScript(text: text, file: scriptPath) } catch { throw ExitError(error.description) }
@@ -113,7 +117,8 @@ final class SimulationFiles: SimulationOutput {
         do {
             try FileManager.default.createDirectory(atPath: "\(folder)/frames", withIntermediateDirectories: true)
         } catch { throw ExitError("--out '\(folder)' cannot be created: \(error.localizedDescription)") }
-        encoder = WAVEncoder(sampleRate: format.sampleRate, channels: min(format.channels, 2), format: .f32)
+        // The board's channel count: the samples are interleaved that way.
+        encoder = WAVEncoder(sampleRate: format.sampleRate, channels: format.channels, format: .f32)
         guard FileManager.default.createFile(atPath: "\(folder)/audio.wav", contents: Data(encoder.header(dataByteCount: 0))),
               FileManager.default.createFile(atPath: "\(folder)/events.jsonl", contents: nil),
               let wav = FileHandle(forUpdatingAtPath: "\(folder)/audio.wav"),

@@ -1,7 +1,8 @@
 import ClickEngine
 import LinuxHAL
 
-/// A user sound set on disk: a folder holding accent.wav, beat.wav and sub.wav. Read by
+/// A user sound set on disk: a folder holding accent.wav, beat.wav and sub.wav (and, if
+/// wanted, poly.wav for the poly layers). Read by
 /// `render --sound DIR` and by the box for each folder under its sounds folder.
 enum SoundFolder {
     /// The most a clip file may make us read: 2 s at 384 kHz, stereo, 64-bit float,
@@ -13,8 +14,12 @@ enum SoundFolder {
         let (accent, beat, subdivision) = (try bytes(folder, "accent.wav", .accent, sampleRate),
                                            try bytes(folder, "beat.wav", .beat, sampleRate),
                                            try bytes(folder, "sub.wav", .subdivision, sampleRate))
+        // poly.wav is optional: without it the poly layers play sub.wav.
+        let polyPath = (folder.hasSuffix("/") ? folder : folder + "/") + "poly.wav"
+        let poly = AtomicFile.exists(polyPath) ? try bytes(folder, "poly.wav", .poly, sampleRate) : nil
         do {
-            return try UserSoundSet.make(name: name, accent: accent, beat: beat, subdivision: subdivision, sampleRate: sampleRate)
+            return try UserSoundSet.make(name: name, accent: accent, beat: beat, subdivision: subdivision, poly: poly,
+                                         sampleRate: sampleRate)
         } catch {
             throw ExitError(error.description)
         }

@@ -49,7 +49,7 @@ func settings(
     subdivisions: String = "none", sound: String = "test"
 ) -> MetronomeSettings {
     var volumes = Volumes()
-    try! volumes.apply(parsing: "master=100,accent=100,beat=100,sub2=100,sub3=100,sub4=100,sub5=100,sub6=100,sub7=100,sub8=100,sub9=100")
+    try! volumes.apply(parsing: "master=100,accent=100,beat=100,sub2=100,sub3=100,sub4=100,sub5=100,sub6=100,sub7=100,sub8=100,sub9=100,soft=100,poly1=100,poly2=100,poly3=100,poly4=100")
     return MetronomeSettings(
         tempo: try! Tempo(parsing: bpm), meter: try! Meter(parsing: meter), beatUnit: try! BeatUnit(parsing: beatUnit),
         accents: try! AccentPattern(parsing: accents), subdivisions: try! Subdivisions(parsing: subdivisions),

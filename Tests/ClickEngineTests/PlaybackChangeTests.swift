@@ -9,9 +9,9 @@ func expectedMix(events: [OnsetEvent], frames: Int, clipFrames: Int, level: Floa
     var out = [Float](repeating: 0, count: frames)
     for event in events {
         let value: Float = switch event.kind {
-        case .accent: 3 * level
+        case .accent, .soft: 3 * level
         case .beat: 2 * level
-        case .subdivision: level
+        case .subdivision, .poly: level
         }
         for i in Int(event.sample)..<min(frames, Int(event.sample) + clipFrames) { out[i] += value }
     }

@@ -118,20 +118,65 @@ func makeSettings(bpm: String = "120", meter: String = "4/4", beatUnit: String =
         }
     }
 
-    @Test func tempoChangeKeepsThePhaseInTheBar() {
-        let old = BeatTimeline(settings: makeSettings(bpm: "120"), sampleRate: 48000, downbeatSample: .zero)
-        // Halfway through beat 2 of bar 1 (beat index 6.5 = 156000 samples).
-        let changed = old.changing(to: makeSettings(bpm: "60"), atSample: 156_000)
+    /// One grid for everyone: the timeline built from the anchor the renderer publishes puts
+    /// every beat on the sample the engine plays it on, through tempo and meter changes.
+    @Test(arguments: [("60", "4/4", Int64(156_000)), ("120", "2/4", Int64(174_000)), ("7", "4/5", Int64(79_201)),
+                      ("333.333", "9/16", Int64(100_003))])
+    func timelineFromThePublishedAnchorFollowsTheEngine(bpm: String, meter: String, at: Int64) throws {
+        let engine = try ClickEngine(sampleRate: 48000, channels: 1, maxFrameCount: 128, settings: makeSettings(bpm: "120"))
+        var buffer = [Float](repeating: 0, count: 128)
+        var events: [OnsetEvent] = []
+        var timelines: [BeatTimeline] = []
+        func render(until end: Int64) {
+            while engine.renderer.sampleClock < end {
+                let n = Int(min(128, end - engine.renderer.sampleClock))
+                buffer.withUnsafeMutableBufferPointer { engine.renderer.render(into: $0.baseAddress!, frameCount: n) }
+                while let event = engine.nextEvent() { events.append(event) }
+                while let anchor = engine.nextAnchor() {
+                    timelines.append(BeatTimeline(settings: engine.settings(ofProgram: anchor.program)!, sampleRate: 48000,
+                                                  sampleTwice: anchor.sampleTwice, bar: anchor.bar,
+                                                  positionNumerator: anchor.positionNumerator,
+                                                  positionDenominator: anchor.positionDenominator))
+                }
+            }
+        }
+        engine.start()
+        render(until: at)
+        try engine.apply(makeSettings(bpm: bpm, meter: meter))
+        render(until: at + 1_400_000)
+        #expect(timelines.count == 2)
+        let after = try #require(timelines.last)
+        #expect(after.anchorTwice == 2 * at)
+        let beats = events.filter { $0.sample >= at }
+        #expect(beats.count > 2)
+        for event in beats {
+            #expect(after.sample(bar: event.bar, beat: Int(event.beat)) == event.sample, "\(event)")
+            let position = after.position(atSample: Double(event.sample))
+            #expect(position.bar == event.bar && position.beat == Int(event.beat) && position.fraction == 0)
+        }
+        for event in events where event.sample < at {
+            #expect(timelines[0].sample(bar: event.bar, beat: Int(event.beat)) == event.sample)
+        }
+    }
+
+    @Test func tempoChangeKeepsThePhaseInTheBar() throws {
+        // Halfway through beat 2 of bar 1 (beat index 6.5 = 156000 samples) at 120, then 60 BPM.
+        let engine = try ClickEngine(sampleRate: 48000, channels: 1, maxFrameCount: 128, settings: makeSettings(bpm: "120"))
+        var buffer = [Float](repeating: 0, count: 128)
+        engine.start()
+        for _ in 0..<(156_000 / 120) { buffer.withUnsafeMutableBufferPointer { engine.renderer.render(into: $0.baseAddress!, frameCount: 120) } }
+        try engine.apply(makeSettings(bpm: "60"))
+        buffer.withUnsafeMutableBufferPointer { engine.renderer.render(into: $0.baseAddress!, frameCount: 0) }
+        var last: GridAnchor?
+        while let anchor = engine.nextAnchor() { last = anchor }
+        let anchor = try #require(last)
+        let changed = BeatTimeline(settings: makeSettings(bpm: "60"), sampleRate: 48000, sampleTwice: anchor.sampleTwice,
+                                   bar: anchor.bar, positionNumerator: anchor.positionNumerator,
+                                   positionDenominator: anchor.positionDenominator)
         let position = changed.position(atSample: 156_000)
         #expect(position.bar == 1 && position.beat == 2 && position.fraction == 0.5)
         #expect(changed.samplesPerBeat == Rational(48000))
         #expect(position.nextBeatSample == 156_000 + 24_000)
-        // Into a shorter bar (4/4 -> 2/4) from beat 3.25: the beat is finished, then a downbeat.
-        let shorter = old.changing(to: makeSettings(bpm: "120", meter: "2/4"), atSample: 174_000)
-        let after = shorter.position(atSample: 174_000)
-        #expect(after.bar == 1 && after.beat == 1 && after.fraction == 0.25 && after.nextBeatSample == 192_000)
-        let downbeat = shorter.position(atSample: 192_000)
-        #expect(downbeat.bar == 2 && downbeat.beat == 0)
     }
 
     @Test func pulseRingGrowsAndFadesWithinHalfABeat() {

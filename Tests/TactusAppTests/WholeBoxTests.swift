@@ -196,3 +196,29 @@ func simulate(_ script: String, saved: SavedState = SavedState()) throws -> (Mem
         #expect(box.state.settings.tempo == Tempo(clampingWholeBPM: 121))
     }
 }
+
+@Suite struct EncoderLostEdgesTests {
+    /// One step per detent, from 00: the kernel dropped A's rise of a counter-clockwise turn.
+    /// Taken at face value B's rise is a clockwise detent (+1 BPM); the input layer marks the
+    /// edge after the hole (missedBefore), so the box counts nothing across it and the next
+    /// real detent counts the way the wheel turned.
+    @Test(arguments: [false, true])
+    func noDetentIsCountedAcrossAHole(marked: Bool) throws {
+        let clock = ManualClock(start: .zero)
+        let sink = OfflineAudioSink(clock: clock)
+        let input = ScriptedInput(initialStates: [.encoderA: false, .encoderB: false])
+        var board = testBoard()
+        board.encoder = EncoderDefinition(stepsPerDetent: 1)
+        let parts = BoxParts(board: board, configuration: ConfigurationFile(), audio: try AudioOutput(device: sink, silent: sink),
+                             input: input, display: nil, indicators: SimulatedIndicators(),
+                             persistence: RecordingPersistence(), clock: clock)
+        let box = try BoxAssembly.makeBox(parts, saved: SavedState(), problem: nil, logger: Logger(label: "test"))
+        box.handle(LineEdge(role: .encoderB, level: false, isActive: true, timestamp: MonotonicTime.milliseconds(100),
+                            missedBefore: marked ? 1 : 0))
+        box.advance(to: MonotonicTime.milliseconds(1000))
+        #expect(box.state.settings.tempo == Tempo(clampingWholeBPM: marked ? 120 : 121))
+        box.handle(LineEdge(role: .encoderB, level: true, isActive: false, timestamp: MonotonicTime.milliseconds(1500)))
+        box.advance(to: MonotonicTime.milliseconds(3000))
+        #expect(box.state.settings.tempo == Tempo(clampingWholeBPM: marked ? 119 : 120))
+    }
+}

@@ -263,7 +263,7 @@ import Testing
         ("schema = 1\n[preferences]\ntap-tolerance = 80\n", "s.toml:3: preferences.tap-tolerance = 80 is invalid: allowed a whole number from 5 to 50"),
         ("schema = 2\n", "s.toml:1: schema = 2 is invalid: this version of Tactus reads schema 1 or older"),
         ("[current]\nbpm = 100\n", "s.toml: schema: missing; the file format version, 1"),
-        ("schema = 1\n[current]\ntempo = 100\n", "s.toml:3: current.tempo: unknown key; allowed keys here: bpm, meter, beat-unit, accents, subdivisions, volumes, sound"),
+        ("schema = 1\n[current]\ntempo = 100\n", "s.toml:3: current.tempo: unknown key; allowed keys here: bpm, meter, beat-unit, accents, subdivisions, volumes, sound, swing, groove, poly"),
         ("schema = 1\n[[preset]]\nbpm = 100\n", "s.toml:2: preset[0].name: missing; the preset's name in quotes"),
         ("schema = 1\n[current\n", "s.toml:2:9: expected ']' to close the table header"),
     ])

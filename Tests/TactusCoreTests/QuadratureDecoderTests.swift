@@ -69,6 +69,35 @@ import Testing
         #expect(decoder.edge(.a, isHigh: false) == 1)
     }
 
+    /// The kernel dropped A's rising edge of a counter-clockwise turn (one step per detent):
+    /// B's rise then looks like a clockwise detent. After `lostEdges()` (the input layer saw
+    /// the gap in the line's sequence numbers) nothing is counted across the hole, and the
+    /// following real detent counts in its true direction.
+    @Test func lostEdgesAreNotDecodedAcross() throws {
+        var blind = try QuadratureDecoder(stepsPerDetent: 1)
+        #expect(blind.edge(.b, isHigh: true) == 1, "without the reset the hole decodes as a wrong detent")
+
+        var decoder = try QuadratureDecoder(stepsPerDetent: 1)
+        decoder.lostEdges()
+        #expect(decoder.edge(.b, isHigh: true) == 0)
+        #expect(decoder.edge(.a, isHigh: false) == 0)   // A's level was right all along
+        #expect(decoder.edge(.b, isHigh: false) == -1)  // 01 -> 00: counter-clockwise, as turned
+        #expect(decoder.position == -1)
+    }
+
+    @Test func lostEdgesInsideADetentCountNothingUntilRest() throws {
+        var decoder = try QuadratureDecoder(stepsPerDetent: 4)
+        #expect(decoder.edge(.b, isHigh: true) == 0)
+        decoder.lostEdges()
+        for (line, high) in [(QuadratureDecoder.Line.a, true), (.b, false), (.a, false)] {
+            #expect(decoder.edge(line, isHigh: high) == 0)
+        }
+        // A whole clean detent after the rest state counts again.
+        for (line, high) in [(QuadratureDecoder.Line.b, true), (.a, true), (.b, false)] { _ = decoder.edge(line, isHigh: high) }
+        #expect(decoder.edge(.a, isHigh: false) == 1)
+        #expect(decoder.position == 1)
+    }
+
     @Test func restStateComesFromPowerUpLevels() throws {
         // Wheel resting at 11 (pull-ups, contacts open): detents end at 11.
         var decoder = try QuadratureDecoder(stepsPerDetent: 4, initialA: true, initialB: true)

@@ -8,6 +8,9 @@
 #        --selftest: `tactus run`/`check` are replaced by a shell stand-in to exercise the
 #        harness's own plumbing (never a verdict on tactus; the report says so)
 # Env:   TACTUS_VM_CACHE   work/cache folder (default: <repo>/.build-vm)
+#        TACTUS_VM_GPIOD=2    the libgpiod 2 build (`make test-vm GPIOD=2`): its binary and
+#                             libgpiod.so.3 go into the initramfs; kernel, module and base
+#                             archive are shared, logs and results go to <cache>/gpiod2/
 #        TACTUS_VM_REQUIRE=1  turn a skip (virtualization impossible) into a failure
 #        TACTUS_VM_STRICT=1   turn pending scenarios into a failure
 #        TACTUS_VM_TIMEOUT    seconds for the whole guest run (default 540)
@@ -34,6 +37,12 @@ while [ $# -gt 0 ]; do
 done
 
 CACHE=${TACTUS_VM_CACHE:-$REPO/.build-vm}
+GPIOD=${TACTUS_VM_GPIOD:-}
+case $GPIOD in
+'') RUN=$CACHE BACKEND="the system's libgpiod" ;;
+2) RUN=$CACHE/gpiod2 BACKEND="libgpiod 2 (bookworm-backports, .build-deps/libgpiod2)" ;;
+*) echo "run.sh: TACTUS_VM_GPIOD='$GPIOD': use 2 or nothing" >&2; exit 2 ;;
+esac
 MEM=${TACTUS_VM_MEM:-512}
 CPUS=${TACTUS_VM_CPUS:-1}   # 1: fewer xruns on a busy 2-core host than 2 vCPUs (MTTCG), and faster
 GUEST_TIMEOUT=${TACTUS_VM_TIMEOUT:-540}
@@ -59,9 +68,9 @@ skip() {
 	exit 0
 }
 
-mkdir -p "$CACHE/logs"
-LOG=$CACHE/logs
-phase "start (cache $CACHE, accel $ACCEL, only '$ONLY')"
+mkdir -p "$RUN/logs"
+LOG=$RUN/logs
+phase "start (cache $CACHE, accel $ACCEL, only '$ONLY', GPIO backend: $BACKEND)"
 
 # ---------------------------------------------------------------- 0. can this host do it?
 [ "$(uname -s)" = Linux ] || skip "not a Linux host ($(uname -s))"
@@ -190,12 +199,21 @@ phase "gpio-sim.ko ready"
 
 # ---------------------------------------------------------------- 4. tactus, static stdlib
 # Its own scratch path: switching --static-swift-stdlib in .build would rebuild everything.
+# .build-static, or .build-gpiod2 for libgpiod 2 (scripts/build-release.sh; make deb shares them).
 TACTUS_BIN=$REPO/.build-static/release/tactus
+[ "$GPIOD" = 2 ] && TACTUS_BIN=$REPO/.build-gpiod2/release/tactus
 if [ $BUILD = 1 ]; then
-	(cd "$REPO" && "$SWIFT" build -c release --static-swift-stdlib --scratch-path .build-static --product tactus) \
+	SWIFT=$SWIFT "$REPO/scripts/build-release.sh" $GPIOD \
 		>"$LOG/swift-build.log" 2>&1 || { tail -30 "$LOG/swift-build.log"; die "swift build of the static tactus failed"; }
 fi
 [ -x "$TACTUS_BIN" ] || die "no $TACTUS_BIN (build it, or drop --no-build)"
+# The libgpiod 2 build's libgpiod.so.3 is unpacked, not installed: ldd finds it there, and
+# the guest gets it at the path the Debian package would use.
+GPIOD_PREFIX=
+if [ "$GPIOD" = 2 ]; then
+	GPIOD_PREFIX=$REPO/.build-deps/libgpiod2
+	readelf -d "$TACTUS_BIN" | grep -q 'NEEDED.*\[libgpiod\.so\.3\]' || die "$TACTUS_BIN does not link libgpiod.so.3"
+fi
 phase "tactus built ($(du -h "$TACTUS_BIN" | cut -f1))"
 
 # ---------------------------------------------------------------- 5. initramfs
@@ -229,17 +247,19 @@ if [ ! -s "$BASE" ] || [ "$(cat "$BASE.key" 2>/dev/null)" != "$base_key" ]; then
 	(cd "$R" && find . | busybox cpio -o -H newc 2>/dev/null) | gzip -1 >"$BASE"
 	echo "$base_key" >"$BASE.key"
 fi
-A=$CACHE/app-root
+A=$RUN/app-root
 rm -rf "$A"
 mkdir -p "$A/usr/bin" "$A/vm/scenarios"
 # Stripped: half the size to pack and to load into guest RAM.
 strip -o "$A/usr/bin/tactus" "$TACTUS_BIN"
 # The shared libraries the static-stdlib binary and the tools still need, with the loader.
 for f in "$A/usr/bin/tactus" $(for t in $HOST_TOOLS; do command -v "$t"; done); do
-	ldd "$f" 2>/dev/null | grep -o '/[^ ]*' || true
+	LD_LIBRARY_PATH=${GPIOD_PREFIX:+$GPIOD_PREFIX/usr/lib/x86_64-linux-gnu} ldd "$f" 2>/dev/null | grep -o '/[^ ]*' || true
 done | sort -u | while read -r lib; do
-	mkdir -p "$A$(dirname "$lib")"
-	cp -L "$lib" "$A$lib"
+	dest=$lib
+	[ -n "$GPIOD_PREFIX" ] && dest=${lib#"$GPIOD_PREFIX"}
+	mkdir -p "$A$(dirname "$dest")"
+	cp -L "$lib" "$A$dest"
 done
 if [ $SELFTEST = 1 ]; then
 	mv "$A/usr/bin/tactus" "$A/usr/bin/tactus.real"
@@ -255,7 +275,7 @@ chmod +x "$A/init"
 # /lib is a symlink in the base archive: a real folder here would replace it.
 if [ -d "$A/lib" ] && [ ! -L "$A/lib" ]; then cp -a "$A/lib/." "$A/usr/lib/" && rm -rf "$A/lib"; fi
 if [ -d "$A/lib64" ] && [ ! -L "$A/lib64" ]; then mkdir -p "$A/usr/lib64" && cp -a "$A/lib64/." "$A/usr/lib64/" && rm -rf "$A/lib64"; fi
-INITRD=$CACHE/initrd.img
+INITRD=$RUN/initrd.img
 {
 	cat "$BASE"
 	(cd "$A" && find . | busybox cpio -o -H newc 2>/dev/null) | gzip -1
@@ -282,7 +302,7 @@ if [ "$ACCEL" = auto ]; then
 	phase "accel auto -> $ACCEL"
 fi
 
-OUT=$CACHE/out
+OUT=$RUN/out
 rm -rf "$OUT" && mkdir -p "$OUT"
 CONSOLE=$LOG/console.log
 # The guest's audio runs in real time on an emulated CPU: on a CI host whose cores are busy

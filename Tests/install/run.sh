@@ -5,6 +5,7 @@
 # removed, uninstall keeping the user's config; the unit's required keys, checked by
 # `systemd-analyze verify` when it is installed; and, as root, a live install (user, groups)
 # inside a private mount namespace that leaves this machine unchanged. About 3 seconds.
+# Then Tests/install/deb.sh: the Debian package (make deb), installed with dpkg the same way.
 # Run by `make test` after the Swift tests, or alone: Tests/install/run.sh (or make test-install).
 set -euo pipefail
 
@@ -217,3 +218,6 @@ else
 fi
 
 echo "install test: $checks checks passed"
+
+# The Debian package (make deb): contents, and dpkg install/upgrade/remove/purge as root.
+"$repo/Tests/install/deb.sh"

@@ -89,7 +89,7 @@ func onsets(_ path: URL) throws -> [(sample: Int64, kind: String, bar: Int, beat
         (["--bpm", "fast"], "--bpm 'fast' is invalid"),
         (["--meter", "100/4"], "--meter '100/4' is invalid: numerator and denominator must each be 1 to 99"),
         (["--beat-unit", "2/4"], "--beat-unit '2/4' is invalid"),
-        (["--accents", "Xo"], "--accents 'Xo' is invalid: one character per beat"),
+        (["--accents", "Xq"], "--accents 'Xq' is invalid: one character per beat"),
         (["--subdivisions", "1,2"], "--subdivisions '1,2' is invalid: each layer must be 2 to 9"),
         (["--volume", "master=101"], "--volume master '101' is invalid: allowed 0 to 100"),
         (["--rate", "4000"], "--rate '4000' is invalid: allowed 8000 to 192000"),

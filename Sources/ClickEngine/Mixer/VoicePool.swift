@@ -5,6 +5,8 @@ struct Voice: BitwiseCopyable {
     var frames: Int
     var position: Int
     var gain: Float
+    /// gain x the clip's peak: the most this voice can add to any frame.
+    var level: Float
 }
 
 /// A fixed set of voices allocated once. A voice plays its clip from the first sample to
@@ -24,20 +26,22 @@ struct VoicePool {
     func deallocate() { voices.deallocate() }
 
     /// Starts a clip at `offset` frames into the coming block. False when the pool is full.
-    mutating func start(clip: UnsafePointer<Float>, frames: Int, gain: Float, offset: Int) -> Bool {
+    mutating func start(clip: UnsafePointer<Float>, frames: Int, gain: Float, level: Float, offset: Int) -> Bool {
         guard activeCount < capacity else {
             droppedCount += 1
             return false
         }
-        (voices + activeCount).initialize(to: Voice(clip: clip, frames: frames, position: -offset, gain: gain))
+        (voices + activeCount).initialize(to: Voice(clip: clip, frames: frames, position: -offset, gain: gain, level: level))
         activeCount += 1
         return true
     }
 
     /// Adds every voice's next `frameCount` frames into `mix` and retires finished voices.
+    /// Voices stay in the order they started, so each frame is summed in the same order
+    /// however the frames are split into blocks (the output never depends on block size).
     mutating func mix(into mix: UnsafeMutablePointer<Float>, frameCount: Int) {
-        var index = 0
-        while index < activeCount {
+        var kept = 0
+        for index in 0..<activeCount {
             var voice = voices[index]
             let first = max(0, -voice.position)
             let end = min(frameCount, voice.frames - voice.position)
@@ -46,14 +50,33 @@ struct VoicePool {
                                     into: mix + first, count: end - first)
             }
             voice.position += frameCount
-            if voice.position >= voice.frames {
-                activeCount -= 1
-                voices[index] = voices[activeCount]
-            } else {
-                voices[index] = voice
-                index += 1
+            if voice.position < voice.frames {
+                voices[kept] = voice
+                kept += 1
             }
         }
+        activeCount = kept
+    }
+
+    /// Adds frames `skip ..< skip + count` (from the next block's start) of every voice into
+    /// `mix`, without moving any voice: the limiter's look-ahead.
+    func peek(into mix: UnsafeMutablePointer<Float>, skip: Int, count: Int) {
+        for index in 0..<activeCount {
+            let voice = voices[index]
+            let position = voice.position + skip
+            let first = max(0, -position)
+            let end = min(count, voice.frames - position)
+            if first < end {
+                VoicePool.addScaled(voice.clip + (position + first), gain: voice.gain, into: mix + first, count: end - first)
+            }
+        }
+    }
+
+    /// The most all playing voices together can reach on any frame.
+    var levelBound: Float {
+        var sum: Float = 0
+        for index in 0..<activeCount { sum += voices[index].level }
+        return sum
     }
 
     /// destination[i] += source[i] * gain, eight lanes at a time: the mixer's inner loop.

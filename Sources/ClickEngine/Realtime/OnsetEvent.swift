@@ -8,9 +8,11 @@ public struct OnsetEvent: Sendable, Hashable, BitwiseCopyable {
     public var bar: Int64
     /// Beat in the bar, from 0.
     public var beat: Int32
-    /// 0 for accents and beats, n for subdivision layer n.
+    /// 0 for accents and beats, n for subdivision layer n, m (1-4) for poly layer m.
     public var layer: UInt8
     public var kind: OnsetKind
+    /// The step: of a poly layer's span (0 is its first onset), of a layer within its beat.
+    public var index: Int32
     /// Song playback only: the section (-1 for the count-in, or no song).
     public var section: Int16
     /// Song playback only: which song (0 unless a setlist advances by itself).
@@ -22,17 +24,40 @@ public struct OnsetEvent: Sendable, Hashable, BitwiseCopyable {
     /// Song playback only: the tempo at this onset (BPM of the section's beat unit), else 0.
     public var bpm: Double
 
-    public init(sample: Int64, bar: Int64, beat: Int32, layer: UInt8, kind: OnsetKind,
+    public init(sample: Int64, bar: Int64, beat: Int32, layer: UInt8, kind: OnsetKind, index: Int32 = 0,
                 section: Int16 = -1, song: Int16 = 0, isCount: Bool = false, muted: Bool = false, bpm: Double = 0) {
         self.sample = sample
         self.bar = bar
         self.beat = beat
         self.layer = layer
         self.kind = kind
+        self.index = index
         self.section = section
         self.song = song
         self.isCount = isCount
         self.muted = muted
         self.bpm = bpm
+    }
+}
+
+/// Where the renderer pinned its grid, published on every start and every change so the
+/// screen, LEDs and buzzer place beats from the engine's own position instead of re-deriving
+/// its rules. From sample `sampleTwice / 2` (exact; a change lands on a whole sample) on, bar
+/// `bar` (counted from the last start) is `positionNumerator / positionDenominator` whole
+/// notes in (negative while a shortened bar's last beat finishes), under the settings of
+/// program `program` (`ClickEngine.settings(ofProgram:)`).
+public struct GridAnchor: Sendable, Hashable, BitwiseCopyable {
+    public var sampleTwice: Int64
+    public var bar: Int64
+    public var positionNumerator: Int128
+    public var positionDenominator: Int128
+    public var program: UInt64
+
+    public init(sampleTwice: Int64, bar: Int64, positionNumerator: Int128, positionDenominator: Int128, program: UInt64) {
+        self.sampleTwice = sampleTwice
+        self.bar = bar
+        self.positionNumerator = positionNumerator
+        self.positionDenominator = positionDenominator
+        self.program = program
     }
 }

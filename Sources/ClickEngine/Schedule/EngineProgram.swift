@@ -7,9 +7,19 @@ struct CompiledOnset: BitwiseCopyable {
     var clip: UnsafePointer<Float>
     var clipFrames: Int
     var gain: Float
+    /// gain x the clip's peak.
+    var level: Float
     var beat: Int32
+    var index: Int32
     var layer: UInt8
     var kind: OnsetKind
+    /// Which note this is, the same in every program that has it: beat, source (0 beat,
+    /// n layer n, 16 + m poly layer m) and step. Lets a change tell a note that moved
+    /// (swing, groove) from a new one.
+    var key: Int64
+    /// Render-thread scratch: the bar in which this onset was already played under an
+    /// earlier program (a swung note moved past the change), so it is not played twice.
+    var playedInBar: Int64
 }
 
 /// An immutable, precomputed description of what to play, built on the control side and
@@ -22,6 +32,8 @@ final class EngineProgram: @unchecked Sendable {
     let playing: Bool
     /// Incremented by every start: a new epoch restarts at bar 0 instead of keeping phase.
     let transportEpoch: UInt64
+    /// Identifies the program (and so its settings) in published grid anchors.
+    let serial: UInt64
     let gridPerWhole: Int64
     let barGrid: Int64
     let beatGrid: Int64
@@ -30,19 +42,27 @@ final class EngineProgram: @unchecked Sendable {
     let samplesPerWholeDenominator: Int64
     let onsetCount: Int
     let onsets: UnsafeMutablePointer<CompiledOnset>
+    /// Onset indices in the order of their keys, for matching notes across a change.
+    let byKey: UnsafeMutablePointer<Int32>
     /// When set, the song is played instead of the bar pattern (from its start on each start).
     let song: SongSchedule?
 
-    init(settings: MetronomeSettings, sounds: SoundSet, sampleRate: Int, playing: Bool, transportEpoch: UInt64,
+    init(settings: MetronomeSettings, sounds: SoundSet, sampleRate: Int, playing: Bool, transportEpoch: UInt64, serial: UInt64 = 0,
          song: SongSchedule? = nil) {
+        self.serial = serial
         self.settings = settings
         self.song = song
         self.playing = playing
         self.transportEpoch = transportEpoch
-        let pattern = BarPattern(settings)
-        var grid = pattern.barLength.denominator
-        grid = Rational.lcm(grid, pattern.beatLength.denominator)
-        for onset in pattern.onsets { grid = Rational.lcm(grid, onset.offset.denominator) }
+        var pattern = BarPattern(settings)
+        if pattern.gridDenominator == nil {
+            // Front ends refuse such settings (MetronomeSettings.validate); should one slip
+            // through, play the plain bar rather than overflow.
+            var plain = settings
+            (plain.swing, plain.groove, plain.poly) = (nil, nil, .none)
+            pattern = BarPattern(plain)
+        }
+        let grid = pattern.gridDenominator!
         gridPerWhole = grid
         barGrid = pattern.barLength.numerator * (grid / pattern.barLength.denominator)
         beatGrid = pattern.beatLength.numerator * (grid / pattern.beatLength.denominator)
@@ -55,22 +75,44 @@ final class EngineProgram: @unchecked Sendable {
         let master = Float(volumes.master) / 100
         onsetCount = pattern.onsets.count
         onsets = .allocate(capacity: max(onsetCount, 1))
+        var polyOrdinal = [Int64](repeating: 0, count: PolyLayer.maximumLayers + 1)
+        var keys: [Int64] = []
+        keys.reserveCapacity(onsetCount)
         for (index, onset) in pattern.onsets.enumerated() {
+            let key: Int64
+            if onset.kind == .poly {
+                key = (0xFFFF << 32) | (Int64(16 + onset.layer) << 24) | polyOrdinal[onset.layer]
+                polyOrdinal[onset.layer] += 1
+            } else {
+                key = (Int64(onset.beat) << 32) | (Int64(onset.layer) << 24) | Int64(onset.index)
+            }
+            keys.append(key)
             let clip: Clip
             let volume: Int
             switch onset.kind {
             case .accent: (clip, volume) = (sounds.accent, volumes.accent)
+            case .soft: (clip, volume) = (sounds.accent, volumes.soft)
             case .beat: (clip, volume) = (sounds.beat, volumes.beat)
             case .subdivision: (clip, volume) = (sounds.subdivision, volumes.layer(onset.layer))
+            case .poly: (clip, volume) = (sounds.poly, volumes.polyLayer(onset.layer))
             }
             (onsets + index).initialize(to: CompiledOnset(
                 offset: onset.offset.numerator * (grid / onset.offset.denominator),
                 clip: clip.samples, clipFrames: clip.frameCount,
-                gain: master * Float(volume) / 100,
-                beat: Int32(onset.beat), layer: UInt8(onset.layer), kind: onset.kind))
+                gain: master * Float(volume) / 100 * Float(onset.gain) / 100,
+                level: master * Float(volume) / 100 * Float(onset.gain) / 100 * clip.peak,
+                beat: Int32(onset.beat), index: Int32(onset.index), layer: UInt8(onset.layer), kind: onset.kind,
+                key: key, playedInBar: .min))
+        }
+        byKey = .allocate(capacity: max(onsetCount, 1))
+        for (position, index) in (0..<onsetCount).sorted(by: { keys[$0] < keys[$1] }).enumerated() {
+            byKey[position] = Int32(index)
         }
     }
 
-    deinit { onsets.deallocate() }
+    deinit {
+        onsets.deallocate()
+        byKey.deallocate()
+    }
 
 }

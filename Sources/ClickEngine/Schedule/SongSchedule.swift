@@ -7,6 +7,8 @@ struct ScheduledOnset: BitwiseCopyable {
     var clip: UnsafePointer<Float>
     var clipFrames: Int
     var gain: Float
+    /// The clip's peak times its gain: the limiter's bound.
+    var level: Float
     var bar: Int64
     var beat: Int32
     var layer: UInt8
@@ -63,10 +65,13 @@ public final class SongSchedule: @unchecked Sendable {
             case .accent: (clip, volume) = (sounds.accent, volumes.accent)
             case .beat: (clip, volume) = (sounds.beat, volumes.beat)
             case .subdivision: (clip, volume) = (sounds.subdivision, volumes.layer(o.layer))
+            case .soft: (clip, volume) = (sounds.accent, volumes.soft)
+            case .poly: (clip, volume) = (sounds.poly, volumes.polyLayer(o.layer))
             }
             table.append(ScheduledOnset(
                 sample: o.sample, clip: clip.samples, clipFrames: clip.frameCount,
                 gain: master * Float(volume) / 100 * Float(o.gainPercent.doubleValue / 100),
+                level: master * Float(volume) / 100 * Float(o.gainPercent.doubleValue / 100) * clip.peak,
                 bar: o.bar, beat: Int32(o.beat), layer: UInt8(o.layer), kind: o.kind,
                 section: Int16(clamping: o.section), song: Int16(clamping: o.song), isCount: o.isCount, muted: o.muted, bpm: o.bpm))
         }

@@ -35,8 +35,14 @@ public enum BuiltInSounds {
                         accent: Clip(samples: recipes.accent.render(sampleRate: sampleRate), sampleRate: sampleRate),
                         beat: Clip(samples: recipes.beat.render(sampleRate: sampleRate), sampleRate: sampleRate),
                         subdivision: Clip(samples: recipes.subdivision.render(sampleRate: sampleRate),
-                                          sampleRate: sampleRate))
+                                          sampleRate: sampleRate),
+                        poly: Clip(samples: recipes.subdivision.transposed(by: polyTransposition).render(sampleRate: sampleRate),
+                                   sampleRate: sampleRate))
     }
+
+    /// Poly layers play the subdivision's sound a fifth lower, so "3 against 4" is heard as
+    /// two voices.
+    static let polyTransposition = 2.0 / 3.0
 
     // MARK: - the sets
 
@@ -202,6 +208,14 @@ extension BuiltInSounds {
         var peakDecibels: Double
         var partials: [Partial]
         var noise: NoiseBurst? = nil
+
+        /// The same sound with every frequency multiplied by `factor`.
+        func transposed(by factor: Double) -> ClipRecipe {
+            var copy = self
+            copy.partials = partials.map { var p = $0; p.frequency *= factor; return p }
+            copy.noise = noise.map { var n = $0; n.center *= factor; return n }
+            return copy
+        }
 
         func render(sampleRate: Int) -> [Float] {
             let rate = Double(sampleRate)

@@ -6,6 +6,9 @@ public final class Clip: @unchecked Sendable {
     public let frameCount: Int
     /// Stable for the clip's lifetime; read-only after init.
     public let samples: UnsafePointer<Float>
+    /// Largest magnitude of any sample: lets the renderer skip the limiter when even the
+    /// sum of every playing clip's peak stays below its ceiling.
+    public let peak: Float
 
     public init(samples source: [Float], sampleRate: Int) {
         self.sampleRate = sampleRate
@@ -14,6 +17,7 @@ public final class Clip: @unchecked Sendable {
         storage.initialize(repeating: 0, count: max(source.count, 1))
         source.withUnsafeBufferPointer { storage.update(from: $0.baseAddress!, count: source.count) }
         samples = UnsafePointer(storage)
+        peak = source.reduce(0) { max($0, abs($1)) }
     }
 
     deinit { UnsafeMutablePointer(mutating: samples).deallocate() }
@@ -25,17 +29,20 @@ public final class Clip: @unchecked Sendable {
     public static let maximumSeconds = 2
 }
 
-/// Three related clips: accent, beat and subdivision.
+/// Four related clips: accent (also the soft accent, quieter), beat, subdivision and poly.
 public struct SoundSet: Sendable {
     public let name: String
     public let accent: Clip
     public let beat: Clip
     public let subdivision: Clip
+    /// The poly layers' clip; a set without one plays them with the subdivision clip.
+    public let poly: Clip
 
-    public init(name: String, accent: Clip, beat: Clip, subdivision: Clip) {
+    public init(name: String, accent: Clip, beat: Clip, subdivision: Clip, poly: Clip? = nil) {
         self.name = name
         self.accent = accent
         self.beat = beat
         self.subdivision = subdivision
+        self.poly = poly ?? subdivision
     }
 }

@@ -5,6 +5,8 @@ public struct SoundLoadError: Error, Sendable, Equatable, CustomStringConvertibl
         case accent = "accent.wav"
         case beat = "beat.wav"
         case subdivision = "sub.wav"
+        /// Optional: the poly layers' sound (without it they play sub.wav).
+        case poly = "poly.wav"
     }
 
     public enum Problem: Sendable, Equatable, CustomStringConvertible {
@@ -51,13 +53,14 @@ public enum UserSoundSet {
     public static let fadeInSeconds = 0.0005
     public static let fadeOutSeconds = 0.003
 
-    public static func make(name: String, accent: [UInt8], beat: [UInt8], subdivision: [UInt8],
+    public static func make(name: String, accent: [UInt8], beat: [UInt8], subdivision: [UInt8], poly: [UInt8]? = nil,
                             sampleRate: Int) throws(SoundLoadError) -> SoundSet {
         precondition(sampleRate > 0, "UserSoundSet: engine sample rate must be positive")
         return SoundSet(name: name,
                         accent: try clip(accent, file: .accent, sampleRate: sampleRate),
                         beat: try clip(beat, file: .beat, sampleRate: sampleRate),
-                        subdivision: try clip(subdivision, file: .subdivision, sampleRate: sampleRate))
+                        subdivision: try clip(subdivision, file: .subdivision, sampleRate: sampleRate),
+                        poly: try poly.map { bytes throws(SoundLoadError) in try clip(bytes, file: .poly, sampleRate: sampleRate) })
     }
 
     /// One file turned into a clip at `sampleRate`.

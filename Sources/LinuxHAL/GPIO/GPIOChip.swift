@@ -1,8 +1,8 @@
+#if !TACTUS_LIBGPIOD2
+// libgpiod 1 (v1 API); the libgpiod 2 backend is in the *V2.swift files beside this one.
 import CGPIOD
 import Glibc
 import HAL
-
-// libgpiod v1 (1.6) lives in this folder only, so a libgpiod 2 backend can be added beside it.
 
 /// An open GPIO chip, found by its label (`gpiodetect` prints it) rather than its number:
 /// the Pi 5's header chip is gpiochip4 on some kernels and gpiochip0 on others.
@@ -114,9 +114,20 @@ final class GPIOChip: @unchecked Sendable {
     }
 }
 
+extension GPIOChip {
+    /// Who holds the line now (`gpioinfo` shows the same), or nil when it is free.
+    func holder(of selector: GPIOLineSelector) throws(HALError) -> (offset: UInt32, consumer: String)? {
+        let line = try line(selector)
+        _ = gpiod_line_update(line)
+        guard gpiod_line_is_used(line) else { return nil }
+        return (gpiod_line_offset(line), gpiod_line_consumer(line).map { String(cString: $0) } ?? "")
+    }
+}
+
+/// The library this build uses, for `tactus check`.
+let gpioLibraryDescription = "libgpiod \(String(cString: gpiod_version_string()))"
+
 func timespecNanoseconds(_ time: timespec) -> Int64 {
     Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
 }
-
-/// The consumer name `gpioinfo` shows next to lines Tactus holds.
-let gpioConsumerName = "tactus"
+#endif

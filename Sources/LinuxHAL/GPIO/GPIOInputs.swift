@@ -1,3 +1,5 @@
+#if !TACTUS_LIBGPIOD2
+// libgpiod 1 (v1 API); the libgpiod 2 backend is in the *V2.swift files beside this one.
 import CGPIOD
 import Glibc
 import HAL
@@ -148,3 +150,4 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
         }
     }
 }
+#endif

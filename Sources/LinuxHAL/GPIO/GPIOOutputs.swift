@@ -1,3 +1,5 @@
+#if !TACTUS_LIBGPIOD2
+// libgpiod 1 (v1 API); the libgpiod 2 backend is in the *V2.swift files beside this one.
 import CGPIOD
 import Glibc
 import HAL
@@ -69,3 +71,4 @@ public final class LinuxGPIOOutputs: IndicatorOutput, @unchecked Sendable {
         pulser.set(indicator, on: on)
     }
 }
+#endif

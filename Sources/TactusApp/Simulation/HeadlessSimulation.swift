@@ -25,7 +25,13 @@ public final class HeadlessSimulation: BoxObserver {
     private let clock: ManualClock
     private let sink: OfflineAudioSink
     private let output: any SimulationOutput
+    /// Event lines not yet written: only the last seconds are held, so memory stays flat
+    /// at any simulated length (a 24 h simulation writes as it goes).
     private var records: [(time: Int64, order: Int, line: String)] = []
+    private var nextOrder = 0
+    /// Lines are recorded up to this far ahead of the simulated time (a click is heard a
+    /// period later, an LED goes off after its pulse); older ones can no longer change order.
+    static let recordHorizon: Int64 = 2_000_000_000
     private var lastState: String?
 
     public init(board: BoardDefinition, configuration: ConfigurationFile, saved: SavedState, problem: String?,
@@ -38,8 +44,8 @@ public final class HeadlessSimulation: BoxObserver {
         sink = OfflineAudioSink(format: format, simulatedDelayFrames: format.periodFrames, clock: clock)
         let audio = try AudioOutput(device: sink, silent: sink)
         let parts = BoxParts(board: board, configuration: configuration, audio: audio, input: ScriptedInput(),
-                             display: SnapshotDisplay(width: board.display?.width ?? 128, height: board.display?.height ?? 64),
-                             indicators: SimulatedIndicators(), persistence: persistence, clock: clock, userSounds: userSounds)
+                             display: SnapshotDisplay(width: board.display?.width ?? 128, height: board.display?.height ?? 64, keeping: 1),
+                             indicators: DiscardingIndicators(), persistence: persistence, clock: clock, userSounds: userSounds)
         box = try BoxAssembly.makeBox(parts, saved: saved, problem: problem, logger: logger)
         self.clock = clock
         self.output = output
@@ -74,19 +80,29 @@ public final class HeadlessSimulation: BoxObserver {
                 framesRendered += Int64(format.periodFrames)
             }
             box.advance(to: MonotonicTime(nanoseconds: next))
+            if records.count >= 256 { try writeRecords(before: min(next - Self.recordHorizon, end + 1)) }
         }
         clock.set(MonotonicTime(nanoseconds: end))
         box.advance(to: MonotonicTime(nanoseconds: end))
-        for record in records.sorted(by: { ($0.time, $0.order) < ($1.time, $1.order) }) where record.time <= end {
-            try output.event(record.line)
+        try writeRecords(before: end + 1)
+    }
+
+    /// Writes, in time order, the recorded lines earlier than `limit` and forgets them.
+    private func writeRecords(before limit: Int64) throws {
+        records.sort { ($0.time, $0.order) < ($1.time, $1.order) }
+        var written = 0
+        while written < records.count && records[written].time < limit {
+            try output.event(records[written].line)
+            written += 1
         }
+        records.removeFirst(written)
     }
 
     // MARK: BoxObserver
 
     public func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime) {
         record(at: time.nanoseconds, """
-            {"t":\(seconds(time.nanoseconds)),"type":"onset","kind":"\(onset.kind.name)","layer":\(onset.layer),"bar":\(onset.bar),"beat":\(onset.beat),"sample":\(onset.sample)}
+            {"t":\(seconds(time.nanoseconds)),"type":"onset","kind":"\(onset.kind.name)","layer":\(onset.layer),"bar":\(onset.bar),"beat":\(onset.beat),"sample":\(onset.sample)\(onset.kind == .poly ? ",\"index\":\(onset.index)" : "")}
             """)
     }
 
@@ -123,7 +139,8 @@ public final class HeadlessSimulation: BoxObserver {
     // MARK: records
 
     private func record(at time: Int64, _ line: String) {
-        records.append((time, records.count, line))
+        records.append((time, nextOrder, line))
+        nextOrder += 1
     }
 
     private func seconds(_ nanoseconds: Int64) -> String {
@@ -143,14 +160,23 @@ public final class HeadlessSimulation: BoxObserver {
         let v = s.volumes
         let view = state.screen
         let selected = view.menu.map { JSON.string($0.items[min($0.selected, $0.items.count - 1)]) } ?? "null"
-        let fields = #""type":"state","bpm":\#(s.tempo.description),"meter":"\#(s.meter)","beat_unit":"\#(s.beatUnit)","accents":"\#(s.accents)","subdivisions":"\#(s.subdivisions)","sound":\#(JSON.string(s.sound)),"volume":{"master":\#(v.master),"accent":\#(v.accent),"beat":\#(v.beat)},"playing":\#(state.isPlaying),"mode":"\#(state.mode.rawValue)","menu":\#(selected),"dimmed":\#(view.dimmed)"#
+        let fields = #""type":"state","bpm":\#(s.tempo.description),"meter":"\#(s.meter)","beat_unit":"\#(s.beatUnit)","accents":"\#(s.accents)","subdivisions":"\#(s.subdivisions)","swing":\#(JSON.optional(s.swing)),"groove":\#(JSON.optional(s.groove)),"poly":"\#(s.poly)","sound":\#(JSON.string(s.sound)),"volume":{"master":\#(v.master),"accent":\#(v.accent),"beat":\#(v.beat)},"playing":\#(state.isPlaying),"mode":"\#(state.mode.rawValue)","menu":\#(selected),"dimmed":\#(view.dimmed)"#
         guard fields != lastState else { return }
         lastState = fields
         record(at: time, "{\"t\":\(seconds(time)),\(fields)}")
     }
 }
 
+/// LEDs and buzzer for the headless simulation: the observer writes every pulse as an
+/// event, so nothing needs keeping here (a 24 h run would otherwise hold every pulse).
+final class DiscardingIndicators: IndicatorOutput {
+    func pulse(_ indicator: Indicator, at start: MonotonicInstant, lastingNanoseconds nanoseconds: Int64) {}
+    func set(_ indicator: Indicator, on: Bool) {}
+}
+
 enum JSON {
     /// A JSON string literal (TOML's basic strings escape the same way).
     static func string(_ text: String) -> String { TOMLWriter.quoted(text) }
+    /// The value's text as a JSON string, or null.
+    static func optional(_ value: (some CustomStringConvertible)?) -> String { value.map { string($0.description) } ?? "null" }
 }

@@ -1,4 +1,5 @@
 import HAL
+import TOMLReader
 import TactusCore
 
 /// A line of a simulation script that cannot be used; names the file and line.
@@ -6,7 +7,7 @@ public struct SimulationScriptError: Error, CustomStringConvertible, Equatable {
     public let file: String
     public let line: Int
     public let problem: String
-    public var description: String { "\(file):\(line): \(problem)" }
+    public var description: String { oneLine("\(file):\(line): \(problem)") }
 }
 
 /// Scripted physical input for `tactus simulate --headless`, one step per line:

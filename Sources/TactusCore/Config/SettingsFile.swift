@@ -11,8 +11,11 @@ import TOMLReader
 /// beat-unit = "1/8"
 /// accents = "Xx.Xx.x"
 /// subdivisions = "2,3"
-/// volumes = { master = 80, accent = 100, beat = 80, sub2 = 60, ... }
+/// volumes = { master = 80, accent = 100, soft = 70, beat = 80, sub2 = 60, ..., poly1 = 60, ... }
 /// sound = "woodblock"
+/// swing = "66%@4"            # optional, as `render --swing`
+/// groove = "3,2,2,3@4*80%"   # optional, as `render --groove`
+/// poly = "3,E(3,8)"          # optional, up to four layers, as `render --poly`
 ///
 /// [preferences]
 /// momentum = true
@@ -83,7 +86,7 @@ public enum SettingsFile {
         return saved
     }
 
-    static let settingsKeys = ["bpm", "meter", "beat-unit", "accents", "subdivisions", "volumes", "sound"]
+    static let settingsKeys = ["bpm", "meter", "beat-unit", "accents", "subdivisions", "volumes", "sound", "swing", "groove", "poly"]
 
     static func table(for s: MetronomeSettings) -> TOMLTable {
         var t = TOMLTable()
@@ -97,8 +100,14 @@ public enum SettingsFile {
         volumes["accent"] = .integer(s.volumes.accent)
         volumes["beat"] = .integer(s.volumes.beat)
         for n in Subdivisions.range { volumes["sub\(n)"] = .integer(s.volumes.layer(n)) }
+        volumes["soft"] = .integer(s.volumes.soft)
+        for m in 1...PolyLayer.maximumLayers { volumes["poly\(m)"] = .integer(s.volumes.polyLayer(m)) }
         t["volumes"] = .table(volumes)
         t["sound"] = .string(s.sound)
+        // Written only when set, so files stay as they were for those who never use them.
+        if let swing = s.swing { t["swing"] = .string(swing.description) }
+        if let groove = s.groove { t["groove"] = .string(groove.description) }
+        if !s.poly.layers.isEmpty { t["poly"] = .string(s.poly.description) }
         return t
     }
 
@@ -133,7 +142,7 @@ public enum SettingsFile {
             s.subdivisions = try check("subdivisions") { () throws(SettingError) in try Subdivisions(parsing: text) }
         }
         if let volumes = try section.section("volumes") {
-            let names = ["master", "accent", "beat"] + Subdivisions.range.map { "sub\($0)" }
+            let names = Volumes.names
             try volumes.rejectUnknownKeys(allowed: names)
             for name in names {
                 if let v = try volumes.integer(name, in: Volumes.range) { try? s.volumes.set(name, to: v) }
@@ -142,6 +151,15 @@ public enum SettingsFile {
         if let sound = try section.string("sound") {
             guard !sound.isEmpty else { throw section.invalid("sound", allowed: "a sound set's name or folder") }
             s.sound = sound
+        }
+        for key in ["swing", "groove", "poly"] {
+            if let text = try section.string(key) {
+                try check(key) { () throws(SettingError) in try s.assign(key, text) }
+            }
+        }
+        // What spans fields (a grouping against the meter, the grid) is checked on the whole.
+        do { try s.validate() } catch {
+            throw section.invalid(settingsKeys.contains(error.field) ? error.field : "accents", allowed: error.allowed)
         }
         return s
     }

@@ -74,8 +74,9 @@ public struct IndicatorScheduler: Sendable, Hashable {
         }
         let (led, ledLength, buzzLength, buzz): (IndicatorChannel, Int64, Int64, Bool) = switch kind {
         case .accent: (.accentLED, settings.ledAccentNanoseconds, settings.buzzerAccentNanoseconds, settings.buzzerPulses)
+        case .soft: (.accentLED, settings.ledBeatNanoseconds, settings.buzzerBeatNanoseconds, settings.buzzerPulses)
         case .beat: (.beatLED, settings.ledBeatNanoseconds, settings.buzzerBeatNanoseconds, settings.buzzerPulses)
-        case .subdivision: (.subdivisionLED, settings.ledSubdivisionNanoseconds, settings.buzzerSubdivisionNanoseconds,
+        case .subdivision, .poly: (.subdivisionLED, settings.ledSubdivisionNanoseconds, settings.buzzerSubdivisionNanoseconds,
                             settings.buzzerPulses && settings.buzzerSubdivisions)
         }
         var pulses = [IndicatorPulse(channel: led, startNanoseconds: start, lengthNanoseconds: min(ledLength, cap))]

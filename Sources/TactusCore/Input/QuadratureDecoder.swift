@@ -59,6 +59,13 @@ public struct QuadratureDecoder: Sendable {
         }
     }
 
+    /// Edges were lost (the kernel's queue overflowed): the movement since the last rest
+    /// state is unknowable, so, as after a two-bit jump, nothing is counted until the wheel
+    /// next arrives at a rest state.
+    public mutating func lostEdges() {
+        progress = nil
+    }
+
     /// Both lines sampled at once. Returns +1 or -1 when a detent completes, else 0.
     public mutating func update(a newA: Bool, b newB: Bool) -> Int {
         let old = QuadratureDecoder.grayIndex(a, b)

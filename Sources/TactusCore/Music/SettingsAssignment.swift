@@ -1,9 +1,11 @@
 extension MetronomeSettings {
     /// The names accepted by `assign`, as flags and change scripts spell them.
-    public static let assignableNames = ["bpm", "meter", "beat-unit", "accents", "subdivisions", "sound", "volume"]
+    public static let assignableNames = ["bpm", "meter", "beat-unit", "accents", "subdivisions", "sound", "volume", "swing", "groove", "poly"]
 
     /// Sets one field from its text form: `bpm` 92.5, `meter` 7/8, `beat-unit` 1/4.,
-    /// `accents` X..x, `subdivisions` 2,3 or none, `sound` NAME, `volume` accent=80,beat=60.
+    /// `accents` X..x, E(3,8) or 3+2+2, `subdivisions` 2,3 or none, `sound` NAME,
+    /// `volume` accent=80,beat=60, `swing` 66%@4, `groove` 3,2,2,3@4*80%, `poly` 3,E(3,8).
+    /// Checks that span fields (a grouping against the meter) are left to `validate()`.
     public mutating func assign(_ name: String, _ value: String) throws(SettingError) {
         switch name {
         case "bpm": tempo = try Tempo(parsing: value)
@@ -15,8 +17,20 @@ extension MetronomeSettings {
             guard !value.isEmpty else { throw SettingError(field: "sound", value: value, allowed: "expected a sound set name or folder") }
             sound = value
         case "volume": try volumes.apply(parsing: value)
+        case "swing": swing = (value == "none" || value == "off") ? nil : try Groove(parsingSwing: value)
+        case "groove": groove = (value == "none" || value == "off") ? nil : try Groove(parsingGroove: value)
+        case "poly": poly = try PolyLayers(parsing: value)
         default:
             throw SettingError(field: "setting", value: name, allowed: "names are \(MetronomeSettings.assignableNames.joined(separator: ", "))")
         }
+    }
+
+    /// Applies several assignments, then checks the result as a whole (so `accents=3+2+2
+    /// meter=7/8` works in either order).
+    public mutating func assign(all assignments: [(name: String, value: String)]) throws(SettingError) {
+        var next = self
+        for (name, value) in assignments { try next.assign(name, value) }
+        try next.validate()
+        self = next
     }
 }

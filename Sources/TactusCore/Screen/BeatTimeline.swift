@@ -3,8 +3,6 @@
 /// The screen asks it "which beat are we in, and how far through" for the sample being
 /// heard, so the pendulum and the pulse ring land on the same samples as the clicks.
 public struct BeatTimeline: Sendable, Hashable {
-    /// Exact sample of bar 0's downbeat (the engine's start position; may be a half sample).
-    public let origin: Rational
     public let samplesPerBeat: Rational
     /// Bar length in beats; fractional for meters such as 4/5 in quarters (the last beat is cut short).
     public let beatsPerBar: Rational
@@ -13,23 +11,63 @@ public struct BeatTimeline: Sendable, Hashable {
     public let accents: AccentPattern
     public let sampleRate: Int
     public let settings: MetronomeSettings
+    /// The grid is pinned where the engine pinned it: at sample anchorTwice / 2 (exact), bar
+    /// `anchorBar` is `anchorBeats` beats in (exact; negative before a delayed downbeat).
+    public let anchorTwice: Int64
+    public let anchorBar: Int64
+    /// anchorBeats x samplesPerBeat = lagWhole + lagRest / lagDenominator samples, exactly.
+    private let lagWhole: Int128
+    private let lagRest: Int128
+    private let lagDenominator: Int128
+    private let anchorBeatsEstimate: Double
 
-    public init(settings: MetronomeSettings, sampleRate: Int, downbeatSample origin: Rational) {
+    /// The grid the engine published (`GridAnchor`): from sample `sampleTwice / 2` on, bar
+    /// `bar` is `positionNumerator / positionDenominator` whole notes in.
+    public init(settings: MetronomeSettings, sampleRate: Int, sampleTwice: Int64, bar: Int64,
+                positionNumerator: Int128, positionDenominator: Int128) {
         self.settings = settings
-        self.origin = origin
         self.sampleRate = sampleRate
-        self.samplesPerBeat = Rational(Int64(sampleRate) * 60) / settings.tempo.bpm
+        let samplesPerBeat = Rational(Int64(sampleRate) * 60) / settings.tempo.bpm
+        self.samplesPerBeat = samplesPerBeat
         self.beatsPerBar = settings.beatsPerBar
         self.beatCount = max(1, settings.beatCount)
         self.accents = settings.accents
+        anchorTwice = sampleTwice
+        anchorBar = bar
+        // Position in beats x samples per beat = whole notes x samples per whole note.
+        let perWhole = samplesPerBeat / settings.beatUnit.wholeNotes
+        let lag = positionNumerator * Int128(perWhole.numerator)
+        let lagDenominator = positionDenominator * Int128(perWhole.denominator)
+        let whole = Rational.floorDivide(lag, lagDenominator)
+        lagWhole = whole
+        lagRest = lag - whole * lagDenominator
+        self.lagDenominator = lagDenominator
+        anchorBeatsEstimate = Double(positionNumerator) / Double(positionDenominator) / settings.beatUnit.wholeNotes.doubleValue
     }
 
-    /// The grid on which beat `beat` of bar `bar` fell at `sample`: anchored on a beat the
-    /// engine reported, so the screen follows what was actually played.
+    /// A grid whose bar 0 starts at `origin` (exact).
+    public init(settings: MetronomeSettings, sampleRate: Int, downbeatSample origin: Rational) {
+        // Pin it at the whole sample at or before the downbeat: the downbeat is ahead by
+        // (origin - floor) samples, i.e. bar 0 is -(origin - floor) / samplesPerWhole whole notes in.
+        let floor = origin.floor
+        let ahead = origin - Rational(floor)
+        let perWhole = Rational(Int64(sampleRate) * 60) / settings.tempo.bpm / settings.beatUnit.wholeNotes
+        self.init(settings: settings, sampleRate: sampleRate, sampleTwice: 2 * floor, bar: 0,
+                  positionNumerator: -Int128(ahead.numerator) * Int128(perWhole.denominator),
+                  positionDenominator: Int128(ahead.denominator) * Int128(perWhole.numerator))
+    }
+
+    /// The grid on which beat `beat` of bar `bar` fell at `sample`.
     public init(settings: MetronomeSettings, sampleRate: Int, bar: Int64, beat: Int, atSample sample: Int64) {
-        let samplesPerBeat = Rational(Int64(sampleRate) * 60) / settings.tempo.bpm
-        let beats = Rational(bar) * settings.beatsPerBar + Rational(Int64(beat))
-        self.init(settings: settings, sampleRate: sampleRate, downbeatSample: Rational(sample) - beats * samplesPerBeat)
+        let whole = Rational(Int64(beat)) * settings.beatUnit.wholeNotes
+        self.init(settings: settings, sampleRate: sampleRate, sampleTwice: 2 * sample, bar: bar,
+                  positionNumerator: Int128(whole.numerator), positionDenominator: Int128(whole.denominator))
+    }
+
+    /// Exact sample of bar 0's downbeat (may lie before the anchor; for tests and tools).
+    public var origin: Rational {
+        Rational(anchorTwice, 2) - Rational(anchorBar) * beatsPerBar * samplesPerBeat
+            - Rational(reducing: lagWhole * lagDenominator + lagRest, lagDenominator)
     }
 
     /// A beat of the grid and where it lies.
@@ -46,9 +84,20 @@ public struct BeatTimeline: Sendable, Hashable {
         public var level: AccentLevel
     }
 
-    /// The sample of beat `beat` of bar `bar`, rounded like the engine (halves up).
+    /// The sample of beat `beat` of bar `bar`, rounded like the engine (halves up), from the
+    /// same exact anchor: the very sample the engine plays that beat on.
     public func sample(bar: Int64, beat: Int) -> Int64 {
-        (origin + (Rational(bar) * beatsPerBar + Rational(Int64(beat))) * samplesPerBeat).rounded
+        let beats = Rational(bar - anchorBar) * beatsPerBar + Rational(Int64(beat))
+        let travel = beats * samplesPerBeat
+        // floor((twice + 1) / 2 + travel - lag)
+        let denominator = 2 * Int128(travel.denominator)
+        let numerator = Int128(anchorTwice + 1) * Int128(travel.denominator) + 2 * Int128(travel.numerator)
+        let quotient = Rational.floorDivide(numerator, denominator)
+        let remainder = numerator - quotient * denominator
+        let left = remainder.multipliedFullWidth(by: lagDenominator)
+        let right = lagRest.multipliedFullWidth(by: denominator)
+        let borrow = left.high < right.high || (left.high == right.high && left.low < right.low)
+        return Int64(quotient - lagWhole - (borrow ? 1 : 0))
     }
 
     public var beatSeconds: Double { samplesPerBeat.doubleValue / Double(sampleRate) }
@@ -56,10 +105,11 @@ public struct BeatTimeline: Sendable, Hashable {
     /// The beat whose sample is at or before `sample` and the progress towards the next one.
     /// Steps are whole samples of the rounded grid, so at a beat's sample the fraction is exactly 0.
     public func position(atSample sample: Double) -> Position {
-        let barSamples = (beatsPerBar * samplesPerBeat).doubleValue
-        var bar = Int64(((sample - origin.doubleValue) / barSamples).rounded(.down))
-        let inBar = sample - origin.doubleValue - Double(bar) * barSamples
-        var beat = min(max(Int((inBar / samplesPerBeat.doubleValue).rounded(.down)), 0), beatCount - 1)
+        let barBeats = beatsPerBar.doubleValue
+        let beats = Double(anchorBar) * barBeats + anchorBeatsEstimate
+            + (sample - Double(anchorTwice) / 2) / samplesPerBeat.doubleValue
+        var bar = Int64((beats / barBeats).rounded(.down))
+        var beat = min(max(Int((beats - Double(bar) * barBeats).rounded(.down)), 0), beatCount - 1)
         // The float estimate can be one beat off next to a boundary; settle it on the integer grid.
         while Double(self.sample(bar: bar, beat: beat)) > sample { (bar, beat) = previous(bar, beat) }
         while true {
@@ -82,26 +132,5 @@ public struct BeatTimeline: Sendable, Hashable {
 
     private func previous(_ bar: Int64, _ beat: Int) -> (Int64, Int) {
         beat > 0 ? (bar, beat - 1) : (bar - 1, beatCount - 1)
-    }
-
-    /// The grid after a settings change at `sample`, keeping the position in the bar (in whole
-    /// notes) as the engine does, so the pendulum continues from where it is at the new speed.
-    public func changing(to newSettings: MetronomeSettings, atSample sample: Int64) -> BeatTimeline {
-        let beats = (Rational(sample) - origin) / samplesPerBeat
-        let bar = (beats / beatsPerBar).floor
-        let inBarWhole = (beats - Rational(bar) * beatsPerBar) * settings.beatUnit.wholeNotes
-        let newBeatsPerBar = newSettings.beatsPerBar
-        var inBarBeats = inBarWhole / newSettings.beatUnit.wholeNotes
-        if !(inBarBeats < newBeatsPerBar) {
-            // The new bar is shorter than where we are: finish the current beat, then a downbeat.
-            let toNextBeat = Rational(inBarBeats.ceiling) - inBarBeats
-            inBarBeats = newBeatsPerBar - toNextBeat
-            if inBarBeats < .zero { inBarBeats = .zero }
-        }
-        let newSamplesPerBeat = Rational(Int64(sampleRate) * 60) / newSettings.tempo.bpm
-        let newOrigin = Rational(sample) - (Rational(bar) * newBeatsPerBar + inBarBeats) * newSamplesPerBeat
-        // A whole sample is precise enough for the screen, and keeps the fraction small however
-        // many changes follow one another (a wheel glide sends dozens between two beats).
-        return BeatTimeline(settings: newSettings, sampleRate: sampleRate, downbeatSample: Rational(newOrigin.rounded))
     }
 }

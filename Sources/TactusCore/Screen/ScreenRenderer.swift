@@ -99,7 +99,12 @@ public enum ScreenRenderer {
         for beat in 0..<count {
             let x = startX + beat * cell
             let level = settings.accents.level(ofBeat: beat)
-            let height = level == .accent ? 9 : (level == .normal ? 6 : 2)
+            let height = switch level {
+            case .accent: 9
+            case .soft: 8
+            case .normal: 6
+            case .muted: 2
+            }
             let box = Rect(x: x, y: top + 9 - height, width: boxWidth, height: height)
             if beat == currentBeat || level == .muted { bitmap.fill(box) } else { bitmap.strokeRect(box) }
         }
@@ -158,6 +163,9 @@ public enum ScreenRenderer {
             let box = Rect(x: 22 + (slot % 8) * 13, y: 8 + (slot / 8) * 26, width: 11, height: 11)
             switch settings.accents.level(ofBeat: beat) {
             case .accent: bitmap.fill(box)
+            case .soft:
+                bitmap.strokeRect(box)
+                bitmap.fill(Rect(x: box.x, y: box.y + 5, width: box.width, height: box.height - 5))
             case .normal: bitmap.strokeRect(box)
             case .muted:
                 bitmap.plot(box.x, box.y); bitmap.plot(box.maxX - 1, box.y)

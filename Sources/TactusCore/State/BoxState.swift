@@ -156,6 +156,12 @@ public struct BoxState: Sendable {
         }
     }
 
+    /// The input layer lost encoder edges (LineEdge.missedBefore): the decoder must not count
+    /// across the hole.
+    public mutating func encoderLostEdges() {
+        decoder.lostEdges()
+    }
+
     /// When the box next needs a `.tick`, if anything is pending.
     public var nextDeadline: MonotonicTime? {
         var deadlines = buttons.values.compactMap(\.nextDeadline)
@@ -351,9 +357,9 @@ extension BoxState {
         case .accents:
             let beat = field - 1
             var levels = (0..<max(settings.beatCount, settings.accents.levels.count)).map(settings.accents.level(ofBeat:))
-            let cycle: [AccentLevel] = [.accent, .normal, .muted]
+            let cycle: [AccentLevel] = [.accent, .soft, .normal, .muted]
             let index = cycle.firstIndex(of: levels[beat])!
-            levels[beat] = cycle[(index + (direction > 0 ? 1 : 2)) % 3]
+            levels[beat] = cycle[(index + (direction > 0 ? 1 : cycle.count - 1)) % cycle.count]
             settings.accents = AccentPattern(levels)
         case .meter:
             let m = settings.meter
@@ -361,10 +367,12 @@ extension BoxState {
                   let meter = try? field == 0 ? Meter(v, m.denominator) : Meter(m.numerator, v)
             else { return false }
             settings.meter = meter
+            settings.fitAccentsToBar()
         case .beatUnit:
             let index = BoxState.beatUnits.firstIndex(of: settings.beatUnit) ?? 6
             guard let i = step(index, in: 0...(BoxState.beatUnits.count - 1)) else { return false }
             settings.beatUnit = BoxState.beatUnits[i]
+            settings.fitAccentsToBar()
         case .subdivisions:
             let index = BoxState.subdivisionChoices.firstIndex(of: settings.subdivisions) ?? 0
             guard let i = step(index, in: 0...(BoxState.subdivisionChoices.count - 1)) else { return false }

@@ -1,12 +1,12 @@
-import ClickEngine
+import TOMLReader
 import TactusCore
 
 /// A line of a change script that cannot be used; names the file and line.
-struct ScriptError: Error, CustomStringConvertible {
-    let file: String
-    let line: Int
-    let problem: String
-    var description: String { "\(file):\(line): \(problem)" }
+public struct ScriptError: Error, CustomStringConvertible {
+    public let file: String
+    public let line: Int
+    public let problem: String
+    public var description: String { oneLine("\(file):\(line): \(problem)") }
 }
 
 /// Timed changes for `tactus render --changes FILE`, one per line:
@@ -15,16 +15,16 @@ struct ScriptError: Error, CustomStringConvertible {
 ///     <seconds> start
 /// Blank lines and text after `#` are ignored. Each `set` applies on top of the settings
 /// in force at that moment, exactly as a live change at that sample.
-struct ChangeScript {
-    enum Step {
+public struct ChangeScript {
+    public enum Step {
         case set([(name: String, value: String)])
         case start
         case stop
     }
 
-    var steps: [(seconds: Rational, line: Int, step: Step)] = []
+    public var steps: [(seconds: Rational, line: Int, step: Step)] = []
 
-    init(text: String, file: String) throws(ScriptError) {
+    public init(text: String, file: String) throws(ScriptError) {
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = index + 1
             let content = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
