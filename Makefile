@@ -90,6 +90,7 @@ bench:
 	@scripts/install-deps.sh bench
 	$(SWIFT) build -c release --product tactus
 	$(SWIFT) run -c release tactus-bench
+	$(SWIFT) run -c release tactus-wheel-bench
 
 clean:
 	rm -rf .build .build-static .build-vm .build-gpiod2 .build-deps dist

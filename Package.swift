@@ -65,7 +65,7 @@ let package = Package(
         .target(
             name: "TactusApp",
             dependencies: [
-                "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TOMLReader",
+                "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -83,6 +83,12 @@ let package = Package(
             name: "tactus-bench",
             dependencies: ["TactusCore", "ClickEngine", "RealtimeAudit"],
             path: "Benchmarks/RenderBench"
+        ),
+        // The hand model: detents and time to reach a tempo on Tactus's wheel and two others.
+        .executableTarget(
+            name: "tactus-wheel-bench",
+            dependencies: ["TactusCore", "TestSupport"],
+            path: "Benchmarks/WheelBench"
         ),
         // Screen frame pacing over the simulated I2C bus: bytes per frame, fps at 400 kHz.
         .executableTarget(
@@ -102,7 +108,11 @@ let package = Package(
         .testTarget(name: "LinuxHALTests", dependencies: ["TactusCore", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
         .testTarget(name: "ScreenTests", dependencies: ["TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
                     exclude: ["Snapshots"]),
-        .testTarget(name: "TactusAppTests", dependencies: ["TactusApp", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL"]),
+        .testTarget(name: "TactusAppTests", dependencies: [
+            "TactusApp", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "LinuxHAL",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+        ]),
         // Seeded, bounded fuzzing of every parser of user input (`swift test --filter Fuzz`).
         .testTarget(name: "FuzzTests", dependencies: ["TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp"]),
         .testTarget(name: "tactusTests", dependencies: ["TactusCore", "ClickEngine"]),

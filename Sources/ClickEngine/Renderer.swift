@@ -19,6 +19,12 @@ public final class ClickRenderer: @unchecked Sendable {
     /// Every re-anchoring of the grid (start, change), for the screen, LEDs and buzzer.
     public let anchors: SPSCRing<GridAnchor>
     private let droppedOnsets = Atomic<Int>(0)
+    /// What `render` leaves behind for other threads (the control thread, the service's
+    /// stop): stored at the end of every call, relaxed (a count, not a handoff).
+    private let publishedClock = Atomic<Int64>(0)
+    private let publishedVoices = Atomic<Int>(0)
+    private let publishedFramesUntilSilent = Atomic<Int>(0)
+    private let publishedPlaying = Atomic<Bool>(false)
 
     // Render-thread state.
     private var current: UnsafeMutableRawPointer?
@@ -63,6 +69,7 @@ public final class ClickRenderer: @unchecked Sendable {
     /// `frameCount` must not exceed `maxFrameCount`; 0 only picks up a pending program.
     public func render(into buffer: UnsafeMutablePointer<Float>, frameCount: Int) {
         precondition(frameCount <= maxFrameCount, "render call larger than the prepared maximum")
+        defer { publishCounters() }
         takePendingProgram()
         let blockEnd = clock + Int64(frameCount)
         var program: Unmanaged<EngineProgram>?
@@ -118,6 +125,13 @@ public final class ClickRenderer: @unchecked Sendable {
     }
 
     // MARK: render thread
+
+    private func publishCounters() {
+        publishedClock.store(clock, ordering: .relaxed)
+        publishedVoices.store(voices.activeCount, ordering: .relaxed)
+        publishedFramesUntilSilent.store(voices.framesUntilSilent, ordering: .relaxed)
+        publishedPlaying.store(playing, ordering: .relaxed)
+    }
 
     private func takePendingProgram() {
         guard let incoming = pending.exchange(nil, ordering: .acquiringAndReleasing) else { return }
@@ -357,16 +371,16 @@ public final class ClickRenderer: @unchecked Sendable {
         }
     }
 
-    // MARK: queries (offline use and tests: call from the thread that renders)
+    // MARK: queries (any thread: as of the end of the last render call)
 
     /// Frames rendered so far: the engine's sample clock.
-    public var sampleClock: Int64 { clock }
-    public var activeVoiceCount: Int { voices.activeCount }
+    public var sampleClock: Int64 { publishedClock.load(ordering: .relaxed) }
+    public var activeVoiceCount: Int { publishedVoices.load(ordering: .relaxed) }
     /// Frames from now until every playing clip has finished.
-    public var framesUntilSilent: Int { voices.framesUntilSilent }
+    public var framesUntilSilent: Int { publishedFramesUntilSilent.load(ordering: .relaxed) }
     /// Onsets dropped because every voice was busy.
     public var droppedOnsetCount: Int { droppedOnsets.load(ordering: .relaxed) }
-    public var isPlaying: Bool { playing }
+    public var isPlaying: Bool { publishedPlaying.load(ordering: .relaxed) }
 
     /// The sample at which bar `bar` (counted from the last start) begins under the program
     /// in use, or nil when stopped.

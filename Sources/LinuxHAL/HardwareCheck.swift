@@ -58,14 +58,16 @@ public enum HardwareCheck {
             let inputs = try LinuxGPIOInputs(board.inputs, log: log)
             let states = try inputs.currentStates()
             let outputs = try LinuxGPIOOutputs(board.outputs)
-            // Blink each output once so the person running the check sees (and hears) them.
-            let clock = SystemMonotonicClock()
-            var start = clock.now()
+            // Blink each output once so the person running the check sees (and hears) them:
+            // on, wait, off, one after another, so each gets its whole length even when this
+            // process runs late on a busy machine (scheduled pulses whose time had passed were
+            // skipped or cut short, and the last ones cut off when the outputs closed).
             for output in board.outputs {
-                start = start.advanced(byNanoseconds: 150_000_000)
-                outputs.pulse(output.indicator, at: start, lastingNanoseconds: output.indicator == .buzzer ? 20_000_000 : 100_000_000)
+                outputs.set(output.indicator, on: true)
+                sleepNanoseconds(output.indicator == .buzzer ? 20_000_000 : 100_000_000)
+                outputs.set(output.indicator, on: false)
+                sleepNanoseconds(50_000_000)
             }
-            sleepNanoseconds(Int64(board.outputs.count + 1) * 150_000_000)
             let pressed = states.filter { $0.value }.map(\.key.rawValue).sorted()
             let chips = Set(board.inputs.map(\.chipLabel) + board.outputs.map(\.chipLabel)).sorted().joined(separator: ", ")
             return Result(part: "gpio", status: .ok,
@@ -103,15 +105,24 @@ public enum HardwareCheck {
 
     public static func checkAudio(_ board: BoardDefinition, log: HALLog) -> Result {
         var configuration = ALSASink.Configuration(board.audio)
-        // A short beep needs neither real-time priority nor locked memory.
+        // A short beep needs no locked memory, but it keeps the service's real-time priority
+        // (when allowed): at normal priority a busy machine starved it into underruns, and the
+        // VM suite captured 220 ms with gaps where 150 ms of tone were played.
         configuration.lockMemory = false
-        configuration.realtimePriority = nil
         let sink = ALSASink(configuration, log: log)
         do {
             let format = try sink.negotiate()
             let beep = Beep(sampleRate: format.sampleRate, channels: format.channels)
             try sink.start(beep)
-            sleepNanoseconds(300_000_000)
+            // Until the whole beep (and a period of silence after it) went to the device, not
+            // a fixed time: on a busy machine opening and filling the device can take longer
+            // than the beep, and a fixed 300 ms cut it short (14.7 ms heard in the VM suite
+            // under load). stop() then lets what was written play out. At most 5 s.
+            let clock = SystemMonotonicClock()
+            let deadline = clock.now().advanced(byNanoseconds: 5_000_000_000)
+            while beep.renderedFrames < beep.length + 2 * max(format.periodFrames, 1) && clock.now() < deadline {
+                sleepNanoseconds(10_000_000)
+            }
             sink.stop()
             let xruns = sink.xrunCount
             return Result(part: "audio", status: .ok,
@@ -126,6 +137,10 @@ public enum HardwareCheck {
         let sampleRate: Int
         let channels: Int
         private let frame = Atomic<Int>(0)
+        /// The beep's own length in frames (silence follows).
+        var length: Int { sampleRate * 150 / 1000 }
+        /// Frames handed to the device so far.
+        var renderedFrames: Int { frame.load(ordering: .relaxed) }
 
         init(sampleRate: Int, channels: Int) {
             self.sampleRate = sampleRate
@@ -134,7 +149,6 @@ public enum HardwareCheck {
 
         func render(into buffer: UnsafeMutablePointer<Float>, frameCount: Int) {
             let start = frame.load(ordering: .relaxed)
-            let length = sampleRate * 150 / 1000
             let fade = sampleRate * 5 / 1000
             for i in 0..<frameCount {
                 let n = start + i

@@ -81,7 +81,8 @@ public final class Box: @unchecked Sendable {
         self.frames = FrameScheduler(maximumFramesPerSecond: maximumFramesPerSecond)
         self.report = report
         self.now = time
-        syncSilentPractice(force: true)
+        self.settings = state.settings
+        perform(state.startupEffects, at: time)
     }
 
     // MARK: input
@@ -104,20 +105,18 @@ public final class Box: @unchecked Sendable {
     public func handle(_ action: Action) {
         now = max(now, action.time)
         perform(state.handle(action), at: action.time)
-        syncSilentPractice()
     }
 
-    /// Silent practice (a menu setting) mutes the clicks and lets the buzzer pulse instead,
-    /// without touching the volumes the musician set.
+    /// A part (display, sound device) went missing or came back: the screen says so.
+    public func part(_ name: String, working: Bool) {
+        handle(.part(name, working: working, at: now))
+    }
+
+    /// Silent practice (a menu setting, set by its effect) mutes the clicks and lets the
+    /// buzzer pulse instead, without touching the volumes the musician set.
     private var silentPractice = false
-
-    private func syncSilentPractice(force: Bool = false) {
-        let wanted = state.saved.preferences.silentPractice
-        guard force || wanted != silentPractice else { return }
-        silentPractice = wanted
-        indicatorScheduler.settings.buzzerPulses = wanted
-        do { try engine.apply(audible(state.settings)) } catch { report("\(error)") }
-    }
+    /// The settings the reducer last asked for (the engine may have them muted).
+    private var settings: MetronomeSettings
 
     private func audible(_ settings: MetronomeSettings) -> MetronomeSettings {
         guard silentPractice else { return settings }
@@ -151,7 +150,10 @@ public final class Box: @unchecked Sendable {
         }
         guard let due = nextDisplayRetry, due > now else {
             resilient.poll()
-            if resilient.isWorking { screenChanged = true }
+            if resilient.isWorking {
+                screenChanged = true
+                part("Display", working: true)
+            }
             nextDisplayRetry = now.advanced(byNanoseconds: resilient.retryNanoseconds)
             return
         }
@@ -211,6 +213,7 @@ public final class Box: @unchecked Sendable {
         for effect in effects {
             switch effect {
             case .applySettings(let settings):
+                self.settings = settings
                 do { try engine.apply(audible(settings)) } catch { report("\(error)") }
                 screenChanged = true
                 stateChanged = true
@@ -225,9 +228,13 @@ public final class Box: @unchecked Sendable {
                 timelines = []
                 screenChanged = true
                 stateChanged = true
-            case .buzzer(let cue):
+            case .silentPractice(let on):
+                silentPractice = on
+                indicatorScheduler.settings.buzzerPulses = on
+                do { try engine.apply(audible(settings)) } catch { report("\(error)") }
+            case .buzzer(let cue, let at):
                 let feedback: WheelFeedback = cue == .tick ? .tick : .bump
-                emit(indicatorScheduler.wheelPulse(feedback, edgeNanoseconds: time.nanoseconds, nowNanoseconds: now.nanoseconds),
+                emit(indicatorScheduler.wheelPulse(feedback, edgeNanoseconds: at.nanoseconds, nowNanoseconds: now.nanoseconds),
                      because: .wheel(feedback))
             case .screen:
                 screenChanged = true
@@ -291,7 +298,8 @@ public final class Box: @unchecked Sendable {
 
     // MARK: screen
 
-    private var animating: Bool { state.isPlaying && timeline != nil && state.mode == .tempo && state.menu == nil }
+    /// Every page keeps the beat visible while playing (the pendulum, or the beat strip).
+    private var animating: Bool { state.isPlaying && timeline != nil }
 
     private var nextFrameStart: MonotonicTime? {
         guard display != nil || observer != nil else { return nil }

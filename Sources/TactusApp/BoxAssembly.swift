@@ -1,7 +1,6 @@
 import ClickEngine
 import HAL
 import Logging
-import ServiceLifecycle
 import TactusCore
 
 /// What a box is made of. `tactus run` fills it with LinuxHAL parts, `tactus simulate`
@@ -35,7 +34,8 @@ public struct BoxParts {
 
 public enum BoxAssembly {
     /// The engine for the negotiated format and the box around it, with the saved state
-    /// (or defaults and the problem, when the settings file was unusable).
+    /// (or defaults and the problem, when the settings file was unusable). `tactus run` does
+    /// not call this itself: `BoxService` does, and hands the box to its control loop.
     public static func makeBox(_ parts: BoxParts, saved: SavedState, problem: String?, logger: Logger) throws -> Box {
         let format = parts.audio.format
         var soundNames = BuiltInSounds.names + parts.userSounds.map(\.name)
@@ -69,68 +69,5 @@ public enum BoxAssembly {
         return Box(board: parts.board, state: state, engine: engine, audio: parts.audio, display: parts.display,
                    indicators: parts.indicators, persistence: parts.persistence, at: now,
                    report: { logger.warning("\($0)") }, inform: { logger.info("\($0)") })
-    }
-
-    /// The box's services in start order; ServiceGroup stops them in reverse: control
-    /// (playback stops, clicks in flight finish), input, indicators off, screen blank, audio
-    /// drained and closed, settings written.
-    /// `startedAt` (the process's start on the same clock, if known) makes "ready" say how long start-up took.
-    public static func services(box: Box, parts: BoxParts, logger: Logger, startedAt: MonotonicTime? = nil) -> [any Service] {
-        let loop = ControlLoop(box: box, clock: parts.clock)
-        let audio = parts.audio
-        let renderer = box.engine.renderer
-        let input = parts.input
-        let model = parts.board.model
-        let clock = parts.clock
-        return [
-            LifecycleStep("settings", start: {}, stop: {
-                box.saveNow()
-                logger.info("settings saved")
-            }),
-            LifecycleStep("audio", start: {
-                try audio.start(renderer)
-                if let problem = audio.deviceProblem {
-                    logger.error("audio: \(problem); playing silently (LEDs, buzzer and screen keep the beat), retrying every 3 s")
-                } else {
-                    logger.info("audio: \(audio.format)")
-                }
-            }, whileRunning: {
-                var lastProblem = audio.deviceProblem?.description
-                while !audio.isOnDevice {
-                    try? await Task.sleep(for: .seconds(3))
-                    if Task.isCancelled { return }
-                    switch audio.retryDevice(renderer) {
-                    case .success: logger.info("audio: device is back, playing on it")
-                    case .failure(let error) where error.description != lastProblem:
-                        logger.error("audio: \(error)")
-                        lastProblem = error.description
-                    case .failure: break
-                    }
-                }
-            }, stop: {
-                // Clicks already sounding play to their end (at most a clip's length).
-                for _ in 0..<100 where renderer.activeVoiceCount > 0 { try? await Task.sleep(for: .milliseconds(10)) }
-                audio.stop()
-            }),
-            LifecycleStep("display", start: {
-                box.initializeDisplay()
-            }, stop: {
-                box.blankDisplay()
-            }),
-            LifecycleStep("indicators", start: { box.indicatorsOff() }, stop: { box.indicatorsOff() }),
-            LifecycleStep("input", start: {
-                try input.start { loop.post($0) }
-            }, stop: {
-                input.stop()
-            }),
-            LifecycleStep("control", start: {
-                loop.start()
-                let took = startedAt.map { " in \((clock.now().nanoseconds - $0.nanoseconds) / 1_000_000) ms" } ?? ""
-                logger.info("ready\(took): \(model)")
-            }, stop: {
-                loop.stop()
-                box.stopPlayback()
-            }),
-        ]
     }
 }

@@ -4,6 +4,7 @@ import Glibc
 import HAL
 import LinuxHAL
 import Logging
+import ServiceLifecycle
 import SimHAL
 import Synchronization
 import TactusApp
@@ -32,11 +33,13 @@ enum InteractiveSimulation {
         let indicators = SimulatedIndicators()
         let parts = BoxParts(board: board, configuration: configuration, audio: audio, input: ScriptedInput(), display: screen,
                              indicators: indicators, persistence: persistence, clock: clock, userSounds: userSounds)
-        let box = try BoxAssembly.makeBox(parts, saved: saved, problem: problem, logger: logger)
-        let loop = ControlLoop(box: box, clock: clock)
-        try audio.start(box.engine.renderer)
-        box.initializeDisplay()
-        loop.start()
+        // The same service as `tactus run`: its start and stop order, its one control thread.
+        let service = try BoxService(parts: parts, saved: saved, problem: problem, logger: logger)
+        let loop = service.loop
+        let group = ServiceGroup(services: [service], logger: logger)
+        let serviceRun = Task { try await group.run() }
+        while service.phase == .starting { try await Task.sleep(for: .milliseconds(5)) }
+        if service.phase == .stopped { try await serviceRun.value } // a failed start throws here
         let note = audio.deviceProblem.map { "no sound: \($0.message) — running silent" } ?? "sound: \(board.audio.device), \(audio.format)"
 
         let terminal = RawTerminal()
@@ -51,6 +54,9 @@ enum InteractiveSimulation {
                 case "q", "\u{3}": running = false
                 case "right", "l": loop.post(Action.detent(1, at: now))
                 case "left", "h": loop.post(Action.detent(-1, at: now))
+                // The wheel held down and turned: the next or previous field of the mode.
+                case "up", "k": loop.post(Action.pushedDetent(1, at: now))
+                case "down", "j": loop.post(Action.pushedDetent(-1, at: now))
                 case "shift-right", "L", "shift-left", "H":
                     // A flick: eight detents 12 ms apart, ending now, so the wheel accelerates.
                     let direction = (key == "shift-right" || key == "L") ? 1 : -1
@@ -65,7 +71,7 @@ enum InteractiveSimulation {
                 }
             }
             let now = clock.now()
-            let status = loop.inspect { box in
+            let status = await loop.perform { box in
                 let s = box.state.settings
                 return "\(s.tempo) BPM  \(s.meter)  \(box.state.isPlaying ? "playing" : "stopped")  mode: \(box.state.mode.rawValue)"
             }
@@ -83,11 +89,8 @@ enum InteractiveSimulation {
                 lastDraw = text
             }
         }
-        loop.stop()
-        box.stopPlayback()
-        for _ in 0..<100 where box.engine.renderer.activeVoiceCount > 0 { try? await Task.sleep(for: .milliseconds(10)) }
-        audio.stop()
-        box.saveNow()
+        await group.triggerGracefulShutdown()
+        try await serviceRun.value
         print("\u{1B}[?25h")
     }
 }
@@ -138,6 +141,7 @@ final class RawTerminal {
         var keys: [String] = []
         var rest = Substring(input)
         let sequences = ["\u{1B}[1;2C": "shift-right", "\u{1B}[1;2D": "shift-left", "\u{1B}[C": "right", "\u{1B}[D": "left",
+                         "\u{1B}[A": "up", "\u{1B}[B": "down", "\u{1B}OA": "up", "\u{1B}OB": "down",
                          "\u{1B}OC": "right", "\u{1B}OD": "left", "\r": "enter", "\n": "enter"]
         while let first = rest.first {
             if let (sequence, key) = sequences.first(where: { rest.hasPrefix($0.key) }) {

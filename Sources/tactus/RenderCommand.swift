@@ -134,7 +134,7 @@ struct RenderJob {
                 case .start: timed.append(TimedChange(sample: sample, action: .start))
                 case .stop: timed.append(TimedChange(sample: sample, action: .stop))
                 case .set(let assignments):
-                    for (name, value) in assignments {
+                    for (name, value) in MetronomeSettings.inAssignmentOrder(assignments) {
                         do {
                             if name == "sound" {
                                 current.sound = try RenderJob.resolveSound(value, rate: sampleRate, loaded: &loaded, origin: "\(path):\(line): sound")

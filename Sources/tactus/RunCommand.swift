@@ -71,14 +71,17 @@ struct RunCommand: AsyncParsableCommand {
         let parts = BoxParts(board: definition, configuration: configuration, audio: audio, input: inputs, display: display,
                              indicators: outputs, persistence: store, clock: clock,
                              userSounds: BoxLocations.userSounds(configuration, sampleRate: audio.format.sampleRate, logger: logger))
-        let box: Box
-        do { box = try BoxAssembly.makeBox(parts, saved: loaded.saved, problem: loaded.problem, logger: logger) } catch {
+        let service: BoxService
+        do {
+            service = try BoxService(parts: parts, saved: loaded.saved, problem: loaded.problem, logger: logger,
+                                     startedAt: SystemMonotonicClock.processStart())
+        } catch {
             throw ExitError("\(error)", code: 1)
         }
         logger.info("tactus run: \(definition.model) (\(definition.identifier)), settings \(store.path)")
+        // One service: BoxService starts and stops the box's parts in its own fixed order.
         let group = ServiceGroup(configuration: .init(
-            services: BoxAssembly.services(box: box, parts: parts, logger: logger, startedAt: SystemMonotonicClock.processStart()).map { .init(service: $0) },
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do { try await group.run() } catch {
             throw ExitError("\(error)", code: 1)
         }

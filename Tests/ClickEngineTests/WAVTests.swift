@@ -84,6 +84,20 @@ struct WAVTests {
         #expect(bytes == [0xFF, 0xFF, 0x7F, 0x01, 0x00, 0x80, 0x00, 0x00, 0x40])
     }
 
+    @Test("s16: eight samples at a time give the same bytes as one at a time")
+    func s16VectorPathMatchesTheScalarRule() {
+        let encoder = WAVEncoder(sampleRate: 48000, channels: 1, format: .s16)
+        var random = SystemRandomNumberGenerator()
+        var signal: [Float] = [0.5, -0.5, 1.5 / 32767, -1.5 / 32767, 2, -2, .nan, 1, -1, 0, -0.0, 0.25 / 32767]
+        while signal.count < 4096 { signal.append(Float.random(in: -1.1...1.1, using: &random)) }
+        for k in 0..<200 { signal[Int.random(in: 0..<4096, using: &random)] = Float(Int.random(in: -32767...32767, using: &random)) / 32767 + (k % 2 == 0 ? 0.5 : -0.5) / 32767 }
+        var whole: [UInt8] = []
+        signal.withUnsafeBufferPointer { encoder.encode($0, into: &whole) }
+        var single: [UInt8] = []
+        for x in signal { [x].withUnsafeBufferPointer { encoder.encode($0, into: &single) } }
+        #expect(whole == single)
+    }
+
     @Test("streaming: placeholder header patched at the end equals the one-shot file", arguments: WAVSampleFormat.allCases)
     func streamingPatch(format: WAVSampleFormat) throws {
         let encoder = WAVEncoder(sampleRate: 48000, channels: 1, format: format)

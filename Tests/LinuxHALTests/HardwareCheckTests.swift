@@ -20,11 +20,12 @@ import LinuxHAL
         device = "hw:5,0"
         """
 
+    static let hasHardware = ["/dev/gpiochip0", "/dev/i2c-1", "/dev/snd/controlC5"].contains { FileManager.default.fileExists(atPath: $0) }
+
     /// This build machine has no GPIO chip, no I2C bus and no sound card: three clear
-    /// failures, no crash, no hang.
-    @Test func reportsEachMissingPartClearly() throws {
-        let hasHardware = ["/dev/gpiochip0", "/dev/i2c-1", "/dev/snd/controlC5"].contains { FileManager.default.fileExists(atPath: $0) }
-        try #require(!hasHardware, "this machine has hardware; the check is exercised on the device")
+    /// failures, no crash, no hang. Skipped (not failed) on a machine with the hardware.
+    @Test(.enabled(if: !hasHardware, "this machine has hardware; the check is exercised on the device"))
+    func reportsEachMissingPartClearly() throws {
         let board = try BoardFile.parse(Self.boardText, file: "test.toml", identifier: "test")
         let results = HardwareCheck.run(board)
         for result in results { print(result) }

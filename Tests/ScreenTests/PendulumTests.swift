@@ -22,15 +22,16 @@ func makeSettings(bpm: String = "120", meter: String = "4/4", beatUnit: String =
     }
 
     @Test(arguments: [
-        (bpm: 120.0, pixels: 30),   // 0.24841 m x 120 px/m = 29.8
-        (bpm: 100.0, pixels: 43),   // 0.35770 m -> 42.9
-        (bpm: 80.0, pixels: 56),    // 0.5589 m -> 67, clamped to the longest
-        (bpm: 20.0, pixels: 56),
-        (bpm: 180.0, pixels: 16),   // 0.1104 m -> 13.2, clamped to the shortest
-        (bpm: 240.0, pixels: 16),
-        (bpm: 999.0, pixels: 16),
+        (bpm: 1.0, pixels: 58),
+        (bpm: 20.0, pixels: 52),
+        (bpm: 80.0, pixels: 36),
+        (bpm: 100.0, pixels: 33),
+        (bpm: 120.0, pixels: 30),   // the real length: 0.24841 m x 120 px/m = 29.8
+        (bpm: 180.0, pixels: 24),
+        (bpm: 240.0, pixels: 21),
+        (bpm: 999.0, pixels: 12),
     ])
-    func drawnLengthIsScaledAndClamped(bpm: Double, pixels: Int) {
+    func drawnLengthFollowsTempoWithoutClamping(bpm: Double, pixels: Int) {
         #expect(Pendulum.drawnLength(beatSeconds: 60 / bpm, geometry: geometry) == pixels)
     }
 

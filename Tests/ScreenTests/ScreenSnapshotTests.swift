@@ -67,17 +67,20 @@ import TactusCore
         var withVolumes = settings
         withVolumes.volumes = volumes
         let sounds = ScreenChoice(title: "", entries: ["woodblock", "beep", "clave", "cowbell", "rimshot"], position: 2)
-        let cases: [(String, ScreenWheelMode, Int, MetronomeSettings)] = [
-            ("mode-accents", .accents, 2, settings),
-            ("mode-meter-numerator", .meter, 0, settings),
-            ("mode-meter-denominator", .meter, 1, settings),
-            ("mode-beat-unit-eighth", .beatUnit, 0, settings),
-            ("mode-subdivisions", .subdivisions, 3, withVolumes),
-            ("mode-sound", .sound, 0, settings),
-            ("mode-volume", .volume, 2, withVolumes),
+        let cases: [(String, WheelMode, Field, MetronomeSettings)] = [
+            ("mode-accents", .accents, .beatAccent(2), settings),
+            ("mode-accents-every", .accents, .accentEvery, settings),
+            ("mode-meter-numerator", .meter, .numerator, settings),
+            ("mode-meter-denominator", .meter, .denominator, settings),
+            ("mode-beat-unit-eighth", .meter, .beatUnit, settings),
+            ("mode-subdivisions", .subdivisions, .subdivisions, withVolumes),
+            ("mode-subdivisions-layer3", .subdivisions, .layer(3), withVolumes),
+            ("mode-sound", .sound, .sound, settings),
+            ("mode-volume", .volumes, .volume(.beat), withVolumes),
+            ("mode-volume-layer5", .volumes, .volume(.layer(5)), withVolumes),
         ]
-        for (name, mode, focus, settings) in cases {
-            let model = ScreenModel(page: .stopped, settings: settings, marking: "Allegro", wheelMode: mode, focus: focus, soundSets: sounds)
+        for (name, mode, field, settings) in cases {
+            let model = ScreenModel(page: .stopped, settings: settings, marking: "Allegro", wheelMode: mode, field: field, soundSets: sounds)
             Snapshot.assertMatches(ScreenRenderer.render(model), named: name)
         }
     }
@@ -85,14 +88,14 @@ import TactusCore
     @Test func beatUnitsAsNotes() {
         for (name, unit) in [("mode-beat-unit-dotted-quarter", "1/4."), ("mode-beat-unit-triplet-eighth", "1/12"),
                              ("mode-beat-unit-whole", "1/1"), ("mode-beat-unit-sixteenth", "1/16")] {
-            let model = ScreenModel(page: .stopped, settings: makeSettings(beatUnit: unit), wheelMode: .beatUnit)
+            let model = ScreenModel(page: .stopped, settings: makeSettings(beatUnit: unit), wheelMode: .meter, field: .beatUnit)
             Snapshot.assertMatches(ScreenRenderer.render(model), named: name)
         }
     }
 
     @Test func accentsBeyondOnePage() {
         let model = ScreenModel(page: .stopped, settings: makeSettings(meter: "21/8", beatUnit: "1/8", accents: "X..x..x..X..x..x..X.."),
-                                wheelMode: .accents, focus: 18)
+                                wheelMode: .accents, field: .beatAccent(18))
         Snapshot.assertMatches(ScreenRenderer.render(model), named: "mode-accents-page2")
     }
 
@@ -111,7 +114,15 @@ import TactusCore
         #expect(first.litPixelCount == later.litPixelCount)
         // Under 2 % of the panel lit.
         #expect(first.litPixelCount < 128 * 64 / 50)
-        #expect(ScreenModel(page: .dimmed).contrast < ScreenModel(page: .stopped).contrast)
+    }
+
+    @Test func anIdleBoxDimsItsScreenAndContrast() throws {
+        var state = try BoxState(at: .seconds(100))
+        let awake = ScreenPresenter.model(for: state, timeline: nil)
+        _ = state.handle(.tick(at: .seconds(160)))
+        let dimmed = ScreenPresenter.model(for: state, timeline: nil)
+        #expect(awake.page == .stopped && awake.contrast == 0xCF)
+        #expect(dimmed.page == .dimmed && dimmed.contrast == 0x01)
     }
 
     @Test func pendulumFramesAreDrawnWhereTheMathSaysAtEveryBeat() {
@@ -121,7 +132,7 @@ import TactusCore
         let model = ScreenModel(page: .playing, settings: settings, timeline: timeline)
         let geometry = Pendulum.Geometry.mainScreen
         let length = Pendulum.drawnLength(beatSeconds: timeline.beatSeconds, geometry: geometry)
-        #expect(length == 23)  // 137 BPM: a 0.1906 m pendulum x 120 px/m = 22.9
+        #expect(length == 28)
         for k in 0..<8 {
             let frame = ScreenRenderer.render(model, heardSample: Double(timeline.sample(bar: Int64(k / 4), beat: k % 4)))
             let end = Pendulum.bobCenter(swing: k % 2 == 0 ? -1 : 1, length: length, geometry: geometry)
@@ -129,5 +140,110 @@ import TactusCore
             #expect(frame[end.x, end.y] && frame[end.x - 3, end.y] && frame[end.x + 3, end.y])
             #expect(!frame[other.x, other.y])
         }
+    }
+
+    @Test func pendulumLengthFollowsTempoOverTheWholeRange() {
+        let geometry = Pendulum.Geometry.mainScreen
+        func length(_ bpm: Double) -> Int { Pendulum.drawnLength(beatSeconds: 60 / bpm, geometry: geometry) }
+        #expect([30, 60, 120, 240, 480].map(length) == [49, 40, 30, 21, 15])
+        // The real length at 120 BPM (0.248 m at 120 px/m)...
+        #expect(length(120) == Int((Pendulum.lengthMeters(periodSeconds: 1) * 120).rounded()))
+        // ...and no clamping: every 25 % faster is shorter, from 20 to 600 BPM.
+        var bpm = 20.0
+        var lengths: [Int] = []
+        while bpm <= 600 { lengths.append(length(bpm)); bpm *= 1.25 }
+        #expect(zip(lengths, lengths.dropFirst()).allSatisfy { $0 > $1 }, "\(lengths)")
+        #expect(lengths.first! <= geometry.maximumLength && lengths.last! >= geometry.minimumLength)
+    }
+
+    @Test func theBobWaitsAtTheEndWhereTheFirstClickFindsIt() {
+        let settings = makeSettings(bpm: "120")
+        let stopped = ScreenRenderer.render(ScreenModel(page: .stopped, settings: settings, marking: "Allegro"))
+        let timeline = BeatTimeline(settings: settings, sampleRate: 48000, downbeatSample: Rational(4800))
+        let first = ScreenRenderer.render(ScreenModel(page: .playing, settings: settings, marking: "Allegro", timeline: timeline),
+                                          heardSample: 4800)
+        let length = Pendulum.drawnLength(beatSeconds: 0.5, geometry: .mainScreen)
+        let bob = Pendulum.bobCenter(swing: -1, length: length, geometry: .mainScreen)
+        #expect(bob.x < Pendulum.Geometry.mainScreen.pivot.x - 20)
+        #expect(stopped[bob.x, bob.y] && first[bob.x, bob.y])
+        // The pendulum half is the same picture (below the stopped page's mode icon): no jump
+        // when the first click sounds, only the accent's ring starting at the pivot.
+        for y in 8..<64 { for x in 69..<128 { #expect(stopped[x, y] == first[x, y] || PulseRingPixel.isRing(x, y)) } }
+    }
+
+    @Test func noticesAreDrawnAndNeverHideTheBeat() {
+        let settings = makeSettings(bpm: "120")
+        let timeline = BeatTimeline(settings: settings, sampleRate: 48000, downbeatSample: .zero)
+        let problem = Notice("Settings not saved: disk full", kind: .problem, at: .zero)
+        let news = Notice("Saved as Preset 1", kind: .info, at: .zero)
+        for (name, notice) in [("notice-problem-playing", problem), ("notice-info-playing", news)] {
+            let with = ScreenModel(page: .playing, settings: settings, marking: "Allegro", timeline: timeline, notice: notice)
+            let without = ScreenModel(page: .playing, settings: settings, marking: "Allegro", timeline: timeline)
+            for heard in [0.0, 6000, 18000, 30000] {
+                let a = ScreenRenderer.render(with, heardSample: heard), b = ScreenRenderer.render(without, heardSample: heard)
+                // The pendulum's half is untouched by the notice.
+                for y in 0..<64 { for x in ScreenRenderer.pendulumArea.x..<128 { #expect(a[x, y] == b[x, y]) } }
+            }
+            Snapshot.assertMatches(ScreenRenderer.render(with, heardSample: 6000), named: name)
+        }
+        let stopped = ScreenModel(page: .stopped, settings: settings, marking: "Allegro",
+                                  notice: Notice("settings.toml was corrupt; kept as settings.corrupt-1.toml", kind: .problem, at: .zero))
+        Snapshot.assertMatches(ScreenRenderer.render(stopped), named: "notice-corrupt-settings")
+        let menu = ScreenModel(page: .menu(ScreenChoice(title: "Presets", entries: ["Save current", "Preset 1", "Back"], position: 0)),
+                               settings: settings, notice: news)
+        Snapshot.assertMatches(ScreenRenderer.render(menu), named: "notice-preset-saved-menu")
+    }
+
+    @Test func everyPageKeepsTheBeatVisibleWhilePlaying() {
+        let settings = makeSettings(bpm: "120", subdivisions: "2")
+        let timeline = BeatTimeline(settings: settings, sampleRate: 48000, downbeatSample: .zero)
+        let pages: [(WheelMode, Field, ScreenModel.Page)] = [
+            (.accents, .accentEvery, .playing), (.meter, .numerator, .playing), (.subdivisions, .subdivisions, .playing),
+            (.sound, .sound, .playing), (.volumes, .volume(.master), .playing),
+            (.tempo, .tempo, .menu(ScreenChoice(title: "Menu", entries: ["Tempo markings", "Presets", "Settings", "Back"], position: 0))),
+        ]
+        for (mode, field, page) in pages {
+            let model = ScreenModel(page: page, settings: settings, marking: "Allegro", wheelMode: mode, field: field,
+                                    soundSets: ScreenChoice(title: "", entries: ["woodblock", "beep"], position: 0), timeline: timeline)
+            // A quarter and three quarters into the beat: the strip's bob has moved.
+            let early = ScreenRenderer.render(model, heardSample: 6000), late = ScreenRenderer.render(model, heardSample: 18000)
+            #expect(early != late, "\(mode) \(field)")
+            let strip = ScreenRenderer.beatStrip
+            for y in 0..<64 { for x in 0..<128 where !strip.contains(x, y) && y > 4 { #expect(early[x, y] == late[x, y]) } }
+        }
+        let model = ScreenModel(page: .playing, settings: settings, marking: "Allegro", wheelMode: .volumes, field: .volume(.layer(2)),
+                                timeline: timeline)
+        Snapshot.assertMatches(ScreenRenderer.render(model, heardSample: 6000), named: "playing-mode-volume-layer2")
+        let menu = ScreenModel(page: .menu(ScreenChoice(title: "Tempo markings", entries: Self.markings, position: 2)),
+                               settings: settings, timeline: timeline)
+        let frame = ScreenRenderer.render(menu, heardSample: 6000)
+        Snapshot.assertMatches(frame, named: "playing-menu-markings")
+        // The title stays whole beside the strip.
+        let alone = ScreenRenderer.render(ScreenModel(page: menu.page, settings: settings))
+        for y in 0..<10 { for x in 40..<128 { #expect(frame[x, y] == alone[x, y]) } }
+    }
+
+    @Test func menuValuesAreNeverCutAndEditingShows() {
+        let entries = ["Momentum", "Tap tolerance", "Screen dim", "Footswitch", "Silent practice", "Back"]
+        let values: [String?] = ["on", "20%", "60 s", "start", "off", nil]
+        for (name, position, editing) in [("menu-settings-silent", 4.0, false), ("menu-settings-silent-editing", 4.0, true),
+                                          ("menu-settings-turning", 1.5, false)] {
+            let choice = ScreenChoice(title: "Settings", entries: entries, values: values, position: position, editing: editing)
+            Snapshot.assertMatches(ScreenRenderer.render(ScreenModel(page: .menu(choice))), named: name)
+        }
+        // No entry is drawn in the title's band.
+        let choice = ScreenChoice(title: "Settings", entries: entries, values: values, position: 4)
+        let frame = ScreenRenderer.render(ScreenModel(page: .menu(choice)))
+        let titleLeft = 123 - SmallFont.width(of: "Settings") - 4
+        for y in 0..<10 { for x in 0..<titleLeft { #expect(!frame[x, y], "pixel \(x),\(y) in the title band") } }
+    }
+}
+
+/// Pixels the accent's pulse ring may light around the pivot on the downbeat.
+enum PulseRingPixel {
+    static func isRing(_ x: Int, _ y: Int) -> Bool {
+        let pivot = Pendulum.Geometry.mainScreen.pivot
+        let dx = x - pivot.x, dy = y - pivot.y
+        return dx * dx + dy * dy <= 8 * 8
     }
 }

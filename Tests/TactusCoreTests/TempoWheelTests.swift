@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import TactusCore
 
 @Suite struct TempoWheelTests {
@@ -10,71 +11,131 @@ import Testing
         events.reduce(0) { if case .tick(let n, _) = $1 { $0 + n } else { $0 } }
     }
 
-    @Test func slowTurningMovesExactlyOneBPMPerDetent() {
-        var wheel = TempoWheel(bpm: 72)
-        var clock = ManualClock()
+    /// (time in ms since `origin`, half steps) of every tick.
+    func tickTimes(_ events: [TempoWheel.Event], since origin: MonotonicTime) -> [(ms: Double, count: Int)] {
+        events.compactMap { if case .tick(let n, let at) = $0 { (Double(at.nanoseconds(since: origin)) / 1e6, n) } else { nil } }
+    }
+
+    /// `count` detents evenly over `seconds` from `start` (the last one at start + seconds),
+    /// then time until the wheel is still. Returns every event.
+    func turn(_ wheel: inout TempoWheel, _ count: Int, over seconds: Double, from start: MonotonicTime) -> [TempoWheel.Event] {
         var events: [TempoWheel.Event] = []
-        for _ in 0..<10 { events += wheel.detent(1, at: clock.advance(ms: 300)) }
+        for i in 0..<abs(count) {
+            let at = start.advanced(byNanoseconds: Int64((seconds * Double(i + 1) / Double(abs(count)) * 1e9).rounded()))
+            events += wheel.detent(count > 0 ? 1 : -1, at: at)
+        }
+        while let deadline = wheel.nextDeadline { events += wheel.advance(to: deadline) }
+        return events
+    }
+
+    @Test func slowTurningMovesExactlyOneBPMPerDetentWithOneTickAtEachDetent() {
+        var wheel = TempoWheel(bpm: 72)
+        let origin = MonotonicTime.seconds(100)
+        // 10 detents, 300 ms apart (3.3 detents/s).
+        let events = turn(&wheel, 10, over: 3, from: origin)
         #expect(wheel.shownBPM == 82)
         #expect(wheel.value == 82)
         #expect(tempos(events) == Array(73...82))
-        #expect(ticks(events) == 10)
-        for _ in 0..<3 { _ = wheel.detent(-1, at: clock.advance(ms: 250)) }
+        // One tick per half step (72.5 ... 81.5), exactly at the detent that crossed it.
+        let expected = (1...10).map { (ms: Double($0) * 300, count: 1) }
+        #expect(tickTimes(events, since: origin).map(\.ms) == expected.map(\.ms))
+        #expect(tickTimes(events, since: origin).allSatisfy { $0.count == 1 })
+        var back = turn(&wheel, -3, over: 0.75, from: origin + .seconds(10))
         #expect(wheel.value == 79)
+        back = back.filter { if case .tick = $0 { true } else { false } }
+        #expect(back.count == 3)
     }
 
-    @Test func fastFlickGoesFrom40PastTwoHundredForty() {
-        var wheel = TempoWheel(bpm: 40)
-        var clock = ManualClock()
-        // Half a turn of a 20-detent wheel in 150 ms.
-        for _ in 0..<10 { _ = wheel.detent(1, at: clock.advance(ms: 15)) }
-        let duringTurn = wheel.shownBPM
-        #expect(duringTurn > 100)
-        // Let go: momentum carries it further, then it settles on a whole BPM.
-        var events: [TempoWheel.Event] = []
-        while let deadline = wheel.nextDeadline { events += wheel.advance(to: deadline) }
-        #expect(wheel.shownBPM >= 240)
-        #expect(wheel.shownBPM > duringTurn)
-        #expect(wheel.value == Double(wheel.shownBPM))
+    @Test(arguments: [(2, 0.05, 122), (3, 0.03, 123), (1, 0.001, 121), (-2, 0.02, 118), (-3, 0.006, 117)])
+    func nudgesOfUpToThreeDetentsMoveOneBPMEachHoweverFast(detents: Int, seconds: Double, lands: Int) {
+        var wheel = TempoWheel(bpm: 120)
+        _ = turn(&wheel, detents, over: seconds, from: .seconds(100))
+        #expect(wheel.shownBPM == lands)
+        #expect(wheel.value == Double(lands))
         #expect(!wheel.isGliding)
-        // Every whole BPM passed during the glide ticked once.
-        #expect(ticks(events) == wheel.shownBPM - duringTurn)
     }
 
-    @Test func accelerationGrowsWithRate() {
+    @Test func fastCrossingsAreMergedIntoTicksTwelveMillisecondsApart() {
+        var wheel = TempoWheel(bpm: 120)
+        let origin = MonotonicTime.seconds(100)
+        // Detents at 10, 20 and 30 ms: crossings 10 ms apart merge into ticks 12 ms apart.
+        let events = turn(&wheel, 3, over: 0.03, from: origin)
+        #expect(tickTimes(events, since: origin).map(\.ms) == [10, 22, 34])
+        #expect(ticks(events) == 3)
+    }
+
+    @Test func aFlickOfTwentyFiveDetentsInAThirdOfASecondTakesFortyToTwoHundredForty() {
+        var wheel = TempoWheel(bpm: 40)
+        let origin = MonotonicTime.seconds(100)
+        let events = turn(&wheel, 25, over: 0.3, from: origin)
+        #expect(wheel.shownBPM == 247)
+        #expect(wheel.value == 247)
+        #expect(ticks(events) == 207)
+        // Countable ticks: never closer than 12 ms, through the turn and the glide.
+        let times = tickTimes(events, since: origin).map(\.ms)
+        #expect(zip(times.dropFirst(), times).allSatisfy { $0 - $1 >= 12 - 1e-6 })
+    }
+
+    @Test func aTwentyDetentFlickDownFromThreeHundredStaysWithinItsBudget() {
+        var wheel = TempoWheel(bpm: 300)
+        _ = turn(&wheel, -20, over: 0.2, from: .seconds(100))
+        #expect(wheel.shownBPM == 139)
+        #expect(300 - wheel.shownBPM <= 200)
+    }
+
+    @Test func everyTurnMovesAtLeastOneAndAtMostTenBPMPerDetent() {
+        var random = SplitMix64(state: 11)
+        for _ in 0..<300 {
+            let start = Int.random(in: 450...550, using: &random)
+            let count = Int.random(in: 1...40, using: &random) * (Bool.random(using: &random) ? 1 : -1)
+            let interval = Double.random(in: 0.004...0.4, using: &random)
+            var wheel = TempoWheel(bpm: Double(start))
+            _ = turn(&wheel, count, over: interval * Double(abs(count)), from: .seconds(100))
+            let moved = abs(wheel.shownBPM - start)
+            #expect(moved >= abs(count), "\(count) detents \(interval) s apart moved \(moved)")
+            #expect(moved <= 10 * abs(count), "\(count) detents \(interval) s apart moved \(moved)")
+            #expect(wheel.value == Double(wheel.shownBPM))
+        }
+    }
+
+    @Test func gainGrowsWithRateAndRampsInAfterThreeDetents() {
         let wheel = TempoWheel()
         #expect(wheel.gain(rate: 2) == 1)
         #expect(wheel.gain(rate: 5) == 1)
-        #expect(wheel.gain(rate: 27.5) == 1 + 9 * 0.25)
-        #expect(wheel.gain(rate: 50) == 10)
-        #expect(wheel.gain(rate: 500) == 10)
+        #expect(wheel.gain(rate: 27.5) == 5)
+        #expect(wheel.gain(rate: 50) == 9)
+        #expect(wheel.gain(rate: 500) == 9)
+        #expect(wheel.step(detent: 3, rate: 100) == 1)
+        #expect(wheel.step(detent: 4, rate: 100) == 1 + 8.0 / 3)
+        #expect(wheel.step(detent: 6, rate: 100) == 9)
+        #expect(wheel.step(detent: 20, rate: 4) == 1)
     }
 
     @Test func withoutMomentumTheValueStopsWithTheHand() {
         var tuning = TempoWheel.Tuning()
         tuning.momentum = false
         var wheel = TempoWheel(bpm: 40, tuning: tuning)
-        var clock = ManualClock()
-        for _ in 0..<10 { _ = wheel.detent(1, at: clock.advance(ms: 15)) }
-        let atRelease = wheel.shownBPM
-        while let deadline = wheel.nextDeadline { _ = wheel.advance(to: deadline) }
-        #expect(wheel.shownBPM == atRelease)
-        #expect(wheel.value == Double(atRelease))
+        var with = TempoWheel(bpm: 40)
+        _ = turn(&wheel, 25, over: 0.3, from: .seconds(100))
+        _ = turn(&with, 25, over: 0.3, from: .seconds(100))
+        #expect(wheel.shownBPM == 233)
+        #expect(with.shownBPM == 247)
     }
 
-    @Test func touchingTheWheelStopsTheGlideAtOnce() {
+    @Test func touchingTheWheelStopsTheGlide() {
         var wheel = TempoWheel(bpm: 100)
-        var clock = ManualClock()
-        for _ in 0..<10 { _ = wheel.detent(1, at: clock.advance(ms: 15)) }
-        _ = wheel.advance(to: clock.advance(ms: 100))
+        let origin = MonotonicTime.seconds(100)
+        for i in 1...12 { _ = wheel.detent(1, at: origin.advanced(byNanoseconds: Int64(i) * 12_000_000)) }
+        // Let go at 144 ms + 30 ms; the glide runs.
+        _ = wheel.advance(to: origin + .milliseconds(181))
         #expect(wheel.isGliding)
         let gliding = wheel.shownBPM
-        _ = wheel.detent(-1, at: clock.advance(ms: 1))
+        _ = wheel.detent(-1, at: origin + .milliseconds(181))
         #expect(!wheel.isGliding)
-        #expect(abs(wheel.shownBPM - gliding) <= 2)
-        #expect(wheel.value == Double(wheel.shownBPM))
+        // Stopped where it was; the touching detent is the first of a new turn: 1 BPM.
+        #expect(wheel.shownBPM == gliding - 1)
         let stopped = wheel.shownBPM
-        _ = wheel.advance(to: clock.advance(ms: 2000))
+        while let deadline = wheel.nextDeadline { _ = wheel.advance(to: deadline) }
         #expect(wheel.shownBPM == stopped)
     }
 
@@ -82,33 +143,17 @@ import Testing
         func run(stepMS: Double) -> Int {
             var wheel = TempoWheel(bpm: 60)
             var clock = ManualClock()
-            for _ in 0..<8 { _ = wheel.detent(1, at: clock.advance(ms: 20)) }
+            for _ in 0..<12 { _ = wheel.detent(1, at: clock.advance(ms: 15)) }
             for _ in 0..<Int(2000 / stepMS) { _ = wheel.advance(to: clock.advance(ms: stepMS)) }
             return wheel.shownBPM
         }
         #expect(run(stepMS: 1) == run(stepMS: 97))
     }
 
-    @Test func ticksOnHalfStepsNotOnWholeNumbers() {
-        var wheel = TempoWheel(bpm: 71)
-        // Moderately fast: 1 + 9 * ((10 - 5) / 45)^2 = 1.111 BPM per detent.
-        var events = wheel.detent(1, at: ms(1000))  // slow (first) detent: 71 -> 72
-        #expect(ticks(events) == 1)
-        events = wheel.detent(1, at: ms(1100))     // 72 -> 73.111
-        #expect(wheel.value > 73.1 && wheel.value < 73.12)
-        #expect(ticks(events) == 1)
-        events = wheel.detent(1, at: ms(1200))     // 73.111 -> 74.222: crosses 73.5
-        #expect(ticks(events) == 1)
-        events = wheel.advance(to: ms(2000))      // settles to 74: crosses no half step
-        #expect(wheel.value == 74)
-        #expect(ticks(events) == 0)
-        #expect(tempos(events) == [])
-    }
-
     @Test func crossingXPointFiveUpwardTicksButReachingAWholeNumberDoesNot() {
         var wheel = TempoWheel(bpm: 72.3)
         var clock = ManualClock()
-        _ = wheel.detent(1, at: clock.advance(ms: 500))  // slow: to the next whole, 73, crossing 72.5
+        _ = wheel.detent(1, at: clock.advance(ms: 500))  // to the next whole, 73, crossing 72.5
         #expect(wheel.value == 73)
         wheel.set(bpm: 72.6)
         #expect(ticks(wheel.detent(1, at: clock.advance(ms: 500))) == 0)  // 72.6 -> 73: no half step crossed
@@ -132,10 +177,7 @@ import Testing
 
     @Test func glideIntoTheLimitStopsThereWithABump() {
         var wheel = TempoWheel(bpm: 900)
-        var clock = ManualClock()
-        var events: [TempoWheel.Event] = []
-        for _ in 0..<8 { events += wheel.detent(1, at: clock.advance(ms: 15)) }
-        while let deadline = wheel.nextDeadline { events += wheel.advance(to: deadline) }
+        let events = turn(&wheel, 20, over: 0.2, from: .seconds(100))
         #expect(wheel.shownBPM == 999)
         #expect(events.contains { if case .limit = $0 { true } else { false } })
         #expect(!wheel.isGliding)

@@ -16,6 +16,8 @@
 #        TACTUS_VM_TIMEOUT    seconds for the whole guest run (default 540)
 #        TACTUS_VM_SCENARIO_TIMEOUT  seconds per scenario inside the guest (default 150)
 #        TACTUS_VM_MEM (MiB, default 512), TACTUS_VM_CPUS (default 1)
+#        TACTUS_VM_LOAD=1     load mode: a CPU hog on every host core (nproc) from before
+#                             the boot until the guest has finished (killed on every exit)
 # Exit:  0 all scenarios passed (or pending) or the suite was skipped; 1 a failure.
 set -euo pipefail
 
@@ -305,6 +307,25 @@ fi
 OUT=$RUN/out
 rm -rf "$OUT" && mkdir -p "$OUT"
 CONSOLE=$LOG/console.log
+# Load mode: the host as busy as a CI machine running builds, one busy loop per core, at
+# normal priority, while the guest boots and runs the scenarios.
+HOGS=()
+stop_hogs() {
+	local pid
+	for pid in "${HOGS[@]}"; do kill "$pid" 2>/dev/null || true; done
+	for pid in "${HOGS[@]}"; do wait "$pid" 2>/dev/null || true; done
+	HOGS=()
+}
+if [ "${TACTUS_VM_LOAD:-0}" = 1 ]; then
+	trap stop_hogs EXIT
+	trap 'stop_hogs; exit 130' INT
+	trap 'stop_hogs; exit 143' TERM
+	for _ in $(seq "$(nproc)"); do
+		bash -c 'while :; do :; done' &
+		HOGS+=($!)
+	done
+	phase "load mode: ${#HOGS[@]} CPU hogs running (pids ${HOGS[*]})"
+fi
 # The guest's audio runs in real time on an emulated CPU: on a CI host whose cores are busy
 # with builds, a higher priority for this one process keeps the loopback from xrunning.
 NICE=
@@ -328,6 +349,7 @@ $NICE timeout -k 5 "$GUEST_TIMEOUT" qemu-system-x86_64 $(accel_args "$ACCEL") -m
 QEMU_RC=${PIPESTATUS[0]}
 set -e
 T_END=$(now)
+[ ${#HOGS[@]} = 0 ] || { stop_hogs; phase "load mode: CPU hogs stopped"; }
 phase "guest finished (qemu exit $QEMU_RC)"
 
 # ---------------------------------------------------------------- 7. host-side checks + report
@@ -348,4 +370,5 @@ done
 
 python3 "$HERE/host/report.py" --console "$CONSOLE" --host-results "$HOST_RESULTS" --out "$OUT" \
 	--qemu-rc "$QEMU_RC" --guest-timeout "$GUEST_TIMEOUT" --guest-secs "$(secs "$T_BOOT" "$T_END")" \
-	--total-secs "$(secs "$T0" "$(now)")" --strict "${TACTUS_VM_STRICT:-0}" --selftest "$SELFTEST"
+	--total-secs "$(secs "$T0" "$(now)")" --strict "${TACTUS_VM_STRICT:-0}" --selftest "$SELFTEST" \
+	--load "${TACTUS_VM_LOAD:-0}"

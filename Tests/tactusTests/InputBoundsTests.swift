@@ -196,8 +196,10 @@ func tactusExecutable() -> URL {
         try board.write(to: file, atomically: true, encoding: .utf8)
         let run = try tactus(["simulate", "--headless", "--script", try script(dir), "--out", dir.path + "/o", "--board", file.path])
         #expect(run.status == 0, "\(run.stderr)")
-        let header = [UInt8](try Data(contentsOf: dir.appendingPathComponent("o/audio.wav")).prefix(44))
-        #expect(Int(header[22]) | Int(header[23]) << 8 == channels)
+        // The fmt chunk follows RIFF/WAVE (12 bytes) and the 36-byte JUNK (RF64 placeholder) chunk.
+        let header = [UInt8](try Data(contentsOf: dir.appendingPathComponent("o/audio.wav")).prefix(80))
+        #expect(Array(header[48..<52]) == Array("fmt ".utf8))
+        #expect(Int(header[58]) | Int(header[59]) << 8 == channels)
     }
 
     @Test func boardsWithoutTheWheelAreRefused() throws {

@@ -46,6 +46,30 @@ func onsets(_ path: URL) throws -> [(sample: Int64, kind: String, bar: Int, beat
 }
 
 @Suite struct RenderCommandTests {
+    /// A meter change counts in 1/denominator (7/8: seven clicks a bar) unless the same
+    /// change names a beat unit; that unit then stays through later changes of other things.
+    @Test func meterChangesFollowTheMeterRule() throws {
+        let dir = scratchFolder()
+        let script = dir.appendingPathComponent("changes.txt")
+        // 120 BPM 4/4: quarters 24000 samples apart, bar 1 at 2 s. There 7/8 counts eighths at
+        // 120 BPM (24000 apart), seven a bar; at 5.5 s 6/8 in dotted quarters, two a bar;
+        // at 6.5 s 60 BPM keeps the dotted quarter.
+        try "2 set meter=7/8\n5.5 set meter=6/8 beat-unit=1/4.\n6.5 set bpm=60\n".write(to: script, atomically: true, encoding: .utf8)
+        let events = dir.appendingPathComponent("e.jsonl")
+        let run = try tactus(["render", "--bpm", "120", "--changes", script.path, "--seconds", "9.9", "--events", events.path,
+                              "-o", dir.appendingPathComponent("o.wav").path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let found = try onsets(events)
+        func bar(_ n: Int) -> [Int64] { found.filter { $0.bar == n }.map(\.sample) }
+        #expect(bar(0) == [0, 24000, 48000, 72000])
+        #expect(bar(1) == (0..<7).map { 96000 + Int64($0) * 24000 })
+        #expect(found.filter { $0.bar == 1 }.map(\.kind) == ["accent"] + Array(repeating: "beat", count: 6))
+        // From 5.5 s two clicks a bar (where bar 2 starts is the engine's phase rule), and
+        // after the tempo change still two, 48000 apart: the dotted quarter at 60 BPM.
+        #expect(bar(2).count == 2 && bar(2)[1] - bar(2)[0] == 24000)
+        #expect(bar(3).count == 2 && bar(3)[1] - bar(3)[0] == 48000)
+    }
+
     @Test func rendersExactBeatsAndTheSameSamplesAsTheLiveEngine() throws {
         let dir = scratchFolder()
         let wav = dir.appendingPathComponent("click.wav")

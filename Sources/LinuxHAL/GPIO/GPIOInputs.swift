@@ -97,7 +97,10 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
         wakePipe = (fds[0], fds[1])
         for group in groups {
             let wake = fds[0]
-            let result = group.thread.start(name: "tactus-gpio-in", fifoPriority: nil) { [self] in
+            // SCHED_FIFO when allowed (below the kernel's irq threads at 50, the indicators at 60
+            // and audio): the kernel keeps only 16 events per line, and a reader starved by
+            // other work let contact bounce overflow it (the newest, settled edge dropped).
+            let result = group.thread.start(name: "tactus-gpio-in", fifoPriority: 45) { [self] in
                 poll(group, wake: wake, handler: handler)
             }
             if case .failure(let error) = result {
@@ -116,37 +119,67 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
         wakePipe = (-1, -1)
     }
 
+    /// One thread per chip. libgpiod v1 gives every line its own event queue (fd), so a
+    /// wakeup can find edges on several lines, and a line read first may hold edges newer
+    /// than another line's not yet read (an encoder's A and B under a stalled reader): each
+    /// wakeup drains every line until none has more, then delivers the batch in kernel
+    /// timestamp order (`EdgeBatch`). On stop, what is queued is still read and delivered.
     private func poll(_ group: ChipGroup, wake: Int32, handler: @Sendable (LineEdge) -> Void) {
         var descriptors = group.lines.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
         descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
         var events = [gpiod_line_event](repeating: gpiod_line_event(), count: 16)
+        var batch = EdgeBatch()
         var reportedFailure = false
-        while running.load(ordering: .relaxed) {
+        /// Lines whose kernel queue may have overflowed (a read returned it full).
+        var mayHaveOverflowed = [Bool](repeating: false, count: group.lines.count)
+        var stopping = false
+        while !stopping {
             let ready = Glibc.poll(&descriptors, nfds_t(descriptors.count), -1)
             if ready < 0 {
                 if errno == EINTR { continue }
                 log.error("GPIO input poll on '\(group.chip.label)' failed: \(errnoDescription(errno)); inputs stop")
                 return
             }
-            if descriptors[descriptors.count - 1].revents != 0 { return }
-            for (index, line) in group.lines.enumerated() where descriptors[index].revents & Int16(POLLIN) != 0 {
-                // Several edges may be queued (switch bounce, a fast encoder turn): read them all.
-                let count = gpiod_line_event_read_multiple(line.line, &events, UInt32(events.count))
-                if count < 0 {
-                    if !reportedFailure {
-                        log.error("reading GPIO events of \(line.definition.role.rawValue) failed: \(errnoDescription(errno))")
-                        reportedFailure = true
+            // Drain: read every ready line, then look again without waiting, until a look
+            // finds nothing (bounded: a line chattering without end cannot hold delivery).
+            for _ in 0..<64 {
+                if descriptors[descriptors.count - 1].revents != 0 { stopping = true }
+                var readAny = false
+                for (index, line) in group.lines.enumerated() where descriptors[index].revents & Int16(POLLIN) != 0 {
+                    // Several edges may be queued (switch bounce, a fast encoder turn): read them all.
+                    let count = gpiod_line_event_read_multiple(line.line, &events, UInt32(events.count))
+                    if count < 0 {
+                        if !reportedFailure {
+                            log.error("reading GPIO events of \(line.definition.role.rawValue) failed: \(errnoDescription(errno))")
+                            reportedFailure = true
+                        }
+                        continue
                     }
-                    continue
+                    readAny = readAny || count > 0
+                    if Int(count) == events.count { mayHaveOverflowed[index] = true }
+                    // The kernel stamps v1 line events with CLOCK_MONOTONIC since Linux 5.7 (every
+                    // bookworm kernel), the clock the rest of Tactus uses.
+                    for event in events[0..<Int(count)] {
+                        let level = event.event_type == Int32(GPIOD_LINE_EVENT_RISING_EDGE)
+                        batch.append(LineEdge(role: line.definition.role, level: level, isActive: level != line.definition.activeLow,
+                                              timestamp: MonotonicInstant(nanoseconds: timespecNanoseconds(event.ts))))
+                    }
                 }
-                // The kernel stamps v1 line events with CLOCK_MONOTONIC since Linux 5.7 (every
-                // bookworm kernel), the clock the rest of Tactus uses.
-                for event in events[0..<Int(count)] {
-                    let level = event.event_type == Int32(GPIOD_LINE_EVENT_RISING_EDGE)
-                    handler(LineEdge(role: line.definition.role, level: level, isActive: level != line.definition.activeLow,
-                                     timestamp: MonotonicInstant(nanoseconds: timespecNanoseconds(event.ts))))
-                }
+                guard readAny, Glibc.poll(&descriptors, nfds_t(descriptors.count), 0) > 0 else { break }
             }
+            // A full queue drops the newest edges, so the last one delivered may not be the
+            // line's level now: when it differs, an edge to the level read now follows.
+            for (index, line) in group.lines.enumerated() where mayHaveOverflowed[index] {
+                mayHaveOverflowed[index] = false
+                let value = gpiod_line_get_value(line.line)
+                guard value >= 0, let last = batch.lastLevel(of: line.definition.role), last != (value == 1) else { continue }
+                let level = value == 1
+                var now = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &now)
+                batch.append(LineEdge(role: line.definition.role, level: level, isActive: level != line.definition.activeLow,
+                                      timestamp: MonotonicInstant(nanoseconds: timespecNanoseconds(now))))
+            }
+            batch.deliver(to: handler)
         }
     }
 }

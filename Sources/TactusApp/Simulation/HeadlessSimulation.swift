@@ -160,7 +160,8 @@ public final class HeadlessSimulation: BoxObserver {
         let v = s.volumes
         let view = state.screen
         let selected = view.menu.map { JSON.string($0.items[min($0.selected, $0.items.count - 1)]) } ?? "null"
-        let fields = #""type":"state","bpm":\#(s.tempo.description),"meter":"\#(s.meter)","beat_unit":"\#(s.beatUnit)","accents":"\#(s.accents)","subdivisions":"\#(s.subdivisions)","swing":\#(JSON.optional(s.swing)),"groove":\#(JSON.optional(s.groove)),"poly":"\#(s.poly)","sound":\#(JSON.string(s.sound)),"volume":{"master":\#(v.master),"accent":\#(v.accent),"beat":\#(v.beat)},"playing":\#(state.isPlaying),"mode":"\#(state.mode.rawValue)","menu":\#(selected),"dimmed":\#(view.dimmed)"#
+        let layers = s.subdivisions.layers.map { #","sub\#($0)":\#(v.layer($0))"# }.joined()
+        let fields = #""type":"state","bpm":\#(s.tempo.description),"meter":"\#(s.meter)","beat_unit":"\#(s.beatUnit)","accents":"\#(s.accents)","subdivisions":"\#(s.subdivisions)","swing":\#(JSON.optional(s.swing)),"groove":\#(JSON.optional(s.groove)),"poly":"\#(s.poly)","sound":\#(JSON.string(s.sound)),"volume":{"master":\#(v.master),"accent":\#(v.accent),"soft":\#(v.soft),"beat":\#(v.beat)\#(layers),"poly":[\#(v.poly.map(String.init).joined(separator: ","))]},"playing":\#(state.isPlaying),"mode":"\#(state.mode.rawValue)","field":"\#(state.field.name)","menu":\#(selected),"editing":\#(view.menu?.editing ?? false),"dimmed":\#(view.dimmed),"notice":\#(view.notice.map { JSON.string($0.text) } ?? "null")"#
         guard fields != lastState else { return }
         lastState = fields
         record(at: time, "{\"t\":\(seconds(time)),\(fields)}")

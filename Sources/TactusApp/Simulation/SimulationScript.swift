@@ -15,6 +15,7 @@ public struct SimulationScriptError: Error, CustomStringConvertible, Equatable {
 ///     0.000 press start            # press a button: start, tap, wheel, footswitch
 ///     1.200 turn +5 over 2.5       # five detents clockwise, evenly over 2.5 s
 ///     5.000 turn -40 over 0.3      # a quick flick counter-clockwise
+///     5.500 turn +2 over 0.2 pushed # turned while held down: the next fields of the mode
 ///     6.000 tap                    # = press tap
 ///     7.000 press wheel long       # short (default), long or double
 ///     9.000 end
@@ -27,7 +28,8 @@ public struct SimulationScript: Equatable {
 
     public enum Step: Equatable {
         case press(InputRole, Press)
-        case turn(detents: Int, seconds: Rational)
+        /// `pushed`: the wheel is held down from the step's time until 50 ms after the last detent.
+        case turn(detents: Int, seconds: Rational, pushed: Bool)
         case end
     }
 
@@ -38,6 +40,8 @@ public struct SimulationScript: Equatable {
     public static let shortHold: Int64 = 80_000_000
     public static let longHold: Int64 = 1_200_000_000
     public static let doubleGap: Int64 = 100_000_000
+    /// A pushed turn lets go of the wheel this long after its last detent.
+    public static let pushedTurnRelease: Int64 = 50_000_000
 
     public static func == (a: SimulationScript, b: SimulationScript) -> Bool {
         a.endTime == b.endTime && a.steps.map(\.time) == b.steps.map(\.time) && a.steps.map(\.step) == b.steps.map(\.step)
@@ -74,10 +78,11 @@ public struct SimulationScript: Equatable {
                 guard rest.count == 1 else { throw fail("'tap' takes nothing after it") }
                 step = .press(.tap, .short)
             case "turn":
-                guard rest.count == 4, rest[2] == "over", let detents = Int(rest[1]), detents != 0, abs(detents) <= 10_000,
+                guard rest.count == 4 || (rest.count == 5 && rest[4] == "pushed"), rest[2] == "over", let detents = Int(rest[1]),
+                      detents != 0, abs(detents) <= 10_000,
                       let seconds = Rational(parsing: rest[3]), !rest[3].contains("/"), seconds > .zero, seconds <= Rational(3600)
-                else { throw fail("expected 'turn +N over SECONDS' (N a non-zero number of detents, SECONDS more than 0)") }
-                step = .turn(detents: detents, seconds: seconds)
+                else { throw fail("expected 'turn +N over SECONDS [pushed]' (N a non-zero number of detents, SECONDS more than 0)") }
+                step = .turn(detents: detents, seconds: seconds, pushed: rest.count == 5)
             case "end":
                 guard rest.count == 1 else { throw fail("'end' takes nothing after it") }
                 step = .end
@@ -112,7 +117,10 @@ public struct SimulationScript: Equatable {
             case .press(let role, .double):
                 press(role, from: at(time), holding: Self.shortHold)
                 press(role, from: at(time, plus: Self.shortHold + Self.doubleGap), holding: Self.shortHold)
-            case .turn(let detents, let seconds):
+            case .turn(let detents, let seconds, let pushed):
+                if pushed {
+                    press(.encoderPush, from: at(time), holding: (seconds * Rational(1_000_000_000)).rounded + Self.pushedTurnRelease)
+                }
                 let quarterSteps = abs(detents) * stepsPerDetent
                 let direction = detents > 0 ? 1 : -1
                 for step in 0..<quarterSteps {

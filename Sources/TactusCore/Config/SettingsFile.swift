@@ -131,7 +131,8 @@ public enum SettingsFile {
                 return try Tempo(parsing: text)
             }
         }
-        if let text = try section.string("meter") { s.meter = try check("meter") { () throws(SettingError) in try Meter(parsing: text) } }
+        // A meter without a beat unit counts in 1/denominator, as everywhere else.
+        if let text = try section.string("meter") { s.setMeter(try check("meter") { () throws(SettingError) in try Meter(parsing: text) }) }
         if let text = try section.string("beat-unit") {
             s.beatUnit = try check("beat-unit") { () throws(SettingError) in try BeatUnit(parsing: text) }
         }

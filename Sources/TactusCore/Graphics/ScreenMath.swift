@@ -48,6 +48,44 @@ public enum ScreenMath {
         return sum
     }
 
+    static let ln2 = 0.693_147_180_559_945_3
+
+    /// Natural logarithm for x > 0: x = m 2^e with m in [1, 2), ln m = 2 atanh((m-1)/(m+1)).
+    public static func log(_ x: Double) -> Double {
+        guard x > 0, x.isFinite else { return x == 0 ? -.infinity : .nan }
+        let e = Double(x.exponent)
+        let m = x.significand
+        let z = (m - 1) / (m + 1), z2 = z * z
+        var term = z, sum = 0.0
+        for k in 0..<30 {
+            sum += term / Double(2 * k + 1)
+            term *= z2
+        }
+        return 2 * sum + e * ln2
+    }
+
+    public static func log2(_ x: Double) -> Double { log(x) / ln2 }
+
+    /// e^x: x = k ln2 + r with |r| <= ln2 / 2, Taylor series for e^r, scaled by 2^k.
+    public static func exp(_ x: Double) -> Double {
+        guard x.isFinite else { return x > 0 ? .infinity : 0 }
+        guard x < 709 else { return .infinity }
+        guard x > -745 else { return 0 }
+        let k = (x / ln2).rounded()
+        let r = x - k * ln2
+        var term = 1.0, sum = 1.0
+        for n in 1...20 {
+            term *= r / Double(n)
+            sum += term
+        }
+        return Double(sign: .plus, exponent: Int(k), significand: sum)
+    }
+
+    /// 1 / (1 + e^-x), from 0 to 1.
+    public static func logistic(_ x: Double) -> Double { 1 / (1 + exp(-x)) }
+    /// The inverse of `logistic` for 0 < p < 1.
+    public static func logit(_ p: Double) -> Double { log(p / (1 - p)) }
+
     /// Nearest integer, halves away from zero: one rounding rule for every drawn coordinate.
     @inline(__always)
     public static func pixel(_ value: Double) -> Int { Int(value.rounded(.toNearestOrAwayFromZero)) }

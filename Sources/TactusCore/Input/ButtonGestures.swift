@@ -53,10 +53,20 @@ public struct ButtonGestures: Sendable {
     private var pendingShortReleaseAt: MonotonicTime?
     /// The current press is the second of a double press.
     private var inDoublePress = false
+    /// The current press did something else (the wheel was turned while held): it makes no
+    /// short, long or double press.
+    private var pressUsed = false
 
     public init(timing: ButtonTiming = ButtonTiming(), recognisesDoublePress: Bool) {
         self.timing = timing
         self.recognisesDoublePress = recognisesDoublePress
+    }
+
+    /// The current press was used for something else (the knob turned while held down):
+    /// its release is silent and it never becomes a long press.
+    public mutating func usePress() {
+        guard isPressed else { return }
+        pressUsed = true
     }
 
     /// The contact changed to `pressed` at `time` (after active-low mapping).
@@ -87,7 +97,7 @@ public struct ButtonGestures: Sendable {
     public var nextDeadline: MonotonicTime? {
         var deadlines: [MonotonicTime] = []
         if rawPressed != isPressed, let accepted = lastAcceptedAt { deadlines.append(accepted + timing.debounce) }
-        if isPressed, !longPressFired, !inDoublePress, let pressedAt { deadlines.append(pressedAt + timing.longPress) }
+        if isPressed, !longPressFired, !inDoublePress, !pressUsed, let pressedAt { deadlines.append(pressedAt + timing.longPress) }
         // A press exactly at the window's end still makes a double press: the short press is
         // due one nanosecond later.
         if let released = pendingShortReleaseAt { deadlines.append(released + timing.doublePressWindow + .nanoseconds(1)) }
@@ -96,7 +106,7 @@ public struct ButtonGestures: Sendable {
 
     private mutating func timers(upTo time: MonotonicTime) -> [Event] {
         var events: [Event] = []
-        if isPressed, !longPressFired, !inDoublePress, let pressedAt, time - pressedAt >= timing.longPress {
+        if isPressed, !longPressFired, !inDoublePress, !pressUsed, let pressedAt, time - pressedAt >= timing.longPress {
             longPressFired = true
             events.append(Event(gesture: .longPress, at: pressedAt + timing.longPress))
         }
@@ -113,6 +123,7 @@ public struct ButtonGestures: Sendable {
         if pressed {
             pressedAt = time
             longPressFired = false
+            pressUsed = false
             if let released = pendingShortReleaseAt, time - released <= timing.doublePressWindow {
                 pendingShortReleaseAt = nil
                 inDoublePress = true
@@ -122,7 +133,7 @@ public struct ButtonGestures: Sendable {
             return [Event(gesture: .press, at: time)]
         }
         var events = [Event(gesture: .release, at: time)]
-        if !longPressFired && !inDoublePress {
+        if !longPressFired && !inDoublePress && !pressUsed {
             if recognisesDoublePress {
                 pendingShortReleaseAt = time
             } else {

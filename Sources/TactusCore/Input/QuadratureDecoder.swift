@@ -26,6 +26,9 @@ public struct QuadratureDecoder: Sendable {
 
     /// Detents counted so far (positive clockwise, the direction 00 -> 01 -> 11 -> 10).
     public private(set) var position = 0
+    /// How far the knob is between detents: -1 < value < 1 of a detent, clockwise positive
+    /// (0 at rest). Lets rings on the screen turn part-way with the hand.
+    public var partialDetent: Double { Double(progress ?? 0) / Double(stepsPerDetent) }
     /// Two-bit jumps seen, for `tactus check` and diagnostics.
     public private(set) var invalidTransitions = 0
 

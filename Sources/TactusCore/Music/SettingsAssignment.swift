@@ -6,10 +6,12 @@ extension MetronomeSettings {
     /// `accents` X..x, E(3,8) or 3+2+2, `subdivisions` 2,3 or none, `sound` NAME,
     /// `volume` accent=80,beat=60, `swing` 66%@4, `groove` 3,2,2,3@4*80%, `poly` 3,E(3,8).
     /// Checks that span fields (a grouping against the meter) are left to `validate()`.
+    /// A meter also sets the beat unit to 1/denominator, as `--meter` does: assign a
+    /// `beat-unit` after it (`inAssignmentOrder`) to count in another unit.
     public mutating func assign(_ name: String, _ value: String) throws(SettingError) {
         switch name {
         case "bpm": tempo = try Tempo(parsing: value)
-        case "meter": meter = try Meter(parsing: value)
+        case "meter": setMeter(try Meter(parsing: value))
         case "beat-unit": beatUnit = try BeatUnit(parsing: value)
         case "accents": accents = try AccentPattern(parsing: value)
         case "subdivisions": subdivisions = try Subdivisions(parsing: value)
@@ -29,8 +31,28 @@ extension MetronomeSettings {
     /// meter=7/8` works in either order).
     public mutating func assign(all assignments: [(name: String, value: String)]) throws(SettingError) {
         var next = self
-        for (name, value) in assignments { try next.assign(name, value) }
+        for (name, value) in MetronomeSettings.inAssignmentOrder(assignments.map { ($0.name, $0.value) }) { try next.assign(name, value) }
         try next.validate()
         self = next
+    }
+}
+
+extension MetronomeSettings {
+    /// The meter rule everywhere (flags, change scripts, the settings file, the box): a new
+    /// meter counts in 1/denominator unless a beat unit is given in the same change. A unit
+    /// chosen later stays until the meter changes again.
+    public mutating func setMeter(_ newMeter: Meter, beatUnit unit: BeatUnit? = nil) {
+        meter = newMeter
+        if let unit {
+            beatUnit = unit
+        } else if let unit = try? BeatUnit(division: newMeter.denominator) {
+            beatUnit = unit
+        }
+    }
+
+    /// The assignments of one change with `meter` first, so a `beat-unit` in the same change
+    /// is applied after the meter has set its default unit.
+    public static func inAssignmentOrder(_ assignments: [(String, String)]) -> [(String, String)] {
+        assignments.filter { $0.0 == "meter" } + assignments.filter { $0.0 != "meter" }
     }
 }

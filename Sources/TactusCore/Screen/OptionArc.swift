@@ -39,21 +39,54 @@ public struct OptionArc: Sendable, Hashable {
         }
     }
 
-    /// Text entries to the right of the arc, the selected one inverted in a box.
-    public func drawLabels(_ choice: ScreenChoice, into bitmap: inout Bitmap) {
+    /// Text entries to the right of the arc, the selected one inverted in a box. With a
+    /// `valueColumn`, each entry's value is right-aligned at that x and the label is fitted
+    /// into the room left of it, so a value is never cut short; a value being edited is
+    /// boxed with arrows either side.
+    /// Entries whose box would start above `top` are left out (a title sits there).
+    public func drawLabels(_ choice: ScreenChoice, valueColumn: Int? = nil, top: Int = Int.min, into bitmap: inout Bitmap) {
         drawTrack(into: &bitmap)
         let selected = choice.selectedIndex
         for (index, entry) in choice.entries.enumerated() {
-            guard let p = point(index: index, position: choice.position) else { continue }
-            let text = SmallFont.fitting(entry, maxWidth: 100)
+            guard let p = point(index: index, position: choice.position), p.y - 5 >= top else { continue }
             let origin = Point(p.x + 5, p.y - 3)
-            if index == selected {
-                bitmap.fill(Rect(x: origin.x - 2, y: origin.y - 2, width: SmallFont.width(of: text) + 4, height: 11))
-                SmallFont.draw(text, at: origin, into: &bitmap, .clear)
-            } else {
-                SmallFont.draw(text, at: origin, into: &bitmap)
+            let value = valueColumn == nil ? nil : choice.value(at: index)
+            // On and off are a box, filled or empty: symbols over words, and room for the label.
+            let isSwitch = value == "on" || value == "off"
+            let valueWidth = isSwitch ? 7 : value.map { SmallFont.width(of: $0) } ?? 0
+            let right = valueColumn ?? (origin.x + 100)
+            let labelRoom = value == nil ? right - origin.x : right - valueWidth - 6 - origin.x
+            let text = SmallFont.fitting(entry, maxWidth: max(labelRoom, 6))
+            let isSelected = index == selected
+            if isSelected {
+                let boxRight = value == nil ? origin.x + SmallFont.width(of: text) + 2 : right + 2
+                bitmap.fill(Rect(x: origin.x - 2, y: origin.y - 2, width: boxRight - origin.x + 2, height: 11))
             }
-            bitmap.disc(center: p, radius: index == selected ? 2 : 1)
+            SmallFont.draw(text, at: origin, into: &bitmap, isSelected ? .clear : .set)
+            if let value {
+                let valueOrigin = Point(right - valueWidth, origin.y)
+                if isSelected && choice.editing {
+                    // Edit mode: the value in its own lit box, with arrows, inside the inverted row.
+                    let box = Rect(x: valueOrigin.x - 5, y: origin.y - 1, width: valueWidth + 8, height: 9)
+                    bitmap.fill(box, .set)
+                    bitmap.fill(Rect(x: box.x - 1, y: box.y - 1, width: 1, height: box.height + 2), .clear)
+                    drawValue(value, isSwitch: isSwitch, at: valueOrigin, .clear, into: &bitmap)
+                    bitmap.plot(box.x + 1, box.y + 4, .clear); bitmap.vline(box.x + 2, box.y + 3, box.y + 5, .clear)
+                } else {
+                    drawValue(value, isSwitch: isSwitch, at: valueOrigin, isSelected ? .clear : .set, into: &bitmap)
+                }
+            }
+            bitmap.disc(center: p, radius: isSelected ? 2 : 1)
         }
+    }
+
+    private func drawValue(_ value: String, isSwitch: Bool, at origin: Point, _ mode: DrawMode, into bitmap: inout Bitmap) {
+        guard isSwitch else {
+            SmallFont.draw(value, at: origin, into: &bitmap, mode)
+            return
+        }
+        let box = Rect(x: origin.x, y: origin.y, width: 7, height: 7)
+        bitmap.strokeRect(box, mode)
+        if value == "on" { bitmap.fill(box.insetBy(2), mode) }
     }
 }

@@ -10,7 +10,8 @@ public enum Pendulum {
         public var pivot: Point
         /// Scale of the real length; 120 px/m puts 120 BPM (a 0.248 m pendulum) at 30 px.
         public var pixelsPerMeter: Double
-        /// Short enough to fit above the bottom edge with the bob, long enough to read at 999 BPM.
+        /// The drawn length approaches these: long enough to read at 999 BPM, short enough to
+        /// fit above the bottom edge with the bob.
         public var minimumLength: Int
         public var maximumLength: Int
         /// The bob's horizontal travel either side of the pivot, at most.
@@ -31,8 +32,8 @@ public enum Pendulum {
         }
 
         /// The right-hand part of the main screen.
-        public static let mainScreen = Geometry(pivot: Point(97, 3), pixelsPerMeter: 120, minimumLength: 16,
-                                                maximumLength: 56, maximumReach: 26, reachPerLength: 0.8, bobRadius: 3)
+        public static let mainScreen = Geometry(pivot: Point(97, 3), pixelsPerMeter: 120, minimumLength: 10,
+                                                maximumLength: 58, maximumReach: 26, reachPerLength: 0.8, bobRadius: 3)
     }
 
     /// A pendulum that reaches an end on every beat has a period of two beats.
@@ -44,12 +45,28 @@ public enum Pendulum {
         return gravity * t * t
     }
 
-    /// The drawn rod length in pixels: the real length scaled, then clamped to the screen.
+    /// The drawn rod length in pixels. A real pendulum's length goes with the square of its
+    /// period (L = g (T / 2 pi)^2), 256 times longer at 30 BPM than at 480: no screen holds
+    /// that, and clamping would draw one length for a wide range. So the length is a
+    /// logistic curve over octaves of tempo, through the real length at the reference tempo
+    /// (120 BPM: 0.248 m x 120 px/m = 30 px), longer for slower tempi and shorter for faster
+    /// ones over the whole range, approaching but never reaching the shortest and longest
+    /// rods the screen holds: 30, 60, 120, 240 and 480 BPM are 49, 40, 30, 21 and 15 px.
     public static func drawnLength(beatSeconds: Double, geometry: Geometry) -> Int {
-        let pixels = lengthMeters(periodSeconds: periodSeconds(beatSeconds: beatSeconds)) * geometry.pixelsPerMeter
-        guard pixels.isFinite else { return geometry.maximumLength }
-        return min(max(ScreenMath.pixel(pixels), geometry.minimumLength), geometry.maximumLength)
+        guard beatSeconds.isFinite, beatSeconds > 0 else { return geometry.maximumLength }
+        let low = Double(geometry.minimumLength), high = Double(geometry.maximumLength)
+        let reference = lengthMeters(periodSeconds: periodSeconds(beatSeconds: 60 / referenceBPM)) * geometry.pixelsPerMeter
+        let share = min(max((reference - low) / (high - low), 0.01), 0.99)
+        // Octaves slower than the reference tempo (negative: faster).
+        let octaves = ScreenMath.log2(beatSeconds * referenceBPM / 60)
+        let x = octavesSteepness * octaves + ScreenMath.logit(share)
+        return ScreenMath.pixel(low + (high - low) * ScreenMath.logistic(x))
     }
+
+    /// The tempo whose real pendulum length is drawn as it is.
+    public static let referenceBPM = 120.0
+    /// How fast the drawn length changes per octave of tempo around the reference.
+    public static let octavesSteepness = 0.9
 
     /// -1 at the left end, +1 at the right end: on beat k (counted from bar 0's downbeat) it
     /// is at the left end when k is even and the right end when k is odd, exactly, and

@@ -1,32 +1,20 @@
-/// What the wheel currently sets. The lead maps the box state's wheel modes onto this;
-/// beat unit is its own case so it can be a mode or a page of the meter mode.
-public enum ScreenWheelMode: Int, Sendable, Hashable, CaseIterable {
-    case tempo, accents, meter, beatUnit, subdivisions, sound, volume
-
-    var icon: Bitmap {
-        switch self {
-        case .tempo: Icons.tempo
-        case .accents: Icons.accent
-        case .meter: Icons.meter
-        case .beatUnit: Icons.note
-        case .subdivisions: Icons.layers
-        case .sound: Icons.speaker
-        case .volume: Icons.volume
-        }
-    }
-}
-
 /// A list the wheel turns through (menu entries, sound sets). `position` is the selection
 /// as the knob has it, fractional while it turns, so the ring moves with the hand.
 public struct ScreenChoice: Sendable, Hashable {
     public var title: String
     public var entries: [String]
+    /// A value drawn right-aligned beside each entry (a setting's state), never cut short.
+    public var values: [String?]
     public var position: Double
+    /// The selected entry's value is being changed by the wheel.
+    public var editing: Bool
 
-    public init(title: String, entries: [String], position: Double) {
+    public init(title: String, entries: [String], values: [String?] = [], position: Double, editing: Bool = false) {
         self.title = title
         self.entries = entries
+        self.values = values
         self.position = position
+        self.editing = editing
     }
 
     /// The entry under the selection mark.
@@ -34,16 +22,18 @@ public struct ScreenChoice: Sendable, Hashable {
         guard !entries.isEmpty else { return 0 }
         return min(max(ScreenMath.pixel(position), 0), entries.count - 1)
     }
+
+    public func value(at index: Int) -> String? { index < values.count ? values[index] : nil }
 }
 
-/// Everything the screen shows, as plain values: the box state maps onto it, the renderer
-/// turns it (plus the sample being heard) into a frame. Kept separate from the state
-/// machine so screens can be tested, and snapshotted, on their own.
+/// Everything the screen shows, as plain values: `ScreenPresenter` maps the box state onto
+/// it, the renderer turns it (plus the sample being heard) into a frame. Kept separate from
+/// the state machine so screens can be tested, and snapshotted, on their own.
 public struct ScreenModel: Sendable, Hashable {
     public enum Page: Sendable, Hashable {
         /// The metronome running: needs `timeline`; motion comes from the heard sample.
         case playing
-        /// Stopped: tempo, marking, meter, the wheel's mode; or the current mode's page.
+        /// Stopped: tempo, marking, meter; or the current mode's page.
         case stopped
         /// The menu (markings, presets, settings ...), a ring of entries.
         case menu(ScreenChoice)
@@ -55,29 +45,33 @@ public struct ScreenModel: Sendable, Hashable {
     public var settings: MetronomeSettings
     /// The Italian marking of the current tempo ("Allegro").
     public var marking: String
-    public var wheelMode: ScreenWheelMode
-    /// What the wheel edits inside the mode: the beat for accents, 0 numerator / 1
-    /// denominator for meter, the layer (2...9) for subdivisions, 0 master / 1 accent /
-    /// 2 beat for volume.
-    public var focus: Int
+    public var wheelMode: WheelMode
+    /// What the wheel edits inside the mode.
+    public var field: Field
+    /// The knob between detents (-1 < x < 1): the mode's field ring turns part-way with it.
+    public var turning: Double
     /// Sound sets for the sound mode, with the knob's position among them.
     public var soundSets: ScreenChoice
-    /// The running grid; nil when stopped.
+    /// The running grid; nil when stopped. With it every page keeps the beat visible.
     public var timeline: BeatTimeline?
+    /// A message drawn over the lower part of the page for a while.
+    public var notice: Notice?
     /// Moves the dimmed screen's content around (one step every few minutes is enough).
     public var dimStep: Int
 
     public init(page: Page = .stopped, settings: MetronomeSettings = MetronomeSettings(), marking: String = "",
-                wheelMode: ScreenWheelMode = .tempo, focus: Int = 0,
+                wheelMode: WheelMode = .tempo, field: Field = .tempo, turning: Double = 0,
                 soundSets: ScreenChoice = ScreenChoice(title: "", entries: [], position: 0),
-                timeline: BeatTimeline? = nil, dimStep: Int = 0) {
+                timeline: BeatTimeline? = nil, notice: Notice? = nil, dimStep: Int = 0) {
         self.page = page
         self.settings = settings
         self.marking = marking
         self.wheelMode = wheelMode
-        self.focus = focus
+        self.field = field
+        self.turning = turning
         self.soundSets = soundSets
         self.timeline = timeline
+        self.notice = notice
         self.dimStep = dimStep
     }
 
@@ -85,5 +79,37 @@ public struct ScreenModel: Sendable, Hashable {
     public var contrast: UInt8 {
         if case .dimmed = page { return 0x01 }
         return 0xCF
+    }
+}
+
+/// Maps the box state onto what the screen renderer draws: a pure function of the state
+/// (and of the running grid the engine's beats anchor).
+public enum ScreenPresenter {
+    /// Dimmed content moves one step every 2 minutes.
+    static let dimStepNanoseconds: Int64 = 120_000_000_000
+
+    public static func model(for state: BoxState, timeline: BeatTimeline?) -> ScreenModel {
+        let view = state.screen
+        let settings = state.settings
+        let playing = state.isPlaying ? timeline : nil
+        var model = ScreenModel(
+            page: .stopped, settings: settings, marking: view.marking, wheelMode: view.mode, field: view.field,
+            turning: view.turning, timeline: playing, notice: view.notice)
+        let soundIndex = state.soundNames.firstIndex(of: settings.sound) ?? 0
+        let soundTurning = view.field == .sound && view.menu == nil ? view.turning : 0
+        model.soundSets = ScreenChoice(title: "Sound", entries: state.soundNames, position: Double(soundIndex) + soundTurning)
+        if view.dimmed {
+            model.page = .dimmed
+            // Move the dimmed content now and then so no pixel stays lit for hours.
+            model.dimStep = Int(state.now.nanoseconds / dimStepNanoseconds)
+        } else if let menu = view.menu {
+            // The ring follows the knob part-way, except while a value is being edited.
+            let position = Double(menu.selected) + (menu.editing ? 0 : view.turning)
+            model.page = .menu(ScreenChoice(title: menu.title, entries: menu.entries.map(\.label),
+                                            values: menu.entries.map(\.value), position: position, editing: menu.editing))
+        } else if playing != nil {
+            model.page = .playing
+        }
+        return model
     }
 }

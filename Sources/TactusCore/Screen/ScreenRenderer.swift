@@ -9,26 +9,97 @@ public enum ScreenRenderer {
     /// (`AudioOutputClock.heardSample(atNanoseconds:)`); only the playing page uses it.
     public static func render(_ model: ScreenModel, heardSample: Double = 0) -> Bitmap {
         var bitmap = Bitmap()
+        let position = model.timeline?.position(atSample: heardSample)
         switch model.page {
-        case .playing:
-            if let timeline = model.timeline {
-                drawMain(model, position: timeline.position(atSample: heardSample), timeline: timeline, into: &bitmap)
-            } else {
-                drawMain(model, position: nil, timeline: nil, into: &bitmap)
-            }
-        case .stopped:
+        case .playing, .stopped:
             if model.wheelMode == .tempo {
-                drawMain(model, position: nil, timeline: nil, into: &bitmap)
-                bitmap.blit(model.wheelMode.icon, at: Point(120, 0))
+                drawMain(model, position: position, timeline: model.timeline, into: &bitmap)
+                if model.timeline == nil { bitmap.blit(model.wheelMode.icon, at: Point(120, 0)) }
+                // Playing, a notice keeps to the left half: the pendulum's half is never covered.
+                let width = model.timeline == nil ? 128 : ScreenRenderer.pendulumArea.x - 2
+                if let notice = model.notice { drawNotice(notice, in: Rect(x: 0, y: 34, width: width, height: 30), into: &bitmap) }
             } else {
                 drawModePage(model, into: &bitmap)
+                if let notice = model.notice { drawNotice(notice, in: Rect(x: 20, y: 42, width: 108, height: 22), into: &bitmap) }
             }
         case .menu(let choice):
             drawMenu(choice, into: &bitmap)
+            if let notice = model.notice { drawNotice(notice, in: Rect(x: 20, y: 42, width: 108, height: 22), into: &bitmap) }
         case .dimmed:
             drawDimmed(model, into: &bitmap)
+            return bitmap
+        }
+        // Away from the main screen the beat stays visible: a small pendulum along the top
+        // (in the menu, left of the page's title).
+        if let timeline = model.timeline, let position, !(model.wheelMode == .tempo && !isMenu(model.page)) {
+            var strip = beatStrip
+            if case .menu(let choice) = model.page, !choice.title.isEmpty {
+                let titleLeft = 123 - SmallFont.width(of: SmallFont.fitting(choice.title, maxWidth: 90))
+                strip = Rect(x: 3, y: 0, width: max(titleLeft - 9, 12), height: beatStrip.height)
+            }
+            drawBeatStrip(position: position, in: strip, into: &bitmap)
         }
         return bitmap
+    }
+
+    static func isMenu(_ page: ScreenModel.Page) -> Bool {
+        if case .menu = page { return true }
+        return false
+    }
+
+    /// The strip along the top edge that keeps the beat in view on mode pages and the menu:
+    /// a bob that swings end to end once per beat (the main pendulum's motion) and flashes
+    /// a bar on the beat, taller on accents.
+    public static let beatStrip = Rect(x: 24, y: 0, width: 88, height: 4)
+
+    static func drawBeatStrip(position: BeatTimeline.Position, in strip: Rect, into bitmap: inout Bitmap) {
+        bitmap.fill(Rect(x: strip.x - 1, y: 0, width: strip.width + 2, height: strip.height), .clear)
+        bitmap.dottedHLine(strip.x, strip.maxX - 1, 1)
+        let swing = Pendulum.swing(beatIndex: position.beatIndex, fraction: position.fraction)
+        let half = Double(strip.width - 4) / 2
+        let x = strip.x + 2 + ScreenMath.pixel(half + half * swing)
+        bitmap.fill(Rect(x: x - 2, y: 0, width: 4, height: 3))
+        // On the beat (the first tenth of it), the end it reached lights up.
+        if position.fraction < 0.1, position.level != .muted {
+            let endX = position.beatIndex & 1 == 0 ? strip.x - 1 : strip.maxX
+            bitmap.vline(endX, 0, position.level == .accent ? 3 : 1)
+        }
+    }
+
+    /// A notice in a box: problems inverted, news outlined; wrapped to the box's lines.
+    static func drawNotice(_ notice: Notice, in area: Rect, into bitmap: inout Bitmap) {
+        let lines = wrap(notice.text, width: area.width - 4, maxLines: max(1, (area.height - 2) / 8))
+        let height = lines.count * 8 + 2
+        let box = Rect(x: area.x, y: area.maxY - height, width: area.width, height: height)
+        // The whole area is cleared, so no half-covered text shows above the box.
+        bitmap.fill(area, .clear)
+        let problem = notice.kind == .problem
+        bitmap.fill(box, problem ? .set : .clear)
+        if !problem { bitmap.strokeRect(box) }
+        for (index, line) in lines.enumerated() {
+            SmallFont.draw(line, at: Point(box.x + 2, box.y + 2 + index * 8), into: &bitmap, problem ? .clear : .set)
+        }
+    }
+
+    /// Words on lines of at most `width` pixels; the last line ends in ".." when cut.
+    static func wrap(_ text: String, width: Int, maxLines: Int) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ").map(String.init) {
+            let candidate = current.isEmpty ? word : current + " " + word
+            if SmallFont.width(of: candidate) <= width {
+                current = candidate
+            } else {
+                if !current.isEmpty { lines.append(current) }
+                current = SmallFont.fitting(word, maxWidth: width)
+            }
+        }
+        if !current.isEmpty { lines.append(current) }
+        if lines.count > maxLines {
+            lines = Array(lines.prefix(maxLines))
+            lines[maxLines - 1] = SmallFont.fitting(lines[maxLines - 1] + " ..........", maxWidth: width)
+        }
+        return lines
     }
 
     // MARK: main screen
@@ -44,7 +115,8 @@ public enum ScreenRenderer {
         let length = Pendulum.drawnLength(beatSeconds: beatSeconds, geometry: geometry)
         let savedClip = bitmap.clip
         bitmap.clip = pendulumArea
-        var swing = 0.0
+        // Stopped, the bob is held at the left end, where the first click after START finds it.
+        var swing = -1.0
         if let position, let timeline {
             swing = Pendulum.swing(beatIndex: position.beatIndex, fraction: position.fraction)
             let secondsSinceBeat = position.fraction * Double(position.nextBeatSample - position.beatSample) / Double(timeline.sampleRate)
@@ -112,12 +184,13 @@ public enum ScreenRenderer {
 
     // MARK: mode pages
 
-    static func drawModeRing(_ mode: ScreenWheelMode, into bitmap: inout Bitmap) {
+    static func drawModeRing(_ mode: WheelMode, into bitmap: inout Bitmap) {
         let arc = OptionArc.icons
         arc.drawTrack(into: &bitmap)
-        let modes = ScreenWheelMode.allCases
+        let modes = WheelMode.allCases
+        let current = Double(modes.firstIndex(of: mode) ?? 0)
         for (index, candidate) in modes.enumerated() {
-            guard let p = arc.point(index: index, position: Double(mode.rawValue)) else { continue }
+            guard let p = arc.point(index: index, position: current) else { continue }
             let origin = Point(p.x - 3, p.y - 3)
             if candidate == mode {
                 bitmap.fill(Rect(x: origin.x - 2, y: origin.y - 2, width: 11, height: 11))
@@ -131,33 +204,37 @@ public enum ScreenRenderer {
 
     static func drawModePage(_ model: ScreenModel, into bitmap: inout Bitmap) {
         let settings = model.settings
-        switch model.wheelMode {
-        case .tempo:
+        switch (model.wheelMode, model.field) {
+        case (.tempo, _):
             break
-        case .accents:
-            drawAccents(settings, focus: model.focus, into: &bitmap)
-        case .meter:
-            drawMeterPage(settings, focus: model.focus, into: &bitmap)
-        case .beatUnit:
+        case (.accents, .beatAccent(let beat)):
+            drawAccents(settings, focus: beat, into: &bitmap)
+        case (.accents, _):
+            drawAccents(settings, focus: nil, into: &bitmap)
+            let every = FieldEditor.accentEvery(settings).map { $0 == 0 ? "no accents" : "accent every \($0)" } ?? "custom accents"
+            SmallFont.draw(every, centeredAt: 74, y: 57, into: &bitmap)
+        case (.meter, .beatUnit):
             drawBeatUnitPage(settings.beatUnit, into: &bitmap)
-        case .subdivisions:
-            drawLayers(settings, focus: model.focus, into: &bitmap)
-        case .sound:
+        case (.meter, let field):
+            drawMeterPage(settings, focus: field == .denominator ? 1 : 0, into: &bitmap)
+        case (.subdivisions, let field):
+            drawLayers(settings, field: field, into: &bitmap)
+        case (.sound, _):
             var arc = OptionArc.text
             arc.center = Point(-50, 32)
             arc.drawLabels(model.soundSets, into: &bitmap)
-            bitmap.blit(Icons.speaker.scaled(by: 2), at: Point(112, 0))
-        case .volume:
-            drawVolumes(settings.volumes, focus: model.focus, into: &bitmap)
+            bitmap.blit(Icons.speaker.scaled(by: 2), at: Point(112, 6))
+        case (.volumes, let field):
+            drawVolumes(settings, field: field, into: &bitmap)
         }
         // The ring sits on top so pages may use the full width behind it.
         drawModeRing(model.wheelMode, into: &bitmap)
     }
 
     /// One box per beat, 8 to a row, 16 to a page (the page that holds the focused beat).
-    static func drawAccents(_ settings: MetronomeSettings, focus: Int, into bitmap: inout Bitmap) {
+    static func drawAccents(_ settings: MetronomeSettings, focus: Int?, into bitmap: inout Bitmap) {
         let count = settings.beatCount
-        let firstBeat = (max(0, min(focus, count - 1)) / 16) * 16
+        let firstBeat = (max(0, min(focus ?? 0, count - 1)) / 16) * 16
         for beat in firstBeat..<min(count, firstBeat + 16) {
             let slot = beat - firstBeat
             let box = Rect(x: 22 + (slot % 8) * 13, y: 8 + (slot / 8) * 26, width: 11, height: 11)
@@ -205,7 +282,8 @@ public enum ScreenRenderer {
     }
 
     /// Layers 2...9 as columns: height is the layer's volume, hollow when the layer is off.
-    static func drawLayers(_ settings: MetronomeSettings, focus: Int, into bitmap: inout Bitmap) {
+    /// The field being set is marked: every active layer for the set, or one layer.
+    static func drawLayers(_ settings: MetronomeSettings, field: Field, into bitmap: inout Bitmap) {
         let barTop = 10, barBottom = 50
         for layer in Subdivisions.range {
             let x = 22 + (layer - 2) * 13
@@ -215,51 +293,74 @@ public enum ScreenRenderer {
             let bar = Rect(x: x, y: barBottom - height, width: 9, height: height)
             if active { bitmap.fill(bar) } else { bitmap.dottedHLine(x, x + 8, barBottom - 1) }
             let label = Rect(x: x, y: 53, width: 9, height: 11)
-            if layer == focus {
+            let focused = field == .layer(layer) || (field == .subdivisions && active)
+            if focused {
                 bitmap.fill(label)
                 SmallFont.draw("\(layer)", at: Point(x + 2, 55), into: &bitmap, .clear)
-                if active { SmallFont.draw("\(volume)", centeredAt: x + 4, y: max(0, barBottom - height - 9), into: &bitmap) }
             } else {
                 SmallFont.draw("\(layer)", at: Point(x + 2, 55), into: &bitmap)
             }
+            if field == .layer(layer) { SmallFont.draw(active ? "on" : "off", centeredAt: x + 4, y: max(5, barBottom - height - 9), into: &bitmap) }
+        }
+        if field == .subdivisions {
+            let text = settings.subdivisions.layers.isEmpty ? "none" : settings.subdivisions.layers.map(String.init).joined(separator: "+")
+            SmallFont.draw(text, at: Point(127 - SmallFont.width(of: text), 5), into: &bitmap)
         }
     }
 
-    /// Master, accent and beat volumes as bars under a speaker, an accent box and a beat box.
-    static func drawVolumes(_ volumes: Volumes, focus: Int, into bitmap: inout Bitmap) {
-        let values = [volumes.master, volumes.accent, volumes.beat]
-        let barTop = 10, barBottom = 49
-        for (index, value) in values.enumerated() {
-            let x = 30 + index * 32
+    /// Every volume as a bar: master, accent, beat and each active layer; the one being set
+    /// is marked and its value written above it.
+    static func drawVolumes(_ settings: MetronomeSettings, field: Field, into bitmap: inout Bitmap) {
+        let channels = WheelMode.volumes.fields(for: settings).compactMap { f -> VolumeChannel? in
+            if case .volume(let c) = f { return c }
+            return nil
+        }
+        let barTop = 14, barBottom = 50
+        let left = 22, width = 104
+        let cell = width / channels.count
+        let barWidth = min(16, cell - 3)
+        for (index, channel) in channels.enumerated() {
+            let value = channel.value(in: settings.volumes)
+            let x = left + index * cell + (cell - barWidth) / 2
             let height = max(1, (barBottom - barTop) * value / 100)
-            bitmap.strokeRect(Rect(x: x, y: barTop, width: 16, height: barBottom - barTop))
-            bitmap.fill(Rect(x: x, y: barBottom - height, width: 16, height: height))
-            let iconBox = Rect(x: x + 2, y: 53, width: 11, height: 11)
-            if index == focus {
+            bitmap.strokeRect(Rect(x: x, y: barTop, width: barWidth, height: barBottom - barTop))
+            bitmap.fill(Rect(x: x, y: barBottom - height, width: barWidth, height: height))
+            let focused = field == .volume(channel)
+            let iconBox = Rect(x: x + (barWidth - 11) / 2, y: 53, width: 11, height: 11)
+            if focused {
                 bitmap.fill(iconBox)
-                SmallFont.draw("\(value)", centeredAt: x + 8, y: 1, into: &bitmap)
+                let text = "\(value)"
+                let center = min(max(x + barWidth / 2, left + SmallFont.width(of: text) / 2), 127 - SmallFont.width(of: text) / 2)
+                SmallFont.draw(text, centeredAt: center, y: 5, into: &bitmap)
             }
-            let mode: DrawMode = index == focus ? .clear : .set
+            let mode: DrawMode = focused ? .clear : .set
             let icon = Rect(x: iconBox.x + 2, y: iconBox.y + 2, width: 7, height: 7)
-            switch index {
-            case 0: bitmap.blit(Icons.speaker, at: Point(icon.x, icon.y), mode)
-            case 1: bitmap.fill(icon, mode)
-            default: bitmap.strokeRect(Rect(x: icon.x, y: icon.y + 2, width: 7, height: 5), mode)
+            switch channel {
+            case .master: bitmap.blit(Icons.speaker, at: Point(icon.x, icon.y), mode)
+            case .accent: bitmap.fill(icon, mode)
+            case .beat: bitmap.strokeRect(Rect(x: icon.x, y: icon.y + 2, width: 7, height: 5), mode)
+            case .layer(let n): SmallFont.draw("\(n)", at: Point(icon.x + 1, icon.y), into: &bitmap, mode)
             }
         }
     }
 
     // MARK: menu and dimmed
 
+    /// The menu ring on the left, the page title in its own band at the top right (the
+    /// ring's entries stay below it), each entry's value right-aligned and never cut, and
+    /// an inverted value with arrows while it is being changed.
     static func drawMenu(_ choice: ScreenChoice, into bitmap: inout Bitmap) {
-        OptionArc.text.drawLabels(choice, into: &bitmap)
+        // The title band: no entry is drawn under the title, not even in part.
+        OptionArc.text.drawLabels(choice, valueColumn: 122, top: 10, into: &bitmap)
+        bitmap.fill(Rect(x: 0, y: 0, width: 128, height: 10), .clear)
         if !choice.title.isEmpty {
-            let title = SmallFont.fitting(choice.title, maxWidth: 60)
-            SmallFont.draw(title, at: Point(127 - SmallFont.width(of: title), 0), into: &bitmap)
+            let title = SmallFont.fitting(choice.title, maxWidth: 90)
+            SmallFont.draw(title, at: Point(123 - SmallFont.width(of: title), 1), into: &bitmap)
+            bitmap.dottedHLine(127 - SmallFont.width(of: title) - 4, 127, 9)
         }
         if choice.entries.count > 1 {
             // Where the selection is in the whole list: a short bar on the right edge.
-            let track = 50, top = 12
+            let track = 48, top = 13
             let y = top + track * choice.selectedIndex / (choice.entries.count - 1)
             bitmap.dottedVLine(126, top, top + track + 1)
             bitmap.fill(Rect(x: 125, y: y - 1, width: 3, height: 3))
@@ -276,5 +377,19 @@ public enum ScreenRenderer {
         let y = 4 + (step * 23) % (60 - font.digitHeight - 4)
         font.drawNumber(whole, rightEdge: x + width, y: y, into: &bitmap)
         bitmap.dither(Rect(x: x, y: y, width: width, height: font.digitHeight))
+    }
+}
+
+extension WheelMode {
+    /// The mode's symbol on the screen's mode ring.
+    var icon: Bitmap {
+        switch self {
+        case .tempo: Icons.tempo
+        case .accents: Icons.accent
+        case .meter: Icons.meter
+        case .subdivisions: Icons.layers
+        case .sound: Icons.speaker
+        case .volumes: Icons.volume
+        }
     }
 }

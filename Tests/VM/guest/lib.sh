@@ -91,7 +91,10 @@ pressed_pull() { case $(idle "$1") in pull-up) echo pull-down ;; *) echo pull-up
 # enc-b, one edge every STEP_MS. Positive DETENTS turn clockwise as QuadratureDecoder
 # defines it (logical A,B: 00 -> 01 -> 11 -> 10, so B becomes active first); negative ones
 # turn the other way. BOUNCES extra chatter transitions 0.2 ms apart before each edge
-# settles, as a worn contact makes.
+# settles, as a worn contact makes. Settled edges are paced (simio's gap field): one line's
+# edges stay at least 1.5 steps apart however late a stalled CPU makes simio, so catching up
+# never puts two edges of one line closer than the kernel can tell apart, nor turns slow
+# detents into a fast flick.
 encoder_script() {
 	n=$1 step=$2 bounces=${3:-0} t=${4:-100}
 	first=enc-b second=enc-a
@@ -104,18 +107,19 @@ encoder_script() {
 			for (k = 0; k < 4; k++) {
 				f = e[2 * k + 1]; lvl = e[2 * k + 2]; other = (lvl == on) ? off : on
 				for (j = 0; j < b; j++) { printf "%.3f %s %s\n%.3f %s %s\n", t, f, lvl, t + 0.1, f, other; t += 0.2 }
-				printf "%.3f %s %s\n", t, f, lvl
+				printf "%.3f %s %s %.3f\n", t, f, lvl, 1.5 * step
 				t += step
 			}
 	}'
 }
 # taps_script LINE COUNT INTERVAL_MS [HOLD_MS]: COUNT presses, one every INTERVAL_MS.
 # Scripts start 100 ms in: simio's own start-up (locking its memory, first sysfs lookup)
-# made a first event at 0 ms tens of ms late.
+# made a first event at 0 ms tens of ms late. Paced: a release comes HOLD_MS after its press
+# really happened, a press at least 20 ms after the last release (see simio's gap field).
 taps_script() {
 	awk -v f="$(simdir "$1")/pull" -v n="$2" -v iv="$3" -v hold="${4:-40}" \
 		-v on="$(pressed_pull "$1")" -v off="$(idle "$1")" 'BEGIN {
-		for (i = 0; i < n; i++) printf "%.3f %s %s\n%.3f %s %s\n", 100 + i * iv, f, on, 100 + i * iv + hold, f, off
+		for (i = 0; i < n; i++) printf "%.3f %s %s 20\n%.3f %s %s %d\n", 100 + i * iv, f, on, 100 + i * iv + hold, f, off, hold
 	}'
 }
 # tapped_bpm DRIVE_LOG LINE: the tempo of the presses simio really made on LINE (from the
@@ -167,6 +171,9 @@ capture_start() {
 	CAPTURE_PID=$!
 }
 capture_wait() { wait "$CAPTURE_PID"; }
+# capture_stop: ends a capture now (SIGINT: arecord completes the WAV header), for captures
+# that last as long as a command under test rather than a fixed time.
+capture_stop() { kill -INT "$CAPTURE_PID" 2>/dev/null; wait "$CAPTURE_PID"; }
 # host_check NAME SCRIPT ARGS...: asks the host to run Tests/VM/host/SCRIPT.py ARGS in this
 # scenario's output folder after the VM stopped (audio analysis, TOML parsing: Python on the
 # host, not busybox under TCG). Its verdict becomes the result NAME of this scenario; a file
@@ -187,12 +194,15 @@ bpm_is() { v=$(settings_bpm); [ "$v" = "$1" ] || [ "$v" = "$1.0" ]; }
 wait_bpm() { wait_until "$1" bpm_is "$2"; }
 # service_gone: our child exited (a zombie until waited for still answers kill -0).
 service_gone() { [ ! -d "/proc/$SERVICE_PID" ] || grep -q '^[0-9]* (.*) Z' "/proc/$SERVICE_PID/stat"; }
-service_ready() { line_held btn-start || service_gone; }
+# Ready when it says so ("ready in N ms" in its log): it holds its lines long before (they
+# are requested first), and under load start-up takes seconds (5 s seen), so presses made
+# after the lines were taken but before "ready" were handled seconds late.
+service_ready() { { line_held btn-start && grep -q '\] ready' "$OUTDIR/service.log"; } || service_gone; }
 # start_service [EXTRA ARGS]: tactus run on the test board, with a fresh state folder and a
 # configuration file pointing its settings there; SERVICE_PID, output in $OUTDIR/service.log.
 # Only the flags this tactus run offers are passed (--board, --config, --state), so the
-# scenarios follow the command as it settles. Ready once it holds its input lines (so the
-# first edge is seen).
+# scenarios follow the command as it settles. Ready once it holds its input lines and has
+# logged "ready" (see service_ready).
 start_service() {
 	rm -rf "$STATE" && mkdir -p "$STATE"
 	config=/tmp/config.$SCENARIO.toml
@@ -205,8 +215,14 @@ start_service() {
 	echo "tactus run $*" >"$OUTDIR/service.cmd"
 	$TACTUS run "$@" >"$OUTDIR/service.log" 2>&1 &
 	SERVICE_PID=$!
-	if ! wait_until 30 service_ready || service_gone; then
-		fail service-start "tactus run did not take its GPIO lines within 30 s (or exited): $(tail -3 "$OUTDIR/service.log" | tr '\n' ' ')"
+	# 120 s: start-up took 3-5 s under load mode, 48 s with the host overloaded (load
+	# average over 20 on 2 cores), most of it loading the 85 MB binary on the emulated CPU.
+	if ! wait_until 120 service_ready || service_gone; then
+		fail service-start "tactus run did not take its GPIO lines and say ready within 120 s (or exited): $(tail -3 "$OUTDIR/service.log" | tr '\n' ' ')"
+		# Not left holding the lines for the next scenario.
+		kill -KILL "$SERVICE_PID" 2>/dev/null
+		wait "$SERVICE_PID" 2>/dev/null
+		SERVICE_PID=
 		return 1
 	fi
 }
@@ -227,6 +243,8 @@ stop_service() {
 # Between scenarios: nothing of one scenario may leak into the next.
 vm_cleanup_between_scenarios() {
 	for p in $(pgrep -x tactus; pgrep -x arecord; pgrep -x aplay; pgrep -x simio; pgrep -x gpiomon; pgrep -x gpioset); do kill -KILL "$p" 2>/dev/null; done
+	# A killed process releases its lines when it is gone, which takes a while on a starved CPU.
+	wait_until 30 sh -c '! pgrep -x tactus && ! pgrep -x gpiomon && ! pgrep -x gpioset' >/dev/null
 	while read -r name chip off dir direction idle; do
 		if [ "$direction" = in ]; then echo "$idle" >"$dir/pull"; fi
 	done <$LINES

@@ -34,9 +34,11 @@ stop() {
 }
 trap stop TERM INT
 set -- $(gpiofind btn-start)
-# Holding the START line is what start_service waits for; its falling edge is the press.
+# Holding the START line and saying "ready" is what start_service waits for; its falling
+# edge is the press.
 gpiomon -n 1 -f "$1" "$2" >/dev/null &
 mon=$!
+echo "stand-in: [stand-in] ready"
 wait $mon
 echo "stand-in: START"
 aplay -q -D "$BOARD_AUDIO_DEVICE" --period-size="$BOARD_AUDIO_PERIOD" \

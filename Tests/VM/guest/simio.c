@@ -8,9 +8,18 @@
  *                          "W <us before> <us after> <text> <file>" per write: when the edge
  *                          really happened (a stalled emulated CPU can make it late), so a
  *                          test can hold the box to the rhythm actually played.
+ *                          An optional 4th field "<gap ms>" paces the write: it also waits
+ *                          until that long after the last paced write to the same file
+ *                          really happened. A stalled CPU otherwise makes simio catch up
+ *                          with back-to-back writes (a press and its release 10 us apart),
+ *                          which no hand makes and which the kernel's v1 line events (edge
+ *                          kind read from the level in its irq thread) merge into one.
  *   simio watch MS FILE... polls the files (gpio-sim `value` attributes) every 200 us for MS
  *                          milliseconds; prints "<us> <index> <value>" for the initial values
- *                          and for every change.
+ *                          and for every change. With SIMIO_STALLS=FILE set, also writes
+ *                          "<us from> <us to>" to FILE for every gap of more than 2 ms
+ *                          between two polls: a time the (SCHED_FIFO 99) watcher could not
+ *                          run, so the guest's CPU was not running anything.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,12 +49,28 @@ static int drive(void)
 {
 	char line[512], file[400], text[64];
 	long long start = now_us(), worst = 0;
-	double ms;
-	int n = 0;
+	double ms, gap;
+	int n = 0, paced_files = 0;
+	static char paced_name[16][400];
+	static long long paced_at[16];
 	while (fgets(line, sizeof line, stdin)) {
-		if (sscanf(line, "%lf %399s %63s", &ms, file, text) != 3)
+		int fields = sscanf(line, "%lf %399s %63s %lf", &ms, file, text, &gap);
+		if (fields < 3)
 			continue;
 		long long due = start + (long long)(ms * 1000);
+		int slot = -1;
+		if (fields == 4) {
+			for (int i = 0; i < paced_files; i++)
+				if (!strcmp(paced_name[i], file))
+					slot = i;
+			if (slot < 0 && paced_files < 16) {
+				slot = paced_files++;
+				strcpy(paced_name[slot], file);
+				paced_at[slot] = -1;
+			}
+			if (slot >= 0 && paced_at[slot] >= 0 && paced_at[slot] + (long long)(gap * 1000) > due)
+				due = paced_at[slot] + (long long)(gap * 1000);
+		}
 		sleep_until_us(due);
 		int fd = open(file, O_WRONLY);
 		long long before = now_us();
@@ -55,6 +80,8 @@ static int drive(void)
 		}
 		long long after = now_us();
 		close(fd);
+		if (slot >= 0)
+			paced_at[slot] = before;
 		printf("W %lld %lld %s %s\n", before - start, after - start, text, file);
 		long long late = before - due;
 		if (late > worst)
@@ -67,12 +94,19 @@ static int drive(void)
 
 static int watch(int argc, char **argv)
 {
-	long long end = now_us() + atoll(argv[0]) * 1000LL, start = now_us();
+	long long end = now_us() + atoll(argv[0]) * 1000LL, start = now_us(), previous = start;
 	int nfiles = argc - 1;
+	FILE *stalls = getenv("SIMIO_STALLS") ? fopen(getenv("SIMIO_STALLS"), "w") : NULL;
+	if (stalls)
+		setvbuf(stalls, NULL, _IOLBF, 0);
 	char last[64] = { 0 };
 	for (int i = 0; i < nfiles && i < 64; i++)
 		last[i] = '?';
 	while (now_us() < end) {
+		long long poll = now_us();
+		if (stalls && poll - previous > 2000)
+			fprintf(stalls, "%lld %lld\n", previous - start, poll - start);
+		previous = poll;
 		for (int i = 0; i < nfiles && i < 64; i++) {
 			char c = '?';
 			int fd = open(argv[1 + i], O_RDONLY);
@@ -88,6 +122,8 @@ static int watch(int argc, char **argv)
 		}
 		usleep(200);
 	}
+	if (stalls)
+		fclose(stalls);
 	return 0;
 }
 

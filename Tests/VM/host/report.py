@@ -32,6 +32,7 @@ def main():
     p.add_argument("--total-secs", required=True)
     p.add_argument("--strict", default="0")
     p.add_argument("--selftest", default="0")
+    p.add_argument("--load", default="0")
     a = p.parse_args()
 
     with open(a.console, errors="replace") as f:
@@ -138,7 +139,8 @@ def main():
     ok = counts["FAIL"] == 0 and not problems and not strict
     print()
     print(f"test-vm: RESULT passed={counts['PASS']} failed={counts['FAIL']} pending={counts['PENDING']} "
-          f"boot={boot.split('s ')[0]}s guest={a.guest_secs}s total={a.total_secs}s")
+          f"boot={boot.split('s ')[0]}s guest={a.guest_secs}s total={a.total_secs}s "
+          f"mode={'load' if a.load == '1' else 'normal'}")
     print(f"VM boot: first guest command {boot}; guest run {a.guest_secs}s; whole suite {a.total_secs}s")
     if counts["PENDING"]:
         print("*" * 78)
