@@ -16,6 +16,8 @@ public final class ClickEngine {
     public private(set) var settings: MetronomeSettings
     public private(set) var isPlaying = false
     private var transportEpoch: UInt64 = 0
+    /// The song played from each start instead of the bar pattern, if any.
+    public private(set) var song: SongSchedule?
     private var programSerial: UInt64 = 0
     /// Settings of the most recent programs, by serial, for `settings(ofProgram:)`.
     private var recentPrograms: [(serial: UInt64, settings: MetronomeSettings)] = []
@@ -50,6 +52,21 @@ public final class ClickEngine {
     public func apply(_ newSettings: MetronomeSettings) throws(UnknownSoundError) {
         _ = try soundSet(named: newSettings.sound)
         settings = newSettings
+        publish()
+    }
+
+    /// Plays `songs` back to back (a setlist advancing by itself, or one song) from each
+    /// start instead of the bar pattern, with the current sound and volumes; nil returns
+    /// to the bar pattern. The song stops starting clicks at its end, at the downbeat of
+    /// bar `bars`, or at `samples` after its start, whichever is given.
+    public func load(songs: [Song]?, seed: UInt64 = 0, bars: Int64? = nil, samples: Int64? = nil) throws {
+        if let songs {
+            let sounds = try soundSet(named: settings.sound)
+            song = try SongSchedule(songs: songs, seed: seed, sounds: sounds, volumes: settings.volumes,
+                                    sampleRate: renderer.sampleRate, bars: bars, samples: samples)
+        } else {
+            song = nil
+        }
         publish()
     }
 
@@ -97,7 +114,7 @@ public final class ClickEngine {
         recentPrograms.append((programSerial, settings))
         if recentPrograms.count > 256 { recentPrograms.removeFirst(recentPrograms.count - 256) }
         let program = EngineProgram(settings: settings, sounds: sounds, sampleRate: renderer.sampleRate,
-                                    playing: isPlaying, transportEpoch: transportEpoch, serial: programSerial)
+                                    playing: isPlaying, transportEpoch: transportEpoch, serial: programSerial, song: song)
         let raw = Unmanaged.passRetained(program).toOpaque()
         if let unclaimed = renderer.pending.exchange(raw, ordering: .acquiringAndReleasing) {
             Unmanaged<EngineProgram>.fromOpaque(unclaimed).release()

@@ -63,10 +63,12 @@ public enum OfflineRender {
                 nextChange += 1
                 try renderBlock(0)
             }
-            let endSample: Int64? = switch end {
+            var endSample: Int64? = switch end {
             case .bars(let bars): renderer.sampleOfBarStart(bars)
             case .sample(let sample): sample
             }
+            // A song ends by itself (its schedule holds the requested end).
+            if let songEnd = renderer.songEndSample { endSample = min(endSample ?? songEnd, songEnd) }
             if let endSample, now >= endSample { break }
             if !renderer.isPlaying && nextChange == pending.count { break }
             var limit = now + Int64(period)

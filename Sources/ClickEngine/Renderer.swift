@@ -36,6 +36,9 @@ public final class ClickRenderer: @unchecked Sendable {
     private var cursorBar: Int64 = 0
     private var cursorIndex = 0
     private var clock: Int64 = 0
+    /// Song playback: the sample of the song's start and the next scheduled onset.
+    private var songOrigin: Int64 = 0
+    private var songCursor = 0
     private var voices: VoicePool
     private var limiter: Limiter
     private let mix: UnsafeMutablePointer<Float>
@@ -72,7 +75,13 @@ public final class ClickRenderer: @unchecked Sendable {
         var program: Unmanaged<EngineProgram>?
         if playing, let current {
             program = Unmanaged<EngineProgram>.fromOpaque(current)
-            program!._withUnsafeGuaranteedRef { startOnsets(of: $0, before: blockEnd) }
+            program!._withUnsafeGuaranteedRef { p in
+                if let song = p.song {
+                    startSongOnsets(of: song, before: blockEnd)
+                } else {
+                    startOnsets(of: p, before: blockEnd)
+                }
+            }
         }
         // The limiter needs the mix `lookahead` frames past the block only when this block or
         // the look-ahead could reach its ceiling: bounded by the sum of every clip's peak.
@@ -129,7 +138,14 @@ public final class ClickRenderer: @unchecked Sendable {
         let new = Unmanaged<EngineProgram>.fromOpaque(incoming)
         new._withUnsafeGuaranteedRef { program in
             let restart = program.transportEpoch != appliedEpoch
-            if program.playing {
+            if program.playing && program.song != nil {
+                // A song starts from its beginning at each start; a new program without a
+                // new start (a volume change) keeps its place.
+                if restart || !playing || current == nil {
+                    songOrigin = clock
+                    songCursor = 0
+                }
+            } else if program.playing {
                 if restart || !playing || current == nil {
                     placement = program.placement(of: .start(atSample: clock))
                     cursorBar = 0
@@ -277,10 +293,63 @@ public final class ClickRenderer: @unchecked Sendable {
         }
     }
 
+    /// Walks the song's table: integers only, no allocation. Muted onsets are reported
+    /// (the pendulum and LEDs keep counting) but start no clip.
+    private func startSongOnsets(of song: SongSchedule, before blockEnd: Int64) {
+        while songCursor < song.count {
+            let onset = song.onsets[songCursor]
+            guard onset.sample < song.endSample else { songCursor = song.count; return }
+            let sample = songOrigin + onset.sample
+            guard sample < blockEnd else { return }
+            let event = OnsetEvent(sample: sample, bar: onset.bar, beat: onset.beat, layer: onset.layer, kind: onset.kind,
+                                   section: onset.section, song: onset.song, isCount: onset.isCount, muted: onset.muted,
+                                   bpm: onset.bpm)
+            if onset.muted {
+                events.push(event)
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: Int(max(sample - clock, 0))) {
+                events.push(event)
+            } else {
+                droppedOnsets.add(1, ordering: .relaxed)
+            }
+            songCursor += 1
+        }
+    }
+
+    /// Song playback: the engine sample where the song stops starting clicks, or nil.
+    public var songEndSample: Int64? {
+        guard playing, let current else { return nil }
+        return Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { program in
+            program.song.map { songOrigin + $0.endSample }
+        }
+    }
+
+    /// The song onsets the cursor will start in `from ..< from + count`, without moving it
+    /// (the limiter's look-ahead, as `upcoming` does for the bar pattern).
+    private func upcomingSong(_ song: SongSchedule, from: Int64, count: Int, into mix: UnsafeMutablePointer<Float>?) -> Float {
+        var level: Float = 0
+        var index = songCursor
+        while index < song.count {
+            let onset = song.onsets[index]
+            guard onset.sample < song.endSample else { break }
+            let sample = max(songOrigin + onset.sample, from)
+            guard sample < from + Int64(count) else { break }
+            if !onset.muted {
+                level += onset.level
+                if let mix {
+                    let offset = Int(sample - from)
+                    VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+                }
+            }
+            index += 1
+        }
+        return level
+    }
+
     /// The onsets the current cursor will start in `from ..< from + count`, without moving
     /// it: their clips' first frames are added into `mix` (frame 0 = `from`) when given.
     /// Returns the sum of their levels.
     private func upcoming(of program: EngineProgram, from: Int64, count: Int, into mix: UnsafeMutablePointer<Float>?) -> Float {
+        if let song = program.song { return upcomingSong(song, from: from, count: count, into: mix) }
         guard program.onsetCount > 0 else { return 0 }
         let savedBar = cursorBar, savedIndex = cursorIndex
         defer { cursorBar = savedBar; cursorIndex = savedIndex }

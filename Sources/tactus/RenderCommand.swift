@@ -2,6 +2,7 @@ import ArgumentParser
 import ClickEngine
 import Foundation
 import LinuxHAL
+import TOMLReader
 import TactusCore
 
 struct RenderCommand: ParsableCommand {
@@ -12,7 +13,7 @@ struct RenderCommand: ParsableCommand {
     )
 
     // .unconditional: `--bpm -1` is a bad tempo, not a missing value followed by a flag.
-    @Option(parsing: .unconditional, help: "Tempo in BPM, 1 to 999 (up to 3 decimals).") var bpm = "120"
+    @Option(parsing: .unconditional, help: "Tempo in BPM, 1 to 999 (up to 3 decimals), or a segment with --bars: 100-140 (ramp in time), 100~140 (ramp in beats), 100+5/2..140 (steps every 2 bars; 4b: beats), 120,121,... (per beat).") var bpm = "120"
     @Option(help: "Meter N/D, each 1 to 99 (e.g. 7/8, 4/5).") var meter = "4/4"
     @Option(name: .customLong("beat-unit"), help: "Note value the BPM counts: 1/N, dotted 1/N. or 3/(2N). Default: 1/D of the meter.")
     var beatUnit: String?
@@ -30,6 +31,12 @@ struct RenderCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds to play (instead of --bars).") var seconds: String?
     @Option(help: "Timed changes: '<seconds> set bpm=150 meter=5/4', '<seconds> stop', '<seconds> start'.") var changes: String?
     @Option(help: "Write one JSON object per onset to this file.") var events: String?
+    @Option(help: "Play a song from a songs TOML file (settings.toml or songs.toml).") var song: String?
+    @Option(name: .customLong("song-name"), help: "Which song of --song (default: the setlist, or the first song).") var songName: String?
+    @Option(name: .customLong("tempo-map"), help: "Play a klick tempo map file ('-' is standard input).") var tempoMap: String?
+    @Option(name: .customLong("count-in"), help: "Count-in before bar 0: 0 to 4 bars of the first section's meter, or 2beats.") var countIn: String?
+    @Option(help: "Gap click: P:M plays P bars and mutes M (P:Mb in beats); 25% mutes a quarter of the beats at random; or 2:1,25%.") var gap: String?
+    @Option(help: "Seed of the random mute (default: a new one, written in the events).") var seed: String?
     @Option(name: .shortAndLong, help: "Output WAV file.") var output: String?
     @Flag(name: .customLong("list-sounds"), help: "List the built-in sound sets and exit.") var listSounds = false
 
@@ -54,6 +61,8 @@ struct RenderJob {
     let changes: [TimedChange]
     let outputPath: String
     let eventsPath: String?
+    let song: SongRequest?
+    let explicitEnd: Bool
 
     init(_ options: RenderCommand) throws {
         guard let output = options.output else { throw ExitError("-o/--output is required: the WAV file to write") }
@@ -72,7 +81,10 @@ struct RenderJob {
 
         var settings = MetronomeSettings()
         do throws(SettingError) {
-            try settings.assign("bpm", options.bpm)
+            // A tempo segment (ramp, steps) is the song's; the plain settings keep 120.
+            if (try? TempoSegment(parsing: options.bpm)).map({ if case .constant = $0 { true } else { false } }) ?? true {
+                try settings.assign("bpm", options.bpm)
+            }
             try settings.assign("meter", options.meter)
             try settings.assign("beat-unit", options.beatUnit ?? "1/\(settings.meter.denominator)")
             if let accents = options.accents { try settings.assign("accents", accents) }
@@ -106,6 +118,9 @@ struct RenderJob {
             end = .sample((value * Rational(Int64(sampleRate))).rounded)
         case (nil, nil): end = .bars(4)
         }
+        explicitEnd = options.bars != nil || options.seconds != nil
+
+        song = try SongRequest.make(options, settings: settings, sampleRate: sampleRate)
 
         var timed: [TimedChange] = []
         if let path = options.changes {
@@ -169,6 +184,21 @@ struct RenderJob {
             engine = try ClickEngine(sampleRate: sampleRate, channels: channels, maxFrameCount: 128,
                                      settings: settings, sounds: userSounds)
         } catch { throw ExitError(error.description) }
+        var renderEnd = end
+        if let song {
+            var bars: Int64?
+            var samples: Int64?
+            switch end {
+            case .bars(let n): bars = n
+            case .sample(let s): samples = s
+            }
+            // A song that ends by itself plays to its end unless --bars or --seconds says otherwise.
+            if !explicitEnd { bars = song.songs.contains(where: \.isEndless) ? 4 : nil }
+            do { try engine.load(songs: song.songs, seed: song.seed, bars: bars, samples: samples) } catch {
+                throw ExitError("\(error)")
+            }
+            renderEnd = .sample(Int64.max / 4)
+        }
 
         // Interrupted (Ctrl-C, SIGTERM, SIGHUP): the partial files go, the targets stay.
         AtomicFile.removeTemporaryFilesOnSignals()
@@ -188,7 +218,7 @@ struct RenderJob {
             // system call every 128 frames.
             var bytes: [UInt8] = []
             var lines: [UInt8] = []
-            try OfflineRender.run(engine: engine, changes: changes, end: end) { block in
+            try OfflineRender.run(engine: engine, changes: changes, end: renderEnd) { block in
                 let before = bytes.count
                 encoder.encode(block, into: &bytes)
                 dataBytes += bytes.count - before
@@ -199,7 +229,7 @@ struct RenderJob {
                 }
             } onEvent: { event in
                 guard let eventsFile else { return }
-                lines += Array(EventJSON.line(event, sampleRate: sampleRate).utf8)
+                lines += Array(EventJSON.line(event, sampleRate: sampleRate, song: song, schedule: engine.song).utf8)
                 if lines.count >= 1 << 16 {
                     try eventsFile.write(lines)
                     lines.removeAll(keepingCapacity: true)
@@ -224,9 +254,18 @@ struct RenderJob {
 
 /// One onset as a JSON object on one line.
 enum EventJSON {
-    static func line(_ event: OnsetEvent, sampleRate: Int) -> String {
+    static func line(_ event: OnsetEvent, sampleRate: Int, song: SongRequest? = nil, schedule: SongSchedule? = nil) -> String {
         let seconds = String(format: "%.6f", Double(event.sample) / Double(sampleRate))
-        return "{\"t\":\(seconds),\"sample\":\(event.sample),\"kind\":\"\(event.kind.name)\",\"layer\":\(event.layer),\"bar\":\(event.bar),\"beat\":\(event.beat)"
-            + (event.kind == .poly ? ",\"index\":\(event.index)}\n" : "}\n")
+        let kind = event.isCount ? "count" : event.kind.name
+        var line = "{\"t\":\(seconds),\"sample\":\(event.sample),\"kind\":\"\(kind)\",\"layer\":\(event.layer),\"bar\":\(event.bar),\"beat\":\(event.beat)"
+        if event.kind == .poly { line += ",\"index\":\(event.index)" }
+        if let song, let schedule {
+            let label = schedule.label(song: Int(event.song), section: Int(event.section))
+            line += ",\"section\":\(event.section),\"label\":\(TOMLWriter.quoted(label))"
+            if song.songs.count > 1 { line += ",\"song\":\(event.song),\"song_name\":\(TOMLWriter.quoted(song.songs[Int(event.song)].name))" }
+            line += ",\"bpm\":\(String(format: "%.3f", event.bpm)),\"muted\":\(event.muted)"
+            if song.usesRandomMute { line += ",\"seed\":\(song.seed)" }
+        }
+        return line + "}\n"
     }
 }

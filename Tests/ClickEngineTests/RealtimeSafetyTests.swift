@@ -33,6 +33,30 @@ import TactusCore
         #expect(counts.writes == 0)
     }
 
+    @Test func songPlaybackNeitherAllocatesNorLocks() throws {
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "120", subdivisions: "3"), clipFrames: 3000)
+        let song = Song(name: "rt", countIn: .bars(1), sections: [
+            SongSection(bars: 4, tempo: .rampTime(from: 100, to: 240), subdivisions: try Subdivisions([2, 3])),
+            SongSection(bars: 4, tempo: .rampBeats(from: 240, to: 60), gap: GapPattern(play: 1, mute: 1), randomMute: 20),
+        ])
+        try engine.load(songs: [song], seed: 5)
+        engine.start()
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        defer { buffer.deallocate() }
+        engine.renderer.render(into: buffer, frameCount: 128)
+        realtime_audit_begin()
+        for _ in 0..<3_000 {
+            engine.renderer.render(into: buffer, frameCount: 128)
+            while engine.renderer.events.pop() != nil {}
+        }
+        let counts = realtime_audit_end()
+        #expect(engine.renderer.sampleClock > 300_000)
+        #expect(counts.allocations == 0)
+        #expect(counts.frees == 0)
+        #expect(counts.locks == 0)
+        #expect(counts.writes == 0)
+    }
+
     @Test func renderingThroughAChangeStormNeitherAllocatesNorLocks() {
         var random = SplitMix64(state: 99)
         let engine = ClickEngine.testEngine(settings: settings(bpm: "120", subdivisions: "3"), clipFrames: 3000)

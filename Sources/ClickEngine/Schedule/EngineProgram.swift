@@ -44,10 +44,14 @@ final class EngineProgram: @unchecked Sendable {
     let onsets: UnsafeMutablePointer<CompiledOnset>
     /// Onset indices in the order of their keys, for matching notes across a change.
     let byKey: UnsafeMutablePointer<Int32>
+    /// When set, the song is played instead of the bar pattern (from its start on each start).
+    let song: SongSchedule?
 
-    init(settings: MetronomeSettings, sounds: SoundSet, sampleRate: Int, playing: Bool, transportEpoch: UInt64, serial: UInt64 = 0) {
+    init(settings: MetronomeSettings, sounds: SoundSet, sampleRate: Int, playing: Bool, transportEpoch: UInt64, serial: UInt64 = 0,
+         song: SongSchedule? = nil) {
         self.serial = serial
         self.settings = settings
+        self.song = song
         self.playing = playing
         self.transportEpoch = transportEpoch
         var pattern = BarPattern(settings)

@@ -54,12 +54,13 @@ public enum SettingsFile {
                 return .table(t)
             })
         }
+        SongFile.add(saved.library, to: &root)
         return "# Tactus settings, written by the box a moment after each change.\n" + root.tomlDocument()
     }
 
     public static func decode(_ text: String, file: String) throws(TOMLError) -> SavedState {
         let root = TOMLSection(try TOML.parse(text, file: file), file: file)
-        try root.rejectUnknownKeys(allowed: ["schema", "current", "preferences", "preset"])
+        try root.rejectUnknownKeys(allowed: ["schema", "current", "preferences", "preset", "song", "setlist"])
         let schema = try root.required(try root.integer("schema", in: 1...Int.max), "schema",
                                        allowed: "the file format version, \(schemaVersion)")
         guard schema <= schemaVersion else {
@@ -81,6 +82,7 @@ public enum SettingsFile {
             let name = try section.required(try section.string("name"), "name", allowed: "the preset's name in quotes")
             saved.presets.append(Preset(name: name, settings: try settings(from: section, extraKeys: ["name"])))
         }
+        saved.library = try SongFile.library(from: root, alsoKnown: saved.presets.map(\.name))
         return saved
     }
 

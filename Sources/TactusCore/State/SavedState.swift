@@ -30,16 +30,30 @@ public struct Preset: Sendable, Hashable {
     }
 }
 
+extension SavedState {
+    /// Every song to choose from: the file's songs, then each preset (old files' and the
+    /// menu's) as a one-section song that plays until stopped. The file keeps presets as
+    /// written, so an old file round-trips unchanged.
+    public var songLibrary: SongLibrary {
+        var library = self.library
+        library.migrate(presets: presets)
+        return library
+    }
+}
+
 /// Everything the settings file holds: survives power cuts (SPEC 7).
 public struct SavedState: Sendable, Hashable {
     public var settings: MetronomeSettings
     public var preferences: Preferences
     public var presets: [Preset]
+    /// Songs and the setlist (`[[song]]`, `[setlist]`) as the file holds them.
+    public var library: SongLibrary
 
     public init(settings: MetronomeSettings = MetronomeSettings(), preferences: Preferences = Preferences(),
-                presets: [Preset] = []) {
+                presets: [Preset] = [], library: SongLibrary = SongLibrary()) {
         self.settings = settings
         self.preferences = preferences
         self.presets = presets
+        self.library = library
     }
 }

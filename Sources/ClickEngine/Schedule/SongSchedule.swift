@@ -1,0 +1,91 @@
+import TactusCore
+
+/// One onset of a song, placed on the control side: its exact sample from the song's
+/// start and everything the render thread needs to play and report it.
+struct ScheduledOnset: BitwiseCopyable {
+    var sample: Int64
+    var clip: UnsafePointer<Float>
+    var clipFrames: Int
+    var gain: Float
+    /// The clip's peak times its gain: the limiter's bound.
+    var level: Float
+    var bar: Int64
+    var beat: Int32
+    var layer: UInt8
+    var kind: OnsetKind
+    var section: Int16
+    var song: Int16
+    var isCount: Bool
+    var muted: Bool
+    var bpm: Double
+}
+
+/// A song (or songs played back to back) compiled into one immutable table: the exact
+/// model (`SongTimeline`) decides every sample here, on the control side; the render
+/// thread only compares integers and walks a cursor, so any block size renders the same.
+public final class SongSchedule: @unchecked Sendable {
+    /// Refuses to build more than this many onsets (about 40 MB).
+    public static let maximumOnsets = 1_000_000
+
+    public let songs: [Song]
+    public let seed: UInt64
+    /// Sample (from the song's start) where starting clicks stops: the song's end, bar N's
+    /// downbeat, or the requested end.
+    public let endSample: Int64
+    let count: Int
+    let onsets: UnsafeMutablePointer<ScheduledOnset>
+
+    public struct TooLong: Error, CustomStringConvertible {
+        public var description: String {
+            "the song has more than \(SongSchedule.maximumOnsets) clicks before its end; give --bars or --seconds"
+        }
+    }
+
+    /// `bars`: stop at the downbeat of the song's bar N; `samples`: stop there; neither:
+    /// at the song's end (an endless song needs one of them).
+    init(songs: [Song], seed: UInt64, sounds: SoundSet, volumes: Volumes, sampleRate: Int,
+         bars: Int64?, samples: Int64?) throws(TooLong) {
+        self.songs = songs
+        self.seed = seed
+        var table: [ScheduledOnset] = []
+        var timeline = SongTimeline(songs: songs, sampleRate: sampleRate, seed: seed)
+        var end: Int64?
+        let master = Float(volumes.master) / 100
+        while true {
+            guard let o = timeline.next() else {
+                end = timeline.endTime?.rounded
+                break
+            }
+            if let bars, o.bar >= bars { end = timeline.barStart.bar == o.bar ? timeline.barStart.sample : o.sample; break }
+            if let samples, o.sample >= samples { end = samples; break }
+            guard table.count < SongSchedule.maximumOnsets else { throw TooLong() }
+            let clip: Clip
+            let volume: Int
+            switch o.kind {
+            case .accent: (clip, volume) = (sounds.accent, volumes.accent)
+            case .beat: (clip, volume) = (sounds.beat, volumes.beat)
+            case .subdivision: (clip, volume) = (sounds.subdivision, volumes.layer(o.layer))
+            case .soft: (clip, volume) = (sounds.accent, volumes.soft)
+            case .poly: (clip, volume) = (sounds.poly, volumes.polyLayer(o.layer))
+            }
+            table.append(ScheduledOnset(
+                sample: o.sample, clip: clip.samples, clipFrames: clip.frameCount,
+                gain: master * Float(volume) / 100 * Float(o.gainPercent.doubleValue / 100),
+                level: master * Float(volume) / 100 * Float(o.gainPercent.doubleValue / 100) * clip.peak,
+                bar: o.bar, beat: Int32(o.beat), layer: UInt8(o.layer), kind: o.kind,
+                section: Int16(clamping: o.section), song: Int16(clamping: o.song), isCount: o.isCount, muted: o.muted, bpm: o.bpm))
+        }
+        endSample = end ?? samples ?? (table.last.map { $0.sample + 1 } ?? 0)
+        count = table.count
+        onsets = .allocate(capacity: max(count, 1))
+        if count > 0 { table.withUnsafeBufferPointer { onsets.initialize(from: $0.baseAddress!, count: count) } }
+    }
+
+    deinit { onsets.deallocate() }
+
+    /// The label of a section of the first song (events name it).
+    public func label(song: Int = 0, section: Int) -> String {
+        guard section >= 0, song < songs.count, section < songs[song].sections.count else { return section < 0 ? "count-in" : "" }
+        return songs[song].sections[section].label
+    }
+}

@@ -1,0 +1,134 @@
+/// Bars of count-in before a song's bar 0: 0 to 4 bars, or two beats (klick's `-c 0`).
+public enum CountIn: Sendable, Hashable, CustomStringConvertible {
+    case bars(Int)
+    case twoBeats
+
+    public static let none = CountIn.bars(0)
+
+    public init(parsing text: String, field: String = "count_in") throws(SettingError) {
+        if text == "2beats" || text == "2 beats" { self = .twoBeats; return }
+        guard let n = Int(text), (0...4).contains(n) else {
+            throw SettingError(field: field, value: text, allowed: "expected 0 to 4 bars, or \"2beats\"")
+        }
+        self = .bars(n)
+    }
+
+    public var description: String {
+        switch self {
+        case .bars(let n): "\(n)"
+        case .twoBeats: "2beats"
+        }
+    }
+}
+
+/// One section of a song: its bars, meter, pattern and tempo segment.
+public struct SongSection: Sendable, Hashable {
+    public static let barRange: ClosedRange<Int> = 1...999
+
+    public var label: String
+    /// nil: plays until stopped (only the last section; never a ramp).
+    public var bars: Int?
+    public var meter: Meter
+    public var beatUnit: BeatUnit
+    public var tempo: TempoSegment
+    public var accents: AccentPattern
+    public var subdivisions: Subdivisions
+    public var gap: GapPattern?
+    /// Percent of beats muted at random (0-100), nil for none.
+    public var randomMute: Rational?
+    /// Gain in percent, exact (klick's volume 0.5 is 50).
+    public var gainPercent: Rational
+    /// Kept verbatim for the rhythm options (swing, poly) until the engine plays them.
+    public var swing: String?
+    public var poly: String?
+
+    public init(label: String = "", bars: Int? = 4, meter: Meter = .common, beatUnit: BeatUnit = .quarter,
+                tempo: TempoSegment = .constant(120), accents: AccentPattern = .downbeat,
+                subdivisions: Subdivisions = .none, gap: GapPattern? = nil, randomMute: Rational? = nil,
+                gainPercent: Rational = 100) {
+        self.label = label
+        self.bars = bars
+        self.meter = meter
+        self.beatUnit = beatUnit
+        self.tempo = tempo
+        self.accents = accents
+        self.subdivisions = subdivisions
+        self.gap = gap
+        self.randomMute = randomMute
+        self.gainPercent = gainPercent
+    }
+
+    public var beatsPerBar: Rational { meter.wholeNotes / beatUnit.wholeNotes }
+    public var beatCount: Int { Int(beatsPerBar.ceiling) }
+    public var lengthInBeats: Rational? { bars.map { Rational(Int64($0)) * beatsPerBar } }
+
+    /// The bar's pattern as the engine plays it (tempo and sound do not matter here).
+    public var patternSettings: MetronomeSettings {
+        MetronomeSettings(meter: meter, beatUnit: beatUnit, accents: accents, subdivisions: subdivisions)
+    }
+}
+
+/// A song: sections played in order, optionally looped, after an optional count-in.
+public struct Song: Sendable, Hashable {
+    public var name: String
+    public var countIn: CountIn
+    public var loop: Bool
+    /// Scales every section tempo (100 = as written).
+    public var practiceTempoPercent: Rational
+    public var sections: [SongSection]
+
+    public init(name: String, countIn: CountIn = .none, loop: Bool = false, practiceTempoPercent: Rational = 100,
+                sections: [SongSection]) {
+        self.name = name
+        self.countIn = countIn
+        self.loop = loop
+        self.practiceTempoPercent = practiceTempoPercent
+        self.sections = sections
+    }
+
+    /// A preset becomes a one-section song that plays until stopped.
+    public init(preset: Preset) {
+        let s = preset.settings
+        self.init(name: preset.name, sections: [SongSection(
+            label: preset.name, bars: nil, meter: s.meter, beatUnit: s.beatUnit, tempo: .constant(s.tempo.bpm),
+            accents: s.accents, subdivisions: s.subdivisions)])
+    }
+
+    /// True when the song never ends by itself.
+    public var isEndless: Bool { loop || sections.contains { $0.bars == nil } }
+}
+
+public struct Setlist: Sendable, Hashable {
+    public enum Advance: String, Sendable, Hashable, CaseIterable {
+        /// Stop after each song; START plays the next.
+        case wait
+        /// The next song starts exactly where the last one ends.
+        case auto
+    }
+
+    public var songs: [String]
+    public var advance: Advance
+
+    public init(songs: [String], advance: Advance = .wait) {
+        self.songs = songs
+        self.advance = advance
+    }
+}
+
+/// Songs and the setlist: in settings.toml or in a songs.toml beside it.
+public struct SongLibrary: Sendable, Hashable {
+    public var songs: [Song]
+    public var setlist: Setlist?
+
+    public init(songs: [Song] = [], setlist: Setlist? = nil) {
+        self.songs = songs
+        self.setlist = setlist
+    }
+
+    public func song(named name: String) -> Song? { songs.first { $0.name == name } }
+
+    /// Presets that have no song of their name yet become one-section songs.
+    public mutating func migrate(presets: [Preset]) {
+        for preset in presets where song(named: preset.name) == nil { songs.append(Song(preset: preset)) }
+    }
+}

@@ -1,0 +1,185 @@
+/// One click of a song, placed exactly.
+public struct SongOnset: Sendable, Hashable {
+    public var sample: Int64
+    public var kind: OnsetKind
+    /// A count-in click (kind is accent on its beat 0, beat otherwise).
+    public var isCount: Bool
+    public var layer: Int
+    /// Bar from the song's bar 0 (the count-in is -N...-1); keeps counting through loops
+    /// and, with a setlist advancing on its own, through the following songs.
+    public var bar: Int64
+    /// Bar within its section, from 0.
+    public var barInSection: Int64
+    public var beat: Int
+    /// Section index in its song (-1 for the count-in).
+    public var section: Int
+    public var label: String
+    /// Index of the song in what is played (0 unless a setlist advances).
+    public var song: Int
+    /// Silent (gap click or random mute); still an event so LEDs and pendulum can count.
+    public var muted: Bool
+    /// The section's gain in percent.
+    public var gainPercent: Rational
+    /// The tempo at this onset (BPM of the section's beat unit).
+    public var bpm: Double
+}
+
+/// Walks the onsets of one song or of songs played back to back, in time order, every one
+/// at the sample where the exact model puts it: sections meet at exact positions
+/// (`SampleTime`), never at rounded samples, so nothing drifts, doubles or gaps.
+public struct SongTimeline: Sequence, IteratorProtocol {
+    public let songs: [Song]
+    public let sampleRate: Int
+    /// Seed of the random mute.
+    public let seed: UInt64
+
+    private var songIndex = 0
+    private var sectionIndex = -1 // -1: count-in
+    private var countBars = 0
+    private var barInSection: Int64 = 0
+    private var songBar: Int64 = 0
+    private var songBeat: Int64 = 0 // beats from bar 0, for gaps in beats and random mute
+    private var timer: SegmentTimer
+    private var pattern: BarPattern
+    private var pending: [SongOnset] = []
+    private var pendingIndex = 0
+    private var finished = false
+    /// The bar being played and the sample of its downbeat.
+    public private(set) var barStart: (bar: Int64, sample: Int64) = (0, 0)
+    /// Where the next section (or song) begins.
+    public private(set) var sectionStart: SampleTime
+
+    /// `songs` play back to back (a setlist with `advance = "auto"`); only the first one's
+    /// count-in is played, the next song's bar 0 is the last one's end.
+    public init(songs: [Song], sampleRate: Int, seed: UInt64 = 0, start: SampleTime = SampleTime(0)) {
+        precondition(!songs.isEmpty && songs.allSatisfy { !$0.sections.isEmpty })
+        self.songs = songs
+        self.sampleRate = sampleRate
+        self.seed = seed
+        sectionStart = start
+        let first = songs[0].sections[0]
+        pattern = BarPattern(first.patternSettings)
+        timer = SegmentTimer(segment: .constant(1), start: start, lengthInBeats: nil, beatsPerBar: 1, sampleRate: sampleRate)
+        switch songs[0].countIn {
+        case .bars(let n): countBars = n
+        case .twoBeats: countBars = 1
+        }
+        if countBars > 0 {
+            beginCountIn()
+        } else {
+            beginSection(0)
+        }
+    }
+
+    public init(song: Song, sampleRate: Int, seed: UInt64 = 0) {
+        self.init(songs: [song], sampleRate: sampleRate, seed: seed)
+    }
+
+    private func tempoScale(_ song: Song) -> Rational { song.practiceTempoPercent / Rational(100) }
+
+    private mutating func beginCountIn() {
+        let song = songs[0]
+        let first = song.sections[0]
+        let t0 = first.tempo.scaled(by: tempoScale(song)).startTempo
+        let beatsPerBar: Rational = song.countIn == .twoBeats ? Rational(2) : first.beatsPerBar
+        sectionIndex = -1
+        songBar = -Int64(countBars)
+        barInSection = 0
+        timer = SegmentTimer(segment: .constant(t0), start: sectionStart, lengthInBeats: Rational(Int64(countBars)) * beatsPerBar,
+                             beatsPerBar: beatsPerBar, sampleRate: sampleRate)
+    }
+
+    private mutating func beginSection(_ index: Int) {
+        let song = songs[songIndex]
+        let section = song.sections[index]
+        sectionIndex = index
+        barInSection = 0
+        pattern = BarPattern(section.patternSettings)
+        timer = SegmentTimer(segment: section.tempo.scaled(by: tempoScale(song)), start: sectionStart,
+                             lengthInBeats: section.lengthInBeats, beatsPerBar: section.beatsPerBar, sampleRate: sampleRate)
+    }
+
+    /// Moves to the next section, loop or song at the end of the current one; false when
+    /// everything has been played.
+    private mutating func endSection() -> Bool {
+        if sectionIndex == -1 {
+            sectionStart = timer.time(atBeat: timer.length!)
+            songBar = 0
+            beginSection(0)
+            return true
+        }
+        let song = songs[songIndex]
+        sectionStart = timer.time(atBeat: timer.length!)
+        if sectionIndex + 1 < song.sections.count {
+            beginSection(sectionIndex + 1)
+            return true
+        }
+        if song.loop {
+            beginSection(0)
+            return true
+        }
+        guard songIndex + 1 < songs.count else { return false }
+        songIndex += 1
+        beginSection(0)
+        return true
+    }
+
+    /// The bar's onsets, made in one go (a bar is small).
+    private mutating func fillBar() -> Bool {
+        pending.removeAll(keepingCapacity: true)
+        pendingIndex = 0
+        while true {
+            if let length = timer.length, Rational(barInSection) * timer.beatsPerBar >= length {
+                guard endSection() else { return false }
+                continue
+            }
+            break
+        }
+        let barStart = Rational(barInSection) * timer.beatsPerBar
+        self.barStart = (songBar, timer.onset(atBeat: barStart))
+        if sectionIndex == -1 {
+            let song = songs[0]
+            let beats = song.countIn == .twoBeats ? 2 : song.sections[0].beatCount
+            for beat in 0..<beats {
+                let x = barStart + Rational(Int64(beat))
+                guard x < barStart + timer.beatsPerBar else { break }
+                pending.append(SongOnset(sample: timer.onset(atBeat: x), kind: beat == 0 && song.countIn != .twoBeats ? .accent : .beat,
+                                         isCount: true, layer: 0, bar: songBar, barInSection: barInSection, beat: beat,
+                                         section: -1, label: "count-in", song: 0, muted: false, gainPercent: 100,
+                                         bpm: timer.tempo(atBeat: x)))
+            }
+        } else {
+            let section = songs[songIndex].sections[sectionIndex]
+            let unit = section.beatUnit.wholeNotes
+            let barMuted = section.gap.map { $0.unit == .bars && $0.isMuted(songBar) } ?? false
+            for onset in pattern.onsets {
+                let x = barStart + onset.offset / unit
+                let beatIndex = songBeat + Int64(onset.beat)
+                var muted = barMuted
+                if let gap = section.gap, gap.unit == .beats, gap.isMuted(beatIndex) { muted = true }
+                if let p = section.randomMute, RandomMute(percent: p, seed: seed).isMuted(beat: beatIndex) { muted = true }
+                pending.append(SongOnset(sample: timer.onset(atBeat: x), kind: onset.kind, isCount: false, layer: onset.layer,
+                                         bar: songBar, barInSection: barInSection, beat: onset.beat, section: sectionIndex,
+                                         label: section.label, song: songIndex, muted: muted,
+                                         gainPercent: section.gainPercent, bpm: timer.tempo(atBeat: x)))
+            }
+            songBeat += Int64(section.beatCount)
+        }
+        barInSection += 1
+        songBar += 1
+        return true
+    }
+
+    public mutating func next() -> SongOnset? {
+        while pendingIndex >= pending.count {
+            if finished { return nil }
+            if !fillBar() { finished = true; return nil }
+        }
+        defer { pendingIndex += 1 }
+        return pending[pendingIndex]
+    }
+
+    /// The exact time at which the song (or songs) ends: nil while still playing (walk
+    /// the timeline first) or when it never ends.
+    public var endTime: SampleTime? { finished ? sectionStart : nil }
+}

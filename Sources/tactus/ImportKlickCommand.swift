@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import LinuxHAL
+import TactusCore
+
+struct ImportKlickCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import-klick",
+        abstract: "Convert a klick tempo map into a Tactus songs TOML file.",
+        discussion: "Each map line becomes a [[song.section]]: tempo in the meter's note (7/8 at 150 is 300 eighths per minute), ramps as T0~T1 (klick's model), patterns as accents, volume as gain."
+    )
+
+    @Argument(help: "The klick tempo map file ('-' reads standard input).") var file: String
+    @Option(name: .shortAndLong, help: "Write the songs TOML here (default: standard output).") var output: String?
+    @Option(help: "The song's name (default: the file's name without its extension).") var name: String?
+    @Option(name: .customLong("count-in"), help: "Count-in: 0 to 4 bars, or 2beats (klick's -c).") var countIn: String?
+
+    func run() throws {
+        var countIn = CountIn.none
+        if let text = self.countIn {
+            do { countIn = try CountIn(parsing: text, field: "count-in") } catch {
+                throw ExitError("--count-in '\(text)' is invalid: expected 0 to 4 bars, or 2beats")
+            }
+        }
+        var song = try SongRequest.songFromMap(file, countIn: countIn)
+        if let name { song.name = name }
+        let text = SongFile.encode(SongLibrary(songs: [song]))
+        guard let output else {
+            print(text, terminator: "")
+            return
+        }
+        var outputs = OutputPaths()
+        try outputs.claim(output, flag: "-o")
+        do { try AtomicFile.write(Array(text.utf8), to: output) } catch {
+            throw ExitError("writing \(Escaped.quoted(output)) failed: \(error)", code: 1)
+        }
+    }
+}

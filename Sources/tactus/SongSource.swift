@@ -1,0 +1,144 @@
+import ClickEngine
+import Foundation
+import LinuxHAL
+import TOMLReader
+import TactusCore
+
+/// What `render` plays when a song is involved: from --song, --tempo-map or --bpm's
+/// segment forms, with --count-in and --gap applied.
+struct SongRequest {
+    var songs: [Song]
+    var seed: UInt64
+    var usesRandomMute: Bool
+
+    static func readText(_ path: String, flag: String) throws -> String {
+        if path == "-" {
+            let data = FileHandle.standardInput.readDataToEndOfFile()
+            guard let text = String(data: data, encoding: .utf8) else { throw ExitError("\(flag) '-': standard input is not UTF-8 text") }
+            return text
+        }
+        return try InputFile.text(path, flag: flag)
+    }
+
+    /// klick's own messages: "can't open tempo map file: 'x'" and "<problem>:\nline N: <line>".
+    static func klickMap(_ path: String) throws -> KlickTempoMap {
+        let text: String
+        if path == "-" {
+            text = try readText(path, flag: "--tempo-map")
+        } else {
+            do { text = try BoundedFile.text(path) } catch {
+                throw ExitError(KlickTempoMap.cannotOpen(path) + " (\(error))")
+            }
+        }
+        let map: KlickTempoMap
+        do { map = try KlickTempoMap(parsing: text) } catch { throw ExitError("\(error.description)") }
+        for warning in map.warnings {
+            FileHandle.standardError.write(Data("tactus: warning: \(path): \(warning)\n".utf8))
+        }
+        return map
+    }
+
+    static func songName(forFile path: String) -> String {
+        let base = (path as NSString).lastPathComponent
+        let name = (base as NSString).deletingPathExtension
+        return name.isEmpty || path == "-" ? "tempo map" : name
+    }
+
+    static func songFromMap(_ path: String, countIn: CountIn) throws -> Song {
+        let map = try klickMap(path)
+        guard !map.entries.isEmpty else { throw ExitError("--tempo-map '\(path)' has no entries: nothing to play") }
+        do { return try map.song(name: songName(forFile: path), countIn: countIn) } catch {
+            throw ExitError("\(path):\(error.line): \(error.message)")
+        }
+    }
+
+    /// nil when no song option is used (the plain bar pattern renders as before).
+    static func make(_ o: RenderCommand, settings: MetronomeSettings, sampleRate: Int) throws -> SongRequest? {
+        let segment: TempoSegment
+        do { segment = try TempoSegment(parsing: o.bpm, field: "bpm") } catch {
+            throw ExitError("--bpm '\(o.bpm)' is invalid: \(error.allowed)")
+        }
+        let plainTempo: Bool = if case .constant = segment { true } else { false }
+        guard o.song != nil || o.tempoMap != nil || o.countIn != nil || o.gap != nil || o.seed != nil || !plainTempo else {
+            return nil
+        }
+        if o.song != nil && o.tempoMap != nil { throw ExitError("--song and --tempo-map are exclusive: give one of them") }
+        if o.songName != nil && o.song == nil { throw ExitError("--song-name needs --song FILE") }
+        if o.changes != nil { throw ExitError("--changes cannot be used with songs, tempo maps, ramps, --count-in or --gap") }
+
+        var countIn: CountIn?
+        if let text = o.countIn {
+            do { countIn = try CountIn(parsing: text, field: "count-in") } catch {
+                throw ExitError("--count-in '\(text)' is invalid: expected 0 to 4 bars, or 2beats")
+            }
+        }
+        var gap: GapPattern?
+        var mute: Rational?
+        if let text = o.gap {
+            for part in text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+                do {
+                    if part.hasSuffix("%") { mute = try RandomMute.parsePercent(part, field: "gap") } else { gap = try GapPattern(parsing: part) }
+                } catch {
+                    throw ExitError("--gap '\(text)' is invalid: expected P:M (play P bars, mute M), P:Mb (beats), a random mute such as 25%, or both: 2:1,25%")
+                }
+            }
+        }
+
+        var songs: [Song]
+        if let path = o.song {
+            let text = try readText(path, flag: "--song")
+            let library: SongLibrary
+            do {
+                let root = TOMLSection(try TOML.parse(text, file: path), file: path)
+                library = try SongFile.library(from: root)
+            } catch { throw ExitError(error.description) }
+            guard !library.songs.isEmpty else { throw ExitError("--song '\(path)' has no [[song]]") }
+            if let name = o.songName {
+                guard let song = library.song(named: name) else {
+                    throw ExitError("--song-name '\(name)' is invalid: \(path) has the songs \(library.songs.map { "'\($0.name)'" }.joined(separator: ", "))")
+                }
+                songs = [song]
+            } else if let setlist = library.setlist, !setlist.songs.isEmpty {
+                let named = setlist.songs.compactMap(library.song(named:))
+                songs = setlist.advance == .auto ? named : [named[0]]
+            } else {
+                songs = [library.songs[0]]
+            }
+        } else if let path = o.tempoMap {
+            songs = [try songFromMap(path, countIn: countIn ?? .none)]
+        } else {
+            var bars: Int? = nil
+            if let n = o.bars, SongSection.barRange.contains(n) { bars = n }
+            if segment.isRamp && bars == nil {
+                throw ExitError("--bpm '\(o.bpm)' is a ramp: give its length with --bars (1 to 999)")
+            }
+            if case .perBeat(let list) = segment {
+                let beats = (bars ?? 0) * settings.beatCount
+                guard list.count == beats else {
+                    throw ExitError("--bpm '\(o.bpm)' is invalid: one tempo per beat needs --bars and bars x \(settings.beatCount) values, got \(list.count)")
+                }
+            }
+            let section = SongSection(label: "", bars: bars, meter: settings.meter, beatUnit: settings.beatUnit, tempo: segment,
+                                      accents: settings.accents, subdivisions: settings.subdivisions)
+            songs = [Song(name: "render", sections: [section])]
+        }
+        for i in songs.indices {
+            if let countIn, i == 0 { songs[i].countIn = countIn }
+            for j in songs[i].sections.indices {
+                if let gap { songs[i].sections[j].gap = gap }
+                if let mute { songs[i].sections[j].randomMute = mute }
+            }
+        }
+        var seed: UInt64
+        if let text = o.seed {
+            guard let value = UInt64(text) else { throw ExitError("--seed '\(text)' is invalid: expected a whole number 0 to 18446744073709551615") }
+            seed = value
+        } else {
+            var g = SystemRandomNumberGenerator()
+            seed = g.next() >> 1
+        }
+        let random = songs.contains { $0.sections.contains { $0.randomMute != nil } }
+        return SongRequest(songs: songs, seed: seed, usesRandomMute: random)
+    }
+}
+
