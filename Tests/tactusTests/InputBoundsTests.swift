@@ -33,7 +33,7 @@ import Testing
         try "\(value) press start\n9 end\n".write(to: script, atomically: true, encoding: .utf8)
         check(try tactus(["simulate", "--headless", "--script", script.path, "--out", folder]), "script.txt:1: time '\(value)' is invalid")
         try "0 turn +3 over \(value)\n9 end\n".write(to: script, atomically: true, encoding: .utf8)
-        check(try tactus(["simulate", "--headless", "--script", script.path, "--out", folder]), "script.txt:1: expected 'turn +N over SECONDS'")
+        check(try tactus(["simulate", "--headless", "--script", script.path, "--out", folder]), "script.txt:1: expected 'turn +N over SECONDS [pushed]'")
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 

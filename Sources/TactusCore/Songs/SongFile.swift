@@ -130,15 +130,19 @@ public enum SongFile {
         return p
     }
 
+    // Swift 6.3.1's optimizer crashes on this function (CopyPropagation, "Found outside of
+    // lifetime use") in release builds; it runs once per song file, so it is not optimized.
+    @_optimize(none)
     static func song(from s: TOMLSection) throws(TOMLError) -> Song {
         try s.rejectUnknownKeys(allowed: songKeys)
         let name = try s.required(try s.string("name"), "name", allowed: "the song's name in quotes")
         guard !name.isEmpty else { throw s.invalid("name", allowed: "the song's name must not be empty") }
         var song = Song(name: name, sections: [])
         if let value = s.table["count_in"] {
+            let shown = value.tomlText
             let text: String? = value.integer.map { "\($0)" } ?? value.string
             do {
-                guard let text else { throw SettingError(field: "count_in", value: value.tomlText, allowed: "") }
+                guard let text else { throw SettingError(field: "count_in", value: shown, allowed: "") }
                 song.countIn = try CountIn(parsing: text)
             } catch { throw s.invalid("count_in", allowed: "expected 0 to 4 bars, or \"2beats\"") }
         }
