@@ -165,14 +165,26 @@ def cmd_tone(a):
     if not sound:
         print(f"FAIL silence ({len(frames) / rate:.2f}s captured)")
         return 1
-    first, last = sound[0], sound[-1]
+    # The tone is the longest stretch of sound (gaps under 20 ms belong to it). snd-aloop
+    # can hand the capture a stray 64-frame fragment of its ring some 70 ms after the
+    # playback stream closed (seen after tactus check's beep); it is reported, not measured.
+    gap = rate // 50
+    runs, start = [], sound[0]
+    for x, y in zip(sound, sound[1:]):
+        if y - x > gap:
+            runs.append((start, x))
+            start = y
+    runs.append((start, sound[-1]))
+    first, last = max(runs, key=lambda r: r[1] - r[0])
+    stray = [r for r in runs if r != (first, last)]
     left = [f[0] for f in frames[first:last + 1]]
     crossings = sum(1 for x, y in zip(left, left[1:]) if (x < 0) != (y < 0))
     ms = (last - first + 1) * 1000 / rate
     hz = crossings / 2 / ((last - first + 1) / rate)
     ok = abs(ms - a.ms) <= 2 and abs(hz - a.hz) <= 0.02 * a.hz
     print(("PASS " if ok else "FAIL ") + f"tone of {ms:.1f} ms at {hz:.0f} Hz, peak {max(map(abs, left))} "
-          f"(want {a.ms:g} ms at {a.hz:g} Hz) starting {first / rate:.3f}s into the capture")
+          f"(want {a.ms:g} ms at {a.hz:g} Hz) starting {first / rate:.3f}s into the capture"
+          + "".join(f"; stray sound of {(e - b + 1) * 1000 / rate:.1f} ms at {b / rate:.3f}s" for b, e in stray))
     return 0 if ok else 1
 
 

@@ -11,7 +11,7 @@ stop_service
 check_eq exit-status 0 "$SERVICE_RC"
 awk -v s="$STOP_SECS" 'BEGIN{exit !(s < 3)}' && pass prompt-stop "${STOP_SECS}s" || fail prompt-stop "took ${STOP_SECS}s"
 check lines-released sh -c "! gpioinfo $(line_field btn-start 2) | grep -q '\[used'"
-check no-temp-files-left sh -c "[ -z \"\$(ls -A $STATE | grep -v '\.toml\$')\" ]"
+check no-temp-files-left sh -c "[ -z \"\$(ls -A $STATE | grep -v -e '\.toml\$' -e '^tactus\.lock\$')\" ]"
 ls -la "$STATE" >"$OUTDIR/state-listing.txt"
 check settings-present sh -c "ls $STATE/*.toml"
 mkdir -p "$OUTDIR/state" && cp "$STATE"/*.toml "$OUTDIR/state/" 2>/dev/null
