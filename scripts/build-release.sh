@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The release tactus with the Swift runtime linked in (no Swift needed where it runs), as
 # the VM suite, `make deb` and `make build GPIOD=2` use it. Prints the binary's path last.
 # Usage: scripts/build-release.sh [GPIOD]

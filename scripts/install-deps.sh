@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs the Debian packages Tactus needs, only those that are missing.
 # Usage: scripts/install-deps.sh [build|bench|install|vm|gpiod2|deb]   (build is the default)
 #   vm: what the VM integration suite (Tests/VM, `make test-vm`) needs on the host: qemu,

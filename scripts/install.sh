@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs Tactus on this machine, or removes it again: `make install` / `make uninstall`.
 # Usage: scripts/install.sh install|uninstall
 #

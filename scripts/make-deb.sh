@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # `make deb`: dist/tactus_VERSION_ARCH.deb with dpkg-deb, no network, for the machine it runs
 # on (arm64 on a 64-bit Raspberry Pi OS; amd64 here, for the tests).
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Render benchmarks: realtime factor of offline renders (against klick -W when installed),
 // worst-case time of one 128-frame render call, and allocations/locks on the render path.
 // Run with `make bench` (release build). Figures go to stdout; nothing here is a test.

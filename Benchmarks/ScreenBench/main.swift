@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // tactus-screen-bench: what the playing screen costs on the I2C bus.
 //
 // Renders the playing screen at 60 frames per second of audio time, sends every frame

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #ifndef TACTUS_CGPIOD_SHIM_H
 #define TACTUS_CGPIOD_SHIM_H
 /* libgpiod 1.6 (v1 API: Debian 12, Raspberry Pi OS bookworm) or libgpiod 2 (v2 API: Debian 13,

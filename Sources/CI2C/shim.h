@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #ifndef TACTUS_CI2C_SHIM_H
 #define TACTUS_CI2C_SHIM_H
 

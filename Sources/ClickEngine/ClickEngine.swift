@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import TactusCore
 
 /// A sound set name that is neither built in nor registered.

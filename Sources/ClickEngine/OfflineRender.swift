@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import TactusCore
 
 /// A change applied at an exact sample, as a live change arriving just before that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
 
 /// SSD1306/SH1106 over I2C: every write starts with a control byte, 0x00 for a run of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The SSD1306 and SH1106 commands this project sends, one case per opcode, each with the
 /// datasheet section that defines it. "SSD1306 §10.1.x" is Solomon Systech's SSD1306 Rev 1.1,
 /// section 10.1 "Fundamental/Scrolling/Addressing/Hardware Configuration Command"; "SH1106 #n"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
 
 /// An SSD1306 (128x64 or 128x32) or SH1106 (128x64 shown from a 132-column RAM) panel.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
 
 /// Keeps the box running when the screen is missing or drops off the bus: failures are

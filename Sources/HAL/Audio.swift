@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The engine's side of the audio contract.
 ///
 /// Called only on the audio thread. Fills `frameCount` interleaved frames of the negotiated

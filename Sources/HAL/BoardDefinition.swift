@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A GPIO line: by offset on its chip, or by the name the device tree gives it.
 public enum GPIOLineSelector: Hashable, Sendable, CustomStringConvertible {
     case offset(Int)

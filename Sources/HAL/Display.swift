@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import TactusCore
 
 /// A frame is the core's `Bitmap`: 1-bit pixels in the SSD1306-class page layout, so what

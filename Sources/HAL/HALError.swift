@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A hardware failure, with the errno kept (when there is one) and a message that says what to do.
 ///
 /// `kind` lets the service decide (retry later, run without the part, give up); `message`

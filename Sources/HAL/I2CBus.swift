@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A 7-bit I2C device address.
 public struct I2CAddress: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt8

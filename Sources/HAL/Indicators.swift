@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The box's outputs that are not sound or screen: the core's indicator channels (the
 /// raw values are the board file's keys). Pulse lengths come from the core's
 /// `IndicatorSettings`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// What an input line is for. The raw values are the keys used in board files.
 public enum InputRole: String, CaseIterable, Hashable, Sendable {
     case encoderA = "encoder_a"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 @_exported import TactusCore  // HAL's frame and time types are the core's
 
 /// GPIO edge timestamps, audio positions and indicator pulses all use the core's one

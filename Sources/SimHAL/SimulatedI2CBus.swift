@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
 
 /// A device that can sit on a simulated I2C bus (a panel, later a sensor or an EEPROM).

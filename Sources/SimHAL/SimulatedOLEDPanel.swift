@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
 
 /// An SSD1306 or SH1106 module on a simulated I2C bus: it decodes the control bytes, commands

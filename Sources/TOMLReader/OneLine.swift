@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A message made safe to print as one line: newlines, tabs, escape sequences and every
 /// other control character are written as escapes (`\n`, `\u{1B}`), so a value quoted from
 /// a user's file can neither split the message nor rewrite the terminal. Used by every

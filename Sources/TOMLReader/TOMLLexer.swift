@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The byte-level half of the parser: characters, whitespace and comments, keys,
 /// strings and scalar tokens (numbers, booleans).
 extension TOMLParser {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // MARK: - Typed field access with good errors
 
 /// One table of a parsed file, read field by field. Every failure names the file, the

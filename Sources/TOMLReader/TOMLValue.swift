@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// TOMLReader: a small TOML reader and writer for Tactus's configuration, board and settings files.
 ///
 /// Why our own: the files are small, errors must name the file, line, field, value and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A failure reported as one line on stderr with a non-zero exit and no stack trace.
 struct ExitError: Error, CustomStringConvertible {
     let message: String

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import LinuxHAL
 
 /// Every file the commands read (config, board, scripts, change files) goes through here:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Deterministic random numbers (SplitMix64), so a failing property test or storm can be
 /// replayed from its seed. Shared by every test target.
 public struct SplitMix64: RandomNumberGenerator {

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Tactus VM integration suite (`make test-vm`): boots Debian's own kernel under QEMU with the
 # kernel's device simulators (gpio-sim, i2c-stub, snd-aloop) standing in for the board, runs
 # the guest scenarios (Tests/VM/guest/scenarios) against the static tactus binary and

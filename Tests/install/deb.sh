@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Tests `make deb` with a stub binary (no build): the package's files, owners, control fields,
 # conffile, unit and overlays; then, as root, the real thing with dpkg inside a private mount
 # namespace (/etc, /usr and /var behind overlays, /boot and /run on tmpfs), so this machine

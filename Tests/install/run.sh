@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Tests `make install` / `make uninstall` into temporary DESTDIRs with a stub binary (no build):
 # where files land, the config never overwritten, overlays compiled only where an overlays
 # folder exists, the board chosen from the device-tree model, PREFIX followed, stale files

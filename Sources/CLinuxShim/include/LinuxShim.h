@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #ifndef TACTUS_LINUX_SHIM_H
 #define TACTUS_LINUX_SHIM_H
 

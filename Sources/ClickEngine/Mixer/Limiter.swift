@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Keeps the mix below the ceiling (-0.5 dBFS) without wrapping, clipping or steps in gain.
 /// While the sum stays at or below the ceiling the gain is exactly 1, so the output is the
 /// exact sum of the clips. Above it, the gain follows a look-ahead envelope: the renderer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A clip being played. `position` is the clip frame that lines up with the first frame
 /// of the next block; it is negative while the clip starts later inside that block.
 struct Voice: BitwiseCopyable {

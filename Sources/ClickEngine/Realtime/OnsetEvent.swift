@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import TactusCore
 
 /// One onset that actually started a clip, as reported by the render thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Synchronization
 
 /// A bounded single-producer single-consumer ring of plain values. Push and pop are

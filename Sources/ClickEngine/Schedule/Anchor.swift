@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import TactusCore
 
 /// Where a program's bar grid is pinned to the sample clock: musical position (`bar`,

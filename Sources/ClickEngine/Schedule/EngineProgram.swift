@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import TactusCore
 
 /// One onset of the bar, compiled for the render thread: position in grid units, the clip

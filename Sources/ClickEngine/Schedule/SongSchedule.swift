@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import TactusCore
 
 /// One onset of a song, placed on the control side: its exact sample from the song's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The sound sets Tactus synthesizes itself, so the box needs no audio assets.
 ///
 /// Every clip is rendered directly at the engine's rate from a recipe in seconds and hertz:

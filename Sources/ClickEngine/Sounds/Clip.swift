@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// One click sound: mono samples in -1...1 at the engine's sample rate, starting from and
 /// ending in silence. The storage is allocated once and never changes, so the render
 /// thread reads it through a raw pointer without retaining anything.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Band-limited sample-rate conversion, done once when a sound is loaded (never on the
 /// render thread).
 ///

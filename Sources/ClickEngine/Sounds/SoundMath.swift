@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The few elementary functions the sound code needs, in plain Swift.
 ///
 /// ClickEngine imports neither Foundation nor Glibc, so there is no libm here. Writing them

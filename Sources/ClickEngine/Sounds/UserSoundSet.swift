@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Why a user sound set could not be loaded: which of its three files, and what is wrong.
 /// `description` reads "accent.wav: <problem>"; the caller prefixes the set's directory.
 public struct SoundLoadError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Audio read from a WAV file.
 public struct DecodedAudio: Sendable, Equatable {
     public var sampleRate: Int

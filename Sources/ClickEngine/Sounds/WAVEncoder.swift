@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Sample formats `WAVEncoder` writes; the raw values are the `--format` spellings.
 public enum WAVSampleFormat: String, Sendable, CaseIterable {
     case s16, s24, f32

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
 
 /// Edges read in one wakeup from several per-line event queues, handed on in the order they

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #if TACTUS_LIBGPIOD2
 // libgpiod 2 (v2 API: Debian 13, Raspberry Pi OS trixie, bookworm-backports). The same
 // types as the libgpiod 1 files beside it, so LinuxHAL's users do not know which one runs.

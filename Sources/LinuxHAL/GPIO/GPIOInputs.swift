@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #if !TACTUS_LIBGPIOD2
 // libgpiod 1 (v1 API); the libgpiod 2 backend is in the *V2.swift files beside this one.
 import CGPIOD

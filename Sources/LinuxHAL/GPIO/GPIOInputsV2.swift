@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #if TACTUS_LIBGPIOD2
 import CGPIOD
 import Glibc

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
 
 // What both libgpiod backends decide alike, in plain Swift so it is tested on any machine.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// One process per state folder: an exclusive flock on `FOLDER/tactus.lock`, held until

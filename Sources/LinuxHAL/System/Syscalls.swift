@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// The file system calls Tactus makes, in the spirit of swift-system: each returns its

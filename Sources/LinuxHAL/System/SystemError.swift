@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// A failed system call on a file, with the errno kept so the message can say what to do.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import TOMLReader
 
 /// The box's configuration (`/etc/tactus/config.toml`), read-only. Every key is optional:

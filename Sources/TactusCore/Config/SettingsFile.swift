@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import TOMLReader
 
 /// The settings file: current settings, preferences and presets as TOML.

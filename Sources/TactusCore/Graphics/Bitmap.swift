@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A point on the screen; y grows downwards.
 public struct Point: Sendable, Hashable {
     public var x: Int

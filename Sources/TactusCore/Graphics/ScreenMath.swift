@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The few elementary functions drawing needs, in plain Swift: TactusCore has no libm.
 /// Written out, they also make every frame bit-identical on every platform, which the
 /// golden snapshot images rely on. Accuracy (about 1e-15) is far beyond one pixel.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The LEDs and the buzzer. Raw values are the board file's keys (HAL's `Indicator` uses
 /// the same), so the app maps one onto the other by raw value.
 public enum IndicatorChannel: String, Sendable, Hashable, CaseIterable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// What a button did, recognised from its debounced edges.
 public enum ButtonGesture: Sendable, Hashable {
     /// Contact closed (debounced). TAP, START and the footswitch act here: no added latency.

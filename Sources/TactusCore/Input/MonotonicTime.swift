@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A point on the monotonic clock in nanoseconds (CLOCK_MONOTONIC, as the kernel stamps
 /// GPIO edge events). The core never reads a clock: every input carries its time, so tests
 /// drive the controls with a manual clock and replays are exact.

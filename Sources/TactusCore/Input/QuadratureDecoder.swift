@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Turns the A/B edges of a rotary encoder into detents.
 ///
 /// The two lines form a Gray code 00 -> 01 -> 11 -> 10 -> 00 (one direction). Only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// How one beat of the bar is played.
 public enum AccentLevel: Sendable, Hashable {
     case accent

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// What kind of click an onset plays; the order is the order of importance.
 public enum OnsetKind: UInt8, Sendable, Hashable, Comparable, BitwiseCopyable {
     case accent = 0

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The note value the BPM counts: 1/n of a whole note (n = 1...99), optionally dotted (x3/2).
 public struct BeatUnit: Sendable, Hashable, CustomStringConvertible {
     public static let range: ClosedRange<Int> = 1...99

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Euclidean rhythms E(k, n, r): k onsets spread as evenly as possible over n steps.
 ///
 /// The algorithm is Bjorklund's as written in Rohan Drape's hmt (and ported to Tidal and

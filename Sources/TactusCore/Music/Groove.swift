@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Swing and grooves: the notes of one subdivision layer L moved off the even grid, exactly.
 ///
 /// The layer's notes are taken in groups of n (n divides L); note i of a group sits at

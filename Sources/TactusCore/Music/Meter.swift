@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A time signature `numerator/denominator`, both 1-99. The denominator d is a note value
 /// of 1/d of a whole note, so "irrational" meters such as 4/5 or 7/12 are ordinary values.
 public struct Meter: Sendable, Hashable, CustomStringConvertible {

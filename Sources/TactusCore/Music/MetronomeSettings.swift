@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Everything that decides what the metronome plays. A plain value: the control side
 /// edits it, the engine compiles it into a schedule.
 public struct MetronomeSettings: Sendable, Hashable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A polyrhythm layer: its own even pulse against the beat, placed exactly in the bar.
 ///
 /// - `N`: N onsets evenly over the bar (`3` in 4/4 is "3 against 4");

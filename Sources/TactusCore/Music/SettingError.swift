@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A setting that is out of range or cannot be parsed. The message names the field, the
 /// value and what is allowed, so every front end (flags, change scripts, config files)
 /// can show it as it is.

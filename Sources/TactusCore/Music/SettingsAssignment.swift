@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 extension MetronomeSettings {
     /// The names accepted by `assign`, as flags and change scripts spell them.
     public static let assignableNames = ["bpm", "meter", "beat-unit", "accents", "subdivisions", "sound", "volume", "swing", "groove", "poly"]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The subdivision layers played at once: each n in 2...9 splits every beat into n.
 public struct Subdivisions: Sendable, Hashable, CustomStringConvertible {
     public static let range: ClosedRange<Int> = 2...9

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Beats per minute as an exact rational: whole BPM from the wheel and tap, fractional
 /// (up to three decimals, e.g. 92.5) from presets.
 public struct Tempo: Sendable, Hashable, Comparable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The Italian tempo terms. Published tables overlap (Largo 40-60, Lento 45-60 ...); the
 /// box needs exactly one marking per tempo, so each term here owns the range from its
 /// lower bound up to the next term's, chosen inside the usual ranges.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Volumes in percent (0...100), each applied exactly as set: a click's gain is
 /// master/100 x its kind's volume/100, and adding layers never rescales the others.
 public struct Volumes: Sendable, Hashable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Ties the engine's sample clock to the monotonic clock at the output: one measurement of
 /// "engine clock W and output delay d at monotonic time t" (ALSA's snd_pcm_delay after a
 /// write) means engine sample W - d is being heard at t. Everything the user sees or feels

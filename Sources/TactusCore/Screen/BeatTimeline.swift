@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Where the beats of the running bar grid fall on the engine's sample clock, computed the
 /// way the engine computes them: an exact rational position rounded (halves up) to a sample.
 /// The screen asks it "which beat are we in, and how far through" for the sample being

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// When to draw the next frame. Pure: it is told the time and how long frames take.
 ///
 /// While playing it paces frames at up to `maximumFramesPerSecond`, slower when the bus

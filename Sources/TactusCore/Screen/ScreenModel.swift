@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A list the wheel turns through (menu entries, sound sets). `position` is the selection
 /// as the knob has it, fractional while it turns, so the ring moves with the hand.
 public struct ScreenChoice: Sendable, Hashable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A small signed integer of any size: just enough (add, subtract, multiply, compare) to
 /// decide the half-sample rule of a smooth ramp exactly when the numbers outgrow 128 bits.
 /// Control side only: it allocates.

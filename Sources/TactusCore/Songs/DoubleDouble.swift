@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// An unevaluated sum hi + lo of two Doubles (about 106 bits, 32 digits): enough to place
 /// the onsets of a klick-model ramp, whose times are transcendental (e^q, q rational, is
 /// never rational), so a 1e-20-sample error can only matter at a tie that cannot happen.

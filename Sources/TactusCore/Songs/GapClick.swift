@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The gap click: play P units, mute M, cycling from bar 0 (the count-in is not counted).
 public struct GapPattern: Sendable, Hashable, CustomStringConvertible {
     public enum Unit: Sendable, Hashable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// klick's tempo-map files (klick `src/tempomap.cc`, manual "Tempo Map File Format"),
 /// read with exactly its grammar and its error messages:
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A point on the sample clock: `whole + fraction`, the fraction exact as n/d with
 /// d <= 2^62. Section and step starts add up here exactly; only when a sum's reduced
 /// denominator outgrows 2^62 (many unrelated tempos, or after a klick-model ramp whose

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Places positions of one section on the sample clock, exactly, for the section's tempo
 /// segment. Positions are beats (of the section's beat unit) from the section's start,
 /// asked in increasing order. Control side: it keeps a cursor over stepped pieces.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Bars of count-in before a song's bar 0: 0 to 4 bars, or two beats (klick's `-c 0`).
 public enum CountIn: Sendable, Hashable, CustomStringConvertible {
     case bars(Int)

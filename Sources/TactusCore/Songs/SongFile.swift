@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import TOMLReader
 
 /// Songs and setlists as TOML, read from settings.toml or from a songs.toml beside it:

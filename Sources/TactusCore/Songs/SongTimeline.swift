@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// One click of a song, placed exactly.
 public struct SongOnset: Sendable, Hashable {
     public var sample: Int64

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// How the tempo moves through one section. Tempos are BPM of the section's beat unit,
 /// exact rationals.
 public enum TempoSegment: Sendable, Hashable, CustomStringConvertible {

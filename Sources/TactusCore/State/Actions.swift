@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The physical controls.
 public enum ControlButton: String, Sendable, Hashable, CaseIterable {
     case wheel        // the tempo wheel's push switch

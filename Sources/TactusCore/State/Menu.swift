@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The menu's pages.
 public enum MenuPage: Sendable, Hashable {
     case root, markings, presets, settings

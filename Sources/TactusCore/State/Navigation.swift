@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// What the wheel sets. A short push moves to the next mode on this ring, one push per
 /// mode: tempo -> accents -> meter -> subdivisions -> sound -> volumes -> tempo. A new mode
 /// is one more case here plus its fields in `fields(for:)` and its edits in `FieldEditor`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// What the footswitch does.
 public enum FootswitchFunction: String, Sendable, Hashable, CaseIterable {
     case startStop = "start-stop"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Tempo from the hand: the wheel and the TAP button, and what the wheel tells the buzzer.
 public struct TempoControl: Sendable {
     public internal(set) var wheel: TempoWheel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// An exact fraction `numerator / denominator`, always reduced, denominator > 0.
 ///
 /// Intermediate products are taken in 128 bits and reduced before they are narrowed back

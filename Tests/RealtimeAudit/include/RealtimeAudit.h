@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #ifndef TACTUS_REALTIME_AUDIT_H
 #define TACTUS_REALTIME_AUDIT_H
 

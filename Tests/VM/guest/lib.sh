@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Shared by the guest's init and every scenario (busybox sh). Sourced, not run.
 #
 # Report lines (parsed by the host, see Tests/VM/README.md):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # HARNESS SELF-TEST ONLY (Tests/VM/run.sh --selftest): a crude shell stand-in for
 # `tactus run` / `tactus check`, so the scenarios' own plumbing (service start and stop,
 # START press, capture and comparison, settings file) can be exercised before the real

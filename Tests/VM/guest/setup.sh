@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Brings up the kernel simulators of the test board (run once by init, with sh -e so the
 # first failing step stops it and init reports @@SETUP FAIL).
 . /vm/lib.sh

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* simio: precise timing for the VM scenarios, where a shell under TCG is too slow and jittery
  * (tens of ms per command) to play a tap rhythm or a fast encoder flick, or to see a 6 ms
  * LED pulse. Built static on the host, run in the guest.

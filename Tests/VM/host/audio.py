@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Checks on audio captured from the snd-aloop loopback in the test VM (pure Python, no numpy).
 
 The capture starts at an arbitrary moment before the sound, so everything is aligned on

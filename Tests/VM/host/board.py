@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Turn a Tactus board file into what the guest needs to simulate that board.
 
 Usage: board.py BOARD.toml OUTDIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Decodes the display traffic the guest's kernel traced (smbus_write events) as an SSD1306 /
 SH1106 would, and checks it.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The VM suite's verdict: reads the guest's console ("@@" lines) and the host's own checks,
 prints a readable report (and, for each failure, the scenario's logs), exits 0 or 1.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Checks the settings file(s) the service left in its state folder.
 
 Usage: settings.py DIR [--bpm N]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Smoke: the plumbing from the host to the guest's simulators and back, with the kernel's
 # own tools and the tactus binary, before any scenario relies on it.
 . /vm/lib.sh

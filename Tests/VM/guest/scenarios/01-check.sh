@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Scenario 1: `tactus check` with the test board: every part ok, and what it says it did
 # really happened at the kernel's interfaces: each LED and the buzzer pulsed once on
 # gpio-sim, the test card went over SMBus blocks to the stub, the beep came out of the

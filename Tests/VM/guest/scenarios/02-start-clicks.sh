@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Scenario 2: START pressed through gpio-sim starts the clicks; the loopback capture holds
 # exactly what `tactus render` gives for the same (default) settings from the first onset
 # on: tempo spacing exact to the sample, accents where they belong, nothing dropped.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Scenario 3: the tempo wheel through gpio-sim: slow clean detents and bouncy detents move
 # the tempo by exactly one BPM each; a fast flick accelerates; the clicks follow.
 . /vm/lib.sh

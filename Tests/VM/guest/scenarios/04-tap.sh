@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Scenario 4: TAP pressed at a steady interval (400 ms, timed by simio, not the shell):
 # the tempo becomes that interval's BPM (150). An emulated CPU on a busy host can stall
 # for tens of ms, making a press late; the expected tempo is therefore computed from the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Scenario 5: the LEDs pulse in time: at 120 BPM 4/4 the beat LED (with the accent LED on
 # the downbeats) pulses once per beat, 500 ms apart, each pulse short.
 . /vm/lib.sh

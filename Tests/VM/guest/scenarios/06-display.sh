@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Scenario 6: the display driver's init sequence and frames reach the i2c-stub as SMBus
 # block writes (at most 32 bytes each); the stub keeps only the last block per register,
 # so the whole stream is taken from the kernel's smbus trace events and decoded on the host,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Scenario 7: the audio device disappears while playing (the loopback card is unbound from
 # its driver, as a USB card pulled out) and comes back: the service keeps running, says
 # what happened, and plays again on its own.

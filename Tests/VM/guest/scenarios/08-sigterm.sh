@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Scenario 8: SIGTERM while playing stops the service gracefully (exit 0, promptly, lines
 # and devices released) and the settings file it leaves is present and valid.
 . /vm/lib.sh

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Scenario 10 (issue 13, both GPIO backends): `tactus check` names, per line, the program
 # that holds it; and a flood of edges while the service's reader is stalled (SIGSTOP) -
 # more than the kernel queues for a line request (1024) - is survived. A full queue drops its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Last: the kernel itself stayed healthy through all the scenarios (no oops, BUG or WARN
 # from the simulators or from what tactus did to them). The whole log goes to the host.
 . /vm/lib.sh
