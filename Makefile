@@ -67,7 +67,7 @@ test-install:
 # The real kernel interfaces: gpio-sim, i2c-stub and snd-aloop in a QEMU VM (Tests/VM/README.md).
 # Skips loudly where no VM can run; TACTUS_VM_REQUIRE=1 makes that a failure.
 test-vm: deps
-	SWIFT=$(SWIFT) TACTUS_VM_GPIOD=$(GPIOD) Tests/VM/run.sh
+	SWIFT=$(SWIFT) TACTUS_VM_GPIOD=$(GPIOD) Tests/VM/run-with-retry.sh
 
 # The VM suite on both GPIO backends (sharing its kernel, module and base initramfs cache);
 # both run even when the first fails.
