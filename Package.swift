@@ -116,7 +116,7 @@ let package = Package(
         ]),
         // Seeded, bounded fuzzing of every parser of user input (`swift test --filter Fuzz`).
         .testTarget(name: "FuzzTests", dependencies: ["TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp"]),
-        .testTarget(name: "tactusTests", dependencies: ["TactusCore", "ClickEngine"]),
+        .testTarget(name: "tactusTests", dependencies: ["TestSupport", "TactusCore", "ClickEngine"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,21 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 import Testing
+import TestSupport
 import TactusCore
-
-let klickExampleMap = """
-intro:    8 120           # play 8 measures at 120 bpm (4/4)
-verse1:   12 120 X.x.     # 12 measures at 120 bpm, playing only the 1st and 3rd beat
-          4 120-140 X.x.  # gradually increase tempo to 140 bpm
-chorus1:  16 140
-bridge:   8 3/4 140 0.5   # change to 3/4 time, reduce volume
-          8 3/4 140       # normal volume again
-verse2:   12 120          # back to 4/4 (implied)
-chorus2:  16 140          # jump to 140 bpm
-outro:    6 140
-          2 140-80        # ritardando over the last 2 bars
-
-"""
 
 /// Onsets of a 16-bit WAV: the first non-zero sample after at least `gap` silent ones.
 func wavOnsets(_ url: URL, gap: Int = 2000) throws -> [Int64] {
@@ -73,10 +60,10 @@ func eventObjects(_ url: URL) throws -> [[String: Any]] {
     static let klickInstalled = FileManager.default.isExecutableFile(atPath: "/usr/bin/klick")
 
     @Test(.enabled(if: klickInstalled, "klick is not installed (apt-get install -y klick)"))
-    func klickExampleMapMatchesKlickAndTheExactModel() throws {
+    func klickManualMapMatchesKlickAndTheExactModel() throws {
         let dir = scratchFolder()
         let map = dir.appendingPathComponent("example.map")
-        try klickExampleMap.write(to: map, atomically: true, encoding: .utf8)
+        try klickManualMap.write(to: map, atomically: true, encoding: .utf8)
         let klickWav = dir.appendingPathComponent("klick.wav")
         let klick = Process()
         klick.executableURL = URL(fileURLWithPath: "/usr/bin/klick")
@@ -97,7 +84,7 @@ func eventObjects(_ url: URL) throws -> [[String: Any]] {
         for (a, b) in zip(ours, theirs) { histogram[a - b, default: 0] += 1 }
         #expect(Set(histogram.keys).isSubset(of: [0, 1]), "\(histogram)")
         // And every onset is the exact model's.
-        let song = try KlickTempoMap(parsing: klickExampleMap).song(name: "example")
+        let song = try KlickTempoMap(parsing: klickManualMap).song(name: "example")
         #expect(ours == SongTimeline(song: song, sampleRate: 48000).map(\.sample))
         // The file ends where klick's does: the map's end, 7756341.
         #expect(try wavFrames(wav) == 7_756_341)
@@ -211,13 +198,13 @@ func eventObjects(_ url: URL) throws -> [[String: Any]] {
         #expect(run.status == 2 && run.stderr.contains("'one', 'two'"))
 
         let map = dir.appendingPathComponent("example.map")
-        try klickExampleMap.write(to: map, atomically: true, encoding: .utf8)
+        try klickManualMap.write(to: map, atomically: true, encoding: .utf8)
         let toml = dir.appendingPathComponent("example.toml")
         run = try tactus(["import-klick", map.path, "-o", toml.path])
         #expect(run.status == 0, "\(run.stderr)")
         let library = try SongFile.decode(String(contentsOf: toml, encoding: .utf8), file: "example.toml")
         #expect(library.songs.map(\.name) == ["example"])
-        #expect(library.songs[0] == (try KlickTempoMap(parsing: klickExampleMap).song(name: "example")))
+        #expect(library.songs[0] == (try KlickTempoMap(parsing: klickManualMap).song(name: "example")))
         // The TOML renders the same clicks as the map.
         let fromMap = dir.appendingPathComponent("m.jsonl")
         _ = try tactus(["render", "--tempo-map", map.path, "--rate", "8000", "--channels", "1", "--events", fromMap.path, "-o", wav.path])
