@@ -305,18 +305,31 @@ extension TOMLParser {
     }
 
     mutating func parseMultilineBasicString() throws(TOMLError) -> String {
+        try parseMultilineString(quote: UInt8(ascii: "\""), escapes: true)
+    }
+
+    mutating func parseMultilineLiteralString() throws(TOMLError) -> String {
+        try parseMultilineString(quote: UInt8(ascii: "'"), escapes: false)
+    }
+
+    /// A multi-line string after its opening three quotes: basic (`escapes`: backslash
+    /// escapes and line-ending backslashes) or literal (every byte as written).
+    private mutating func parseMultilineString(quote: UInt8, escapes: Bool) throws(TOMLError) -> String {
         index += 3
         skipFirstNewline()
         var out: [UInt8] = []
         while true {
-            guard let c = current else { throw error("unterminated multi-line string: expected '\"\"\"'") }
-            if c == UInt8(ascii: "\""), let extra = closingRun(c) {
+            guard let c = current else {
+                let closing = String(repeating: Character(Unicode.Scalar(quote)), count: 3)
+                throw error("unterminated multi-line string: expected \(quote == UInt8(ascii: "'") ? "\"\(closing)\"" : "'\(closing)'")")
+            }
+            if c == quote, let extra = closingRun(c) {
                 guard extra <= 2 else { throw error("too many quotes at the end of a multi-line string") }
                 out.append(contentsOf: Array(repeating: c, count: extra))
                 index += extra + 3
                 break
             }
-            if c == UInt8(ascii: "\\") {
+            if escapes && c == UInt8(ascii: "\\") {
                 // Line-ending backslash: drop it and all whitespace and newlines after it.
                 var look = index + 1
                 while look < bytes.count, bytes[look] == UInt8(ascii: " ") || bytes[look] == UInt8(ascii: "\t") { look += 1 }
@@ -329,30 +342,6 @@ extension TOMLParser {
                 }
                 try parseEscape(into: &out)
                 continue
-            }
-            if atNewline {
-                out.append(UInt8(ascii: "\n"))
-                consumeNewline()
-                continue
-            }
-            try checkStringByte(c)
-            out.append(c)
-            index += 1
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    mutating func parseMultilineLiteralString() throws(TOMLError) -> String {
-        index += 3
-        skipFirstNewline()
-        var out: [UInt8] = []
-        while true {
-            guard let c = current else { throw error("unterminated multi-line string: expected \"'''\"") }
-            if c == UInt8(ascii: "'"), let extra = closingRun(c) {
-                guard extra <= 2 else { throw error("too many quotes at the end of a multi-line string") }
-                out.append(contentsOf: Array(repeating: c, count: extra))
-                index += extra + 3
-                break
             }
             if atNewline {
                 out.append(UInt8(ascii: "\n"))
