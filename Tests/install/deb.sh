@@ -9,17 +9,7 @@
 # Run by Tests/install/run.sh (make test, make test-install), or alone. About 10 seconds.
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$repo"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tactus-deb-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-checks=0
-fail() { echo "deb test: FAIL: $*" >&2; [ -f "$tmp/log" ] && sed 's/^/    | /' "$tmp/log" >&2; exit 1; }
-ok() { checks=$((checks + 1)); }
-expect_file() { [ -f "$1" ] || fail "missing $1"; ok; }
-expect_absent() { [ ! -e "$1" ] && [ ! -L "$1" ] || fail "should not exist: $1"; ok; }
-expect_same() { cmp -s "$1" "$2" || fail "$2 differs from $1"; ok; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" deb
 
 # dpkg-dev (dpkg-parsechangelog, dpkg-shlibdeps) and dtc, installed when missing.
 scripts/install-deps.sh deb >"$tmp/log" 2>&1 || fail "scripts/install-deps.sh deb failed"

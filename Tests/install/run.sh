@@ -10,17 +10,7 @@
 # Run by `make test` after the Swift tests, or alone: Tests/install/run.sh (or make test-install).
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$repo"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tactus-install-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-checks=0
-fail() { echo "install test: FAIL: $*" >&2; [ -f "$tmp/log" ] && sed 's/^/    | /' "$tmp/log" >&2; exit 1; }
-ok() { checks=$((checks + 1)); }
-expect_file() { [ -f "$1" ] || fail "missing $1"; ok; }
-expect_absent() { [ ! -e "$1" ] || fail "should not exist: $1"; ok; }
-expect_same() { cmp -s "$1" "$2" || fail "$2 differs from $1"; ok; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" install
 
 # Runs `make install|uninstall` with the stub binary; extra arguments are make variables.
 run_make() {
