@@ -266,7 +266,14 @@ public final class Box: @unchecked Sendable {
             case .silentPractice(let on):
                 silentPractice = on
                 indicatorScheduler.settings.buzzerPulses = on
-                do { try engine.apply(audible(settings)) } catch { report("\(error)") }
+                do {
+                    // A song holds its volumes per stretch: the mute starts from here.
+                    if state.practice.isLoaded {
+                        try engine.applyDuringSong(audible(settings), tempo: nil, pattern: false)
+                    } else {
+                        try engine.apply(audible(settings))
+                    }
+                } catch { report("\(error)") }
             case .buzzer(let cue, let at):
                 let feedback: WheelFeedback = cue == .tick ? .tick : .bump
                 emit(indicatorScheduler.wheelPulse(feedback, edgeNanoseconds: at.nanoseconds, nowNanoseconds: now.nanoseconds),
