@@ -45,6 +45,11 @@ let scenarios = [
     Scenario(name: "999 BPM 4/4, layers 2,3,4,5, 10 min", bpm: 999, meter: "4/4", subdivisions: "2,3,4,5", bars: 2498),
 ]
 
+if CommandLine.arguments.contains("--songs") {
+    runSongBench()
+    exit(0)
+}
+
 print("# Offline render to a WAV file (48 kHz, mono, s16, as klick -W writes), best of 3")
 let klick = ["/usr/bin/klick", "/usr/local/bin/klick"].first { FileManager.default.isExecutableFile(atPath: $0) }
 for scenario in scenarios {
@@ -219,3 +224,5 @@ for (label, clip) in [("built-in woodblock clips", nil), ("2 s clips (longest al
     print("\(label): up to \(r.voices) voices; p50 \(String(format: "%.1f", r.p50 * 1e6)) us, p99 \(String(format: "%.1f", r.p99 * 1e6)) us, max \(String(format: "%.1f", r.max * 1e6)) us = \(String(format: "%.2f", r.max / budget * 100)) % of budget (p99 \(String(format: "%.2f", r.p99 / budget * 100)) %); max thread CPU time \(String(format: "%.1f", r.cpuMax * 1e6)) us = \(String(format: "%.2f", r.cpuMax / budget * 100)) %")
     print("  render thread during 40000 calls with changes: \(r.counts.allocations) allocations, \(r.counts.frees) frees, \(r.counts.locks) locks, \(r.counts.writes) writes")
 }
+
+runSongBench()

@@ -71,8 +71,45 @@ public final class ClickEngine {
         publish()
     }
 
+    /// Frames between the renderer's clock and the sample a live song change is planned
+    /// for: 0 offline (changes are applied between render calls); on a live device at least
+    /// one period, so the render thread takes the change up before its sample.
+    public var songChangeLead: Int64 = 0
+
+    /// A live change while the song plays (see `SongChange`): `settings` become the
+    /// engine's (their sound and volumes play from the change on); `tempo` re-times the
+    /// rest of the current section; with `pattern` its accents, subdivisions, swing, groove
+    /// and poly layers replace the section's. Returns the change's sample from the song's
+    /// start, or nil when no song is playing (then it is a plain `apply`).
+    @discardableResult
+    public func applyDuringSong(_ newSettings: MetronomeSettings, tempo: SongChange.TempoChange?, pattern: Bool) throws -> Int64? {
+        let sounds = try soundSet(named: newSettings.sound)
+        guard isPlaying, let song else {
+            try apply(newSettings)
+            return nil
+        }
+        let origin = renderer.songStart
+        // Not yet started on the render thread: the change holds from the song's start.
+        let at = origin.epoch == transportEpoch ? max(renderer.sampleClock + songChangeLead - origin.sample, 0) : 0
+        let from = max(at, song.changes.last?.sample ?? 0)
+        settings = newSettings
+        if from < song.endSample {
+            self.song = try song.changed(SongChange(sample: from, tempo: tempo, pattern: pattern ? newSettings : nil),
+                                         mix: SongMix(sample: from, sounds: sounds, volumes: newSettings.volumes),
+                                         sampleRate: renderer.sampleRate)
+        }
+        publish()
+        return from
+    }
+
     /// Starts at the beginning of a bar with the next render call.
     public func start() {
+        if let song, !song.changes.isEmpty || song.mixes.count > 1 {
+            // Live changes hold for one play; a new start plays the song as written.
+            self.song = try? SongSchedule(songs: song.songs, seed: song.seed, sounds: soundSets[settings.sound] ?? song.mixes[0].sounds,
+                                          volumes: settings.volumes, sampleRate: renderer.sampleRate,
+                                          bars: song.bars, samples: song.samples)
+        }
         transportEpoch &+= 1
         isPlaying = true
         publish()

@@ -6,6 +6,8 @@ import TactusCore
 public struct TimedChange: Sendable {
     public enum Action: Sendable {
         case apply(MetronomeSettings)
+        /// A live change while a song plays (`ClickEngine.applyDuringSong`).
+        case changeSong(MetronomeSettings, tempo: SongChange.TempoChange?, pattern: Bool)
         case start
         case stop
     }
@@ -58,6 +60,8 @@ public enum OfflineRender {
             while nextChange < pending.count && pending[nextChange].sample <= now {
                 switch pending[nextChange].action {
                 case .apply(let settings): try engine.apply(settings)
+                case .changeSong(let settings, let tempo, let pattern):
+                    try engine.applyDuringSong(settings, tempo: tempo, pattern: pattern)
                 case .start: engine.start()
                 case .stop: engine.stop()
                 }

@@ -26,6 +26,8 @@ public final class ClickRenderer: @unchecked Sendable {
     private let publishedVoices = Atomic<Int>(0)
     private let publishedFramesUntilSilent = Atomic<Int>(0)
     private let publishedPlaying = Atomic<Bool>(false)
+    private let publishedSongOrigin = Atomic<Int64>(0)
+    private let publishedEpoch = Atomic<UInt64>(0)
 
     // Render-thread state.
     private var current: UnsafeMutableRawPointer?
@@ -132,6 +134,8 @@ public final class ClickRenderer: @unchecked Sendable {
         publishedVoices.store(voices.activeCount, ordering: .relaxed)
         publishedFramesUntilSilent.store(voices.framesUntilSilent, ordering: .relaxed)
         publishedPlaying.store(playing, ordering: .relaxed)
+        publishedSongOrigin.store(songOrigin, ordering: .relaxed)
+        publishedEpoch.store(appliedEpoch, ordering: .relaxed)
     }
 
     private func takePendingProgram() {
@@ -139,13 +143,19 @@ public final class ClickRenderer: @unchecked Sendable {
         let new = Unmanaged<EngineProgram>.fromOpaque(incoming)
         new._withUnsafeGuaranteedRef { program in
             let restart = program.transportEpoch != appliedEpoch
-            if program.playing && program.song != nil {
+            if program.playing, let song = program.song {
                 // A song starts from its beginning at each start; a new program without a
                 // new start (a volume change) keeps its place.
-                if restart || !playing || current == nil {
+                let previous = current.flatMap { Unmanaged<EngineProgram>.fromOpaque($0)._withUnsafeGuaranteedRef { $0.song } }
+                if restart || !playing || previous == nil {
                     songOrigin = clock
                     songCursor = 0
+                } else if previous !== song, let sameBefore = song.sameBefore, clock - songOrigin > sameBefore {
+                    // A live change taken up later than planned: go on from here.
+                    songCursor = song.firstIndex(atOrAfter: clock - songOrigin)
                 }
+                // Otherwise the new schedule has the same onsets before the change as the
+                // old one, at the same indices: the cursor stays.
             } else if program.playing {
                 if restart || !playing || current == nil {
                     placement = program.placement(of: .start(atSample: clock))
@@ -382,6 +392,11 @@ public final class ClickRenderer: @unchecked Sendable {
     /// Onsets dropped because every voice was busy.
     public var droppedOnsetCount: Int { droppedOnsets.load(ordering: .relaxed) }
     public var isPlaying: Bool { publishedPlaying.load(ordering: .relaxed) }
+    /// The engine sample at which the song being played started, and the start (transport
+    /// epoch) it belongs to.
+    public var songStart: (sample: Int64, epoch: UInt64) {
+        (publishedSongOrigin.load(ordering: .relaxed), publishedEpoch.load(ordering: .relaxed))
+    }
 
     /// The sample at which bar `bar` (counted from the last start) begins under the program
     /// in use, or nil when stopped.

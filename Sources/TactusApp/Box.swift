@@ -14,6 +14,12 @@ public protocol SettingsPersistence: Sendable {
     func save(_ saved: SavedState) throws
 }
 
+/// Keeps the minutes played per day (the practice log in the state folder). The box adds
+/// each stretch of playing when it stops.
+public protocol PracticeLogStore: Sendable {
+    func addPractice(seconds: Int64) throws
+}
+
 /// Why an LED or the buzzer pulsed.
 public enum PulseReason: Sendable, Hashable {
     case onset(OnsetKind)
@@ -83,6 +89,9 @@ public final class Box: @unchecked Sendable {
         self.report = report
         self.now = time
         self.settings = state.settings
+        // A live song change is planned one period ahead, so the render thread takes it up
+        // before its sample.
+        engine.songChangeLead = Int64(engine.renderer.maxFrameCount)
         perform(state.startupEffects, at: time)
     }
 
@@ -116,6 +125,17 @@ public final class Box: @unchecked Sendable {
     /// Silent practice (a menu setting, set by its effect) mutes the clicks and lets the
     /// buzzer pulse instead, without touching the volumes the musician set.
     private var silentPractice = false
+    /// Where the practice log goes (nil: not kept) and when the current stretch of playing began.
+    public var practiceLog: (any PracticeLogStore)?
+    private var practiceStartedAt: MonotonicTime?
+
+    private func logPractice(until time: MonotonicTime) {
+        guard let started = practiceStartedAt else { return }
+        practiceStartedAt = nil
+        let seconds = (time.nanoseconds - started.nanoseconds) / 1_000_000_000
+        guard seconds > 0, let practiceLog else { return }
+        do { try practiceLog.addPractice(seconds: seconds) } catch { report("practice log: \(error)") }
+    }
     /// The settings the reducer last asked for (the engine may have them muted).
     private var settings: MetronomeSettings
 
@@ -214,25 +234,46 @@ public final class Box: @unchecked Sendable {
         for effect in effects {
             switch effect {
             case .applySettings(let settings):
+                let before = self.settings
                 self.settings = settings
-                do { try engine.apply(audible(settings)) } catch { report("\(error)") }
+                do {
+                    if state.practice.isLoaded {
+                        // During a song: the wheel's tempo ends a ramp; a pattern edit holds
+                        // for the rest of the section.
+                        let pattern = settings.accents != before.accents || settings.subdivisions != before.subdivisions
+                            || settings.swing != before.swing || settings.groove != before.groove || settings.poly != before.poly
+                        try engine.applyDuringSong(audible(settings), tempo: settings.tempo != before.tempo ? .to(settings.tempo.bpm) : nil,
+                                                   pattern: pattern)
+                    } else {
+                        try engine.apply(audible(settings))
+                    }
+                } catch { report("\(error)") }
                 screenChanged = true
                 stateChanged = true
             case .start:
                 engine.start()
+                if practiceStartedAt == nil { practiceStartedAt = time }
                 startPressedAt = time
                 timelines = [] // anchored by the grid the engine publishes at the start
                 screenChanged = true
                 stateChanged = true
             case .stop:
                 engine.stop()
+                logPractice(until: time)
                 timelines = []
                 screenChanged = true
                 stateChanged = true
             case .silentPractice(let on):
                 silentPractice = on
                 indicatorScheduler.settings.buzzerPulses = on
-                do { try engine.apply(audible(settings)) } catch { report("\(error)") }
+                do {
+                    // A song holds its volumes per stretch: the mute starts from here.
+                    if state.practice.isLoaded {
+                        try engine.applyDuringSong(audible(settings), tempo: nil, pattern: false)
+                    } else {
+                        try engine.apply(audible(settings))
+                    }
+                } catch { report("\(error)") }
             case .buzzer(let cue, let at):
                 let feedback: WheelFeedback = cue == .tick ? .tick : .bump
                 emit(indicatorScheduler.wheelPulse(feedback, edgeNanoseconds: at.nanoseconds, nowNanoseconds: now.nanoseconds),
@@ -240,6 +281,12 @@ public final class Box: @unchecked Sendable {
             case .screen:
                 screenChanged = true
                 stateChanged = true
+            case .loadSong(let songs):
+                do {
+                    // An endless song (looped, until stopped) is scheduled an hour ahead.
+                    let endless = songs?.contains(where: \.isEndless) ?? false
+                    try engine.load(songs: songs, samples: endless ? Int64(engine.renderer.sampleRate) * 3600 : nil)
+                } catch { report("song: \(error)") }
             case .save(let saved):
                 do { try persistence.save(saved) } catch {
                     report("saving settings failed: \(error)")
@@ -290,6 +337,11 @@ public final class Box: @unchecked Sendable {
                 inform("first click heard \((heard.nanoseconds - pressed.nanoseconds) / 1_000_000) ms after START")
             }
             observer?.box(self, didStart: event, heardAt: heard)
+            if state.practice.isLoaded && (event.kind.isBeat || event.isCount) {
+                perform(state.handle(.songProgress(section: Int(event.section), bar: event.bar, bpm: event.bpm, at: now)), at: now)
+            }
+            // Dark gap: the LEDs and buzzer rest with the muted bars; else they keep counting.
+            if event.muted && state.saved.preferences.darkGap { continue }
             for pulse in indicatorScheduler.pulses(onsetSample: event.sample, kind: event.kind, layer: Int(event.layer),
                                                    clock: clock, samplesPerBeat: timeline?.samplesPerBeat) {
                 emit(pulse, because: .onset(event.kind))

@@ -67,8 +67,11 @@ public enum BoxAssembly {
                                  encoderContacts: (lines[.encoderA] ?? false, lines[.encoderB] ?? false),
                                  buttonTiming: parts.configuration.buttonTiming, at: now)
         if let problem { logger.warning("settings: \(problem)") }
-        return Box(board: parts.board, state: state, engine: engine, audio: parts.audio, display: parts.display,
-                   indicators: parts.indicators, persistence: parts.persistence, at: now,
-                   report: { logger.warning("\($0)") }, inform: { logger.info("\($0)") })
+        let box = Box(board: parts.board, state: state, engine: engine, audio: parts.audio, display: parts.display,
+                      indicators: parts.indicators, persistence: parts.persistence, at: now,
+                      report: { logger.warning("\($0)") }, inform: { logger.info("\($0)") })
+        // A settings file on disk keeps the practice log beside it.
+        box.practiceLog = parts.persistence as? any PracticeLogStore
+        return box
     }
 }

@@ -10,6 +10,14 @@ import TactusCore
 
 extension SettingsStore: SettingsPersistence {}
 
+/// The practice log lives beside the settings file, in the state folder.
+extension SettingsStore: PracticeLogStore {
+    public func addPractice(seconds: Int64) throws {
+        let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        try PracticeLogFile(path: (folder.isEmpty ? "." : folder) + "/practice.toml").add(seconds: seconds)
+    }
+}
+
 /// Flags shared by `run` and `simulate`: where the configuration, board and state are.
 struct BoxLocations {
     var config: String?

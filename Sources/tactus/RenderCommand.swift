@@ -129,13 +129,24 @@ struct RenderJob {
             let script: ChangeScript
             do { script = try ChangeScript(text: text, file: path) } catch { throw ExitError(error.description) }
             var current = settings
+            if let first = song?.songs.first?.sections.first {
+                // Pattern changes are checked against the song's meter, not --meter's.
+                (current.meter, current.beatUnit) = (first.meter, first.beatUnit)
+            }
             for (seconds, line, step) in script.steps {
                 let sample = (seconds * Rational(Int64(sampleRate))).rounded
                 switch step {
                 case .start: timed.append(TimedChange(sample: sample, action: .start))
                 case .stop: timed.append(TimedChange(sample: sample, action: .stop))
                 case .set(let assignments):
+                    var holdTempo = false
                     for (name, value) in MetronomeSettings.inAssignmentOrder(assignments) {
+                        if song != nil {
+                            if name == "meter" || name == "beat-unit" {
+                                throw ExitError("\(path):\(line): \(name) '\(value)' cannot change during a song: its sections set the meter; allowed: bpm (or bpm=hold), accents, subdivisions, swing, groove, poly, sound, volume")
+                            }
+                            if name == "bpm" && value == "hold" { holdTempo = true; continue }
+                        }
                         do {
                             if name == "sound" {
                                 current.sound = try RenderJob.resolveSound(value, rate: sampleRate, loaded: &loaded, origin: "\(path):\(line): sound")
@@ -149,7 +160,14 @@ struct RenderJob {
                     do { try current.validate() } catch {
                         throw ExitError("\(path):\(line): \(error.field) '\(error.value)' is invalid: \(error.allowed)")
                     }
-                    timed.append(TimedChange(sample: sample, action: .apply(current)))
+                    if song != nil {
+                        let names = Set(assignments.map(\.name))
+                        let tempo: SongChange.TempoChange? = holdTempo ? .hold : names.contains("bpm") ? .to(current.tempo.bpm) : nil
+                        let pattern = !names.isDisjoint(with: ["accents", "subdivisions", "swing", "groove", "poly"])
+                        timed.append(TimedChange(sample: sample, action: .changeSong(current, tempo: tempo, pattern: pattern)))
+                    } else {
+                        timed.append(TimedChange(sample: sample, action: .apply(current)))
+                    }
                 }
             }
         }

@@ -65,7 +65,6 @@ struct SongRequest {
         }
         if o.song != nil && o.tempoMap != nil { throw ExitError("--song and --tempo-map are exclusive: give one of them") }
         if o.songName != nil && o.song == nil { throw ExitError("--song-name needs --song FILE") }
-        if o.changes != nil { throw ExitError("--changes cannot be used with songs, tempo maps, ramps, --count-in or --gap") }
 
         var countIn: CountIn?
         if let text = o.countIn {

@@ -34,11 +34,11 @@ import TactusCore
     }
 
     @Test func shortPushesCycleTheModesOnePushEach() throws {
-        let pushes = (0..<6).map { "\(1 + $0) press wheel\n" }.joined()
-        let (output, _, _) = try simulate(pushes + "8 end\n")
+        let pushes = (0..<7).map { "\(1 + $0) press wheel\n" }.joined()
+        let (output, _, _) = try simulate(pushes + "9 end\n")
         var modes: [String] = []
         for state in output.states where modes.last != state["mode"] as? String { modes.append(state["mode"] as! String) }
-        #expect(modes == ["tempo", "accents", "meter", "subdivisions", "sound", "volumes", "tempo"])
+        #expect(modes == ["tempo", "accents", "meter", "subdivisions", "sound", "volumes", "song", "tempo"])
     }
 
     @Test func aPushedTurnReachesALayerVolumeInTwoActions() throws {

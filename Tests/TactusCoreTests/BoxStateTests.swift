@@ -105,12 +105,12 @@ import Testing
     @Test mutating func oneShortPushPerModeAroundTheRing() throws {
         var b = try box()
         var modes = [b.mode]
-        for _ in 0..<6 {
+        for _ in 0..<7 {
             _ = press(&b, .wheel)
             modes.append(b.mode)
             #expect(b.navigation.fieldIndex == 0)
         }
-        #expect(modes == [.tempo, .accents, .meter, .subdivisions, .sound, .volumes, .tempo])
+        #expect(modes == [.tempo, .accents, .meter, .subdivisions, .sound, .volumes, .song, .tempo])
     }
 
     @Test mutating func everyFieldIsAtMostTwoActionsFromItsModesFirstScreen() throws {
@@ -263,7 +263,7 @@ import Testing
         let effects = b.handle(.detent(1, at: clock.advance(ms: 300)))
         #expect(effects.contains(.silentPractice(true)))
         _ = press(&b, .wheel)
-        turn(&b, 1)
+        turn(&b, 2)                     // Dark gap, then Back
         _ = press(&b, .wheel)           // Back: the root, on "Settings"
         #expect(b.menu == MenuState(page: .root, selected: 2))
     }

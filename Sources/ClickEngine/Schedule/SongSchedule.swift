@@ -30,6 +30,15 @@ public final class SongSchedule: @unchecked Sendable {
 
     public let songs: [Song]
     public let seed: UInt64
+    /// Live changes so far (samples from the song's start).
+    public let changes: [SongChange]
+    /// Sound and volumes from each sample on (the first from 0).
+    let mixes: [SongMix]
+    let bars: Int64?
+    let samples: Int64?
+    /// The onsets before this sample are those of the schedule it was made from by a live
+    /// change (the same, at the same index): the render thread keeps its cursor.
+    let sameBefore: Int64?
     /// Sample (from the song's start) where starting clicks stops: the song's end, bar N's
     /// downbeat, or the requested end.
     public let endSample: Int64
@@ -44,14 +53,32 @@ public final class SongSchedule: @unchecked Sendable {
 
     /// `bars`: stop at the downbeat of the song's bar N; `samples`: stop there; neither:
     /// at the song's end (an endless song needs one of them).
-    init(songs: [Song], seed: UInt64, sounds: SoundSet, volumes: Volumes, sampleRate: Int,
-         bars: Int64?, samples: Int64?) throws(TooLong) {
+    convenience init(songs: [Song], seed: UInt64, sounds: SoundSet, volumes: Volumes, sampleRate: Int,
+                     bars: Int64?, samples: Int64?) throws(TooLong) {
+        try self.init(songs: songs, seed: seed, mixes: [SongMix(sample: 0, sounds: sounds, volumes: volumes)], changes: [],
+                      sampleRate: sampleRate, bars: bars, samples: samples, sameBefore: nil)
+    }
+
+    /// The same song with one more live change at `change.sample` (not before the last one),
+    /// playing `mix` from there.
+    func changed(_ change: SongChange, mix: SongMix, sampleRate: Int) throws(TooLong) -> SongSchedule {
+        try SongSchedule(songs: songs, seed: seed, mixes: mixes + [mix], changes: changes + [change],
+                         sampleRate: sampleRate, bars: bars, samples: samples, sameBefore: change.sample)
+    }
+
+    init(songs: [Song], seed: UInt64, mixes: [SongMix], changes: [SongChange], sampleRate: Int,
+         bars: Int64?, samples: Int64?, sameBefore: Int64?) throws(TooLong) {
         self.songs = songs
         self.seed = seed
+        self.mixes = mixes
+        self.changes = changes
+        self.bars = bars
+        self.samples = samples
+        self.sameBefore = sameBefore
         var table: [ScheduledOnset] = []
-        var timeline = SongTimeline(songs: songs, sampleRate: sampleRate, seed: seed)
+        var timeline = SongTimeline(songs: songs, sampleRate: sampleRate, seed: seed, changes: changes)
         var end: Int64?
-        let master = Float(volumes.master) / 100
+        var mixIndex = 0
         while true {
             guard let o = timeline.next() else {
                 end = timeline.endTime?.rounded
@@ -60,6 +87,9 @@ public final class SongSchedule: @unchecked Sendable {
             if let bars, o.bar >= bars { end = timeline.barStart.bar == o.bar ? timeline.barStart.sample : o.sample; break }
             if let samples, o.sample >= samples { end = samples; break }
             guard table.count < SongSchedule.maximumOnsets else { throw TooLong() }
+            while mixIndex + 1 < mixes.count && mixes[mixIndex + 1].sample <= o.sample { mixIndex += 1 }
+            let (sounds, volumes) = (mixes[mixIndex].sounds, mixes[mixIndex].volumes)
+            let master = Float(volumes.master) / 100
             let clip: Clip
             let volume: Int
             switch o.kind {
@@ -84,9 +114,26 @@ public final class SongSchedule: @unchecked Sendable {
 
     deinit { onsets.deallocate() }
 
+    /// Index of the first onset at or after `sample` (render thread: no allocation).
+    func firstIndex(atOrAfter sample: Int64) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if onsets[mid].sample < sample { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
     /// The label of a section of the first song (events name it).
     public func label(song: Int = 0, section: Int) -> String {
         guard section >= 0, song < songs.count, section < songs[song].sections.count else { return section < 0 ? "count-in" : "" }
         return songs[song].sections[section].label
     }
+}
+
+/// The sound set and volumes a song plays from a sample on.
+struct SongMix {
+    var sample: Int64
+    var sounds: SoundSet
+    var volumes: Volumes
 }

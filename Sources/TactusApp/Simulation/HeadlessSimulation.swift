@@ -103,7 +103,7 @@ public final class HeadlessSimulation: BoxObserver {
 
     public func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime) {
         record(at: time.nanoseconds, """
-            {"t":\(seconds(time.nanoseconds)),"type":"onset","kind":"\(onset.kind.name)","layer":\(onset.layer),"bar":\(onset.bar),"beat":\(onset.beat),"sample":\(onset.sample)\(onset.kind == .poly ? ",\"index\":\(onset.index)" : "")}
+            {"t":\(seconds(time.nanoseconds)),"type":"onset","kind":"\(onset.kind.name)","layer":\(onset.layer),"bar":\(onset.bar),"beat":\(onset.beat),"sample":\(onset.sample)\(onset.kind == .poly ? ",\"index\":\(onset.index)" : "")\(onset.muted ? ",\"muted\":true" : "")}
             """)
     }
 
@@ -162,7 +162,7 @@ public final class HeadlessSimulation: BoxObserver {
         let view = state.screen
         let selected = view.menu.map { JSON.string($0.items[min($0.selected, $0.items.count - 1)]) } ?? "null"
         let layers = s.subdivisions.layers.map { #","sub\#($0)":\#(v.layer($0))"# }.joined()
-        let fields = #""type":"state","bpm":\#(s.tempo.description),"meter":"\#(s.meter)","beat_unit":"\#(s.beatUnit)","accents":"\#(s.accents)","subdivisions":"\#(s.subdivisions)","swing":\#(JSON.optional(s.swing)),"groove":\#(JSON.optional(s.groove)),"poly":"\#(s.poly)","sound":\#(JSON.string(s.sound)),"volume":{"master":\#(v.master),"accent":\#(v.accent),"soft":\#(v.soft),"beat":\#(v.beat)\#(layers),"poly":[\#(v.poly.map(String.init).joined(separator: ","))]},"playing":\#(state.isPlaying),"mode":"\#(state.mode.rawValue)","field":"\#(state.field.name)","menu":\#(selected),"editing":\#(view.menu?.editing ?? false),"dimmed":\#(view.dimmed),"notice":\#(view.notice.map { JSON.string($0.text) } ?? "null")"#
+        let fields = #""type":"state","bpm":\#(s.tempo.description),"meter":"\#(s.meter)","beat_unit":"\#(s.beatUnit)","accents":"\#(s.accents)","subdivisions":"\#(s.subdivisions)","swing":\#(JSON.optional(s.swing)),"groove":\#(JSON.optional(s.groove)),"poly":"\#(s.poly)","sound":\#(JSON.string(s.sound)),"volume":{"master":\#(v.master),"accent":\#(v.accent),"soft":\#(v.soft),"beat":\#(v.beat)\#(layers),"poly":[\#(v.poly.map(String.init).joined(separator: ","))]},"playing":\#(state.isPlaying),"mode":"\#(state.mode.rawValue)","field":"\#(state.field.name)","menu":\#(selected),"editing":\#(view.menu?.editing ?? false),"dimmed":\#(view.dimmed),"notice":\#(view.notice.map { JSON.string($0.text) } ?? "null"),"song":\#(view.song.map(JSON.song) ?? "null")"#
         guard fields != lastState else { return }
         lastState = fields
         record(at: time, "{\"t\":\(seconds(time)),\(fields)}")
@@ -181,4 +181,8 @@ enum JSON {
     static func string(_ text: String) -> String { TOMLWriter.quoted(text) }
     /// The value's text as a JSON string, or null.
     static func optional(_ value: (some CustomStringConvertible)?) -> String { value.map { string($0.description) } ?? "null" }
+    /// The song page: name, section, bar of section ("3/8"), tempo, practice program, playing.
+    static func song(_ v: SongView) -> String {
+        #"{"name":\#(string(v.name)),"section":\#(string(v.section)),"bar":\#(string(v.bar)),"bpm":\#(string(v.bpm)),"program":\#(string(v.program)),"playing":\#(v.playing)}"#
+    }
 }

@@ -10,6 +10,8 @@ public enum Icons {
     public static let meter = sprite("#####.. ...#... .###... ....... #.#.... #####.. ..#....")
     public static let note = sprite("...##.. ...#.#. ...#... ...#... .###... ####... .##....")
     public static let layers = sprite("#..#..# #..#..# #..#..# #..#..# #..#..# #..#..# #######")
+    /// Song mode: a list of sections.
+    public static let song = sprite("####... ....... ######. ....... #####.. ....... ###....")
     public static let volume = sprite("......# .....## ....### ...#### ..##### .###### #######")
 
     /// The largest power of two <= n (1...64): the written note value of 1/n.

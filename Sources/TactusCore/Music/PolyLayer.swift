@@ -39,6 +39,9 @@ public struct PolyLayer: Sendable, Hashable, CustomStringConvertible {
         switch parts.count {
         case 1:
             span = .bar
+        case 2 where parts[1] == "bar":
+            // "3/bar", as the songs notes write it, is "3".
+            span = .bar
         case 2:
             guard parts[1].hasSuffix("b"), let k = Int(parts[1].dropLast()), PolyLayer.range.contains(k) else { throw failure }
             span = .beats(k)

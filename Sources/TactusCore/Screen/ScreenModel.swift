@@ -59,6 +59,8 @@ public struct ScreenModel: Sendable, Hashable {
     public var notice: Notice?
     /// Moves the dimmed screen's content around (one step every few minutes is enough).
     public var dimStep: Int
+    /// The song page's content (song mode).
+    public var song: SongView? = nil
 
     public init(page: Page = .stopped, settings: MetronomeSettings = MetronomeSettings(), marking: String = "",
                 wheelMode: WheelMode = .tempo, field: Field = .tempo, turning: Double = 0,
@@ -96,6 +98,7 @@ public enum ScreenPresenter {
         var model = ScreenModel(
             page: .stopped, settings: settings, marking: view.marking, wheelMode: view.mode, field: view.field,
             turning: view.turning, timeline: playing, notice: view.notice)
+        model.song = view.song
         let soundIndex = state.soundNames.firstIndex(of: settings.sound) ?? 0
         let soundTurning = view.field == .sound && view.menu == nil ? view.turning : 0
         model.soundSets = ScreenChoice(title: "Sound", entries: state.soundNames, position: Double(soundIndex) + soundTurning)

@@ -227,6 +227,8 @@ public enum ScreenRenderer {
             bitmap.blit(Icons.speaker.scaled(by: 2), at: Point(112, 6))
         case (.volumes, let field):
             drawVolumes(settings, field: field, into: &bitmap)
+        case (.song, let field):
+            drawSongPage(model.song, field: field, into: &bitmap)
         }
         // The ring sits on top so pages may use the full width behind it.
         drawModeRing(model.wheelMode, into: &bitmap)
@@ -391,6 +393,7 @@ extension WheelMode {
         case .subdivisions: Icons.layers
         case .sound: Icons.speaker
         case .volumes: Icons.volume
+        case .song: Icons.song
         }
     }
 }

@@ -98,4 +98,43 @@ struct BigInt: Comparable, Sendable {
         let c = compareMagnitude(a.limbs, b.limbs)
         return a.negative ? c > 0 : c < 0
     }
+    var isNegative: Bool { negative }
+
+    /// Bits of the magnitude.
+    var bitWidth: Int {
+        guard let top = limbs.last else { return 0 }
+        return limbs.count * 32 - top.leadingZeroBitCount
+    }
+
+    private func bit(_ i: Int) -> Bool { (limbs[i / 32] >> UInt32(i % 32)) & 1 == 1 }
+
+    /// floor(a / b) and the remainder (0 <= r < b) for a >= 0 and b > 0, by binary long
+    /// division (control side, a few hundred bits at most).
+    static func divide(_ a: BigInt, _ b: BigInt) -> (quotient: BigInt, remainder: BigInt) {
+        precondition(!a.negative && !b.negative && !b.isZero)
+        if a < b { return (BigInt(0 as Int128), a) }
+        var q = [UInt32](repeating: 0, count: a.limbs.count)
+        var r = BigInt(0 as Int128)
+        let one = BigInt(1 as Int128)
+        var i = a.bitWidth - 1
+        while i >= 0 {
+            r = r + r
+            if a.bit(i) { r = r + one }
+            if !(r < b) {
+                r = r - b
+                q[i / 32] |= 1 << UInt32(i % 32)
+            }
+            i -= 1
+        }
+        return (BigInt(limbs: q, negative: false), r)
+    }
+
+    /// The value when it fits 128 bits.
+    var int128: Int128? {
+        guard limbs.count <= 4 else { return nil }
+        var m: UInt128 = 0
+        for limb in limbs.reversed() { m = m << 32 | UInt128(limb) }
+        guard m <= UInt128(Int128.max) else { return nil }
+        return negative ? -Int128(m) : Int128(m)
+    }
 }

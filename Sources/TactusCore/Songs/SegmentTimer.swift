@@ -71,7 +71,7 @@ public struct SegmentTimer {
     }
 
     /// Piece j covers beats [boundary(j), boundary(j + 1)).
-    private func pieceBoundary(_ j: Int64) -> Rational {
+    func pieceBoundary(_ j: Int64) -> Rational {
         switch segment {
         case .stepped(_, _, let every, let unit, _):
             return Rational(j * Int64(every)) * (unit == .bars ? beatsPerBar : .one)
@@ -83,7 +83,7 @@ public struct SegmentTimer {
         }
     }
 
-    private func pieceTempo(_ j: Int64) -> Rational {
+    func pieceTempo(_ j: Int64) -> Rational {
         switch segment {
         case .perBeat(let list): return list[Int(min(j, Int64(list.count - 1)))]
         default: return segment.steppedTempo(j)

@@ -39,7 +39,8 @@ public struct SongSection: Sendable, Hashable {
     public var randomMute: Rational?
     /// Gain in percent, exact (klick's volume 0.5 is 50).
     public var gainPercent: Rational
-    /// Kept verbatim for the rhythm options (swing, poly) until the engine plays them.
+    /// The rhythm options as written (`swing = "2:1"`, `poly = "3"`), played in the
+    /// section's bar (`patternSettings`); checked when the file is read.
     public var swing: String?
     public var poly: String?
 
@@ -65,7 +66,22 @@ public struct SongSection: Sendable, Hashable {
 
     /// The bar's pattern as the engine plays it (tempo and sound do not matter here).
     public var patternSettings: MetronomeSettings {
-        MetronomeSettings(meter: meter, beatUnit: beatUnit, accents: accents, subdivisions: subdivisions)
+        var settings = MetronomeSettings(meter: meter, beatUnit: beatUnit, accents: accents, subdivisions: subdivisions)
+        // Checked by `rhythmProblem` when read; a bad one is left out rather than trapping.
+        if let swing { try? settings.assign("swing", swing) }
+        if let poly { try? settings.assign("poly", poly) }
+        return settings
+    }
+
+    /// Why the section's swing or poly cannot be played in its bar, or nil.
+    public var rhythmProblem: SettingError? {
+        var settings = MetronomeSettings(meter: meter, beatUnit: beatUnit, accents: accents, subdivisions: subdivisions)
+        do {
+            if let swing { try settings.assign("swing", swing) }
+            if let poly { try settings.assign("poly", poly) }
+            try settings.validate()
+        } catch { return error }
+        return nil
     }
 }
 

@@ -215,6 +215,9 @@ public enum SongFile {
         if let p = try percent(s, "gain", range: 0...400) { section.gainPercent = p }
         section.swing = try s.string("swing")
         section.poly = try s.string("poly")
+        if let problem = section.rhythmProblem {
+            throw s.invalid(problem.field == "poly" ? "poly" : "swing", allowed: problem.allowed)
+        }
         // What the tempo needs from the section's length.
         switch section.tempo {
         case .rampTime, .rampBeats:

@@ -43,7 +43,14 @@ public struct SongTimeline: Sequence, IteratorProtocol {
     private var timer: SegmentTimer
     private var pattern: BarPattern
     private var pending: [SongOnset] = []
+    /// The position (beats from the section start) of each pending onset.
+    private var pendingBeats: [Rational] = []
     private var pendingIndex = 0
+    /// songBeat at the bar being played.
+    private var barSongBeat: Int64 = 0
+    /// Live changes, by sample from the song's start, and the next one to apply.
+    public let changes: [SongChange]
+    private var changeIndex = 0
     private var finished = false
     /// The bar being played and the sample of its downbeat.
     public private(set) var barStart: (bar: Int64, sample: Int64) = (0, 0)
@@ -52,9 +59,10 @@ public struct SongTimeline: Sequence, IteratorProtocol {
 
     /// `songs` play back to back (a setlist with `advance = "auto"`); only the first one's
     /// count-in is played, the next song's bar 0 is the last one's end.
-    public init(songs: [Song], sampleRate: Int, seed: UInt64 = 0, start: SampleTime = SampleTime(0)) {
+    public init(songs: [Song], sampleRate: Int, seed: UInt64 = 0, start: SampleTime = SampleTime(0), changes: [SongChange] = []) {
         precondition(!songs.isEmpty && songs.allSatisfy { !$0.sections.isEmpty })
         self.songs = songs
+        self.changes = changes.sorted { $0.sample < $1.sample }
         self.sampleRate = sampleRate
         self.seed = seed
         sectionStart = start
@@ -128,22 +136,39 @@ public struct SongTimeline: Sequence, IteratorProtocol {
     /// The bar's onsets, made in one go (a bar is small).
     private mutating func fillBar() -> Bool {
         pending.removeAll(keepingCapacity: true)
+        pendingBeats.removeAll(keepingCapacity: true)
         pendingIndex = 0
         while true {
             if let length = timer.length, Rational(barInSection) * timer.beatsPerBar >= length {
+                // A change before the section's end still moves that end.
+                applyChanges(before: length, inclusive: false)
                 guard endSection() else { return false }
                 continue
             }
             break
         }
         let barStart = Rational(barInSection) * timer.beatsPerBar
+        applyChanges(before: barStart, inclusive: true)
         self.barStart = (songBar, timer.onset(atBeat: barStart))
+        barSongBeat = songBeat
+        appendOnsets(of: pattern, from: nil)
+        if sectionIndex >= 0 { songBeat += Int64(songs[songIndex].sections[sectionIndex].beatCount) }
+        barInSection += 1
+        songBar += 1
+        return true
+    }
+
+    /// Adds the current bar's onsets (at and after position `from`, when given) to `pending`.
+    private mutating func appendOnsets(of pattern: BarPattern, from: BigFraction?) {
+        let barStart = Rational(barInSection) * timer.beatsPerBar
         if sectionIndex == -1 {
             let song = songs[0]
             let beats = song.countIn == .twoBeats ? 2 : song.sections[0].beatCount
             for beat in 0..<beats {
                 let x = barStart + Rational(Int64(beat))
                 guard x < barStart + timer.beatsPerBar else { break }
+                if let from, BigFraction(x) < from { continue }
+                pendingBeats.append(x)
                 pending.append(SongOnset(sample: timer.onset(atBeat: x), kind: beat == 0 && song.countIn != .twoBeats ? .accent : .beat,
                                          isCount: true, layer: 0, bar: songBar, barInSection: barInSection, beat: beat,
                                          section: -1, label: "count-in", song: 0, muted: false, gainPercent: 100,
@@ -155,29 +180,107 @@ public struct SongTimeline: Sequence, IteratorProtocol {
             let barMuted = section.gap.map { $0.unit == .bars && $0.isMuted(songBar) } ?? false
             for onset in pattern.onsets {
                 let x = barStart + onset.offset / unit
-                let beatIndex = songBeat + Int64(onset.beat)
+                if let from, BigFraction(x) < from { continue }
+                let beatIndex = barSongBeat + Int64(onset.beat)
                 var muted = barMuted
                 if let gap = section.gap, gap.unit == .beats, gap.isMuted(beatIndex) { muted = true }
                 if let p = section.randomMute, RandomMute(percent: p, seed: seed).isMuted(beat: beatIndex) { muted = true }
+                pendingBeats.append(x)
                 pending.append(SongOnset(sample: timer.onset(atBeat: x), kind: onset.kind, isCount: false, layer: onset.layer,
                                          bar: songBar, barInSection: barInSection, beat: onset.beat, section: sectionIndex,
                                          label: section.label, song: songIndex, muted: muted,
                                          gainPercent: section.gainPercent, bpm: timer.tempo(atBeat: x)))
             }
-            songBeat += Int64(section.beatCount)
         }
-        barInSection += 1
-        songBar += 1
-        return true
+    }
+
+    /// Applies the live changes that happen before position `x` of the current section (at
+    /// `x` too when `inclusive`): nothing of the bar at `x` is made yet.
+    private mutating func applyChanges(before x: Rational, inclusive: Bool) {
+        while changeIndex < changes.count {
+            let change = changes[changeIndex]
+            let position = timer.position(atSample: change.sample)
+            let limit = BigFraction(x)
+            guard position < limit || (inclusive && !(limit < position)) else { return }
+            apply(change, at: position)
+            changeIndex += 1
+        }
+    }
+
+    /// Re-seats the section at the change: a new tempo continues from the exact position
+    /// `position` reached at the change's sample; a new pattern replaces the section's.
+    private mutating func apply(_ change: SongChange, at position: BigFraction) {
+        if let tempo = change.tempo {
+            let t: Rational = switch tempo {
+            case .to(let t): t
+            case .hold: timer.tempo(atSample: change.sample)
+            }
+            // The section's position 0 at the new tempo: origin + x P / t is x's time.
+            let p = BigFraction(timer.perMinute)
+            let origin = (BigFraction(change.sample) - position * p / BigFraction(t)).sampleTime
+            timer = SegmentTimer(segment: .constant(t), start: origin, lengthInBeats: timer.length,
+                                 beatsPerBar: timer.beatsPerBar, sampleRate: sampleRate)
+        }
+        if let settings = change.pattern, sectionIndex >= 0 {
+            let section = songs[songIndex].sections[sectionIndex]
+            var bar = settings
+            (bar.meter, bar.beatUnit) = (section.meter, section.beatUnit)
+            let candidate = BarPattern(bar)
+            if candidate.gridDenominator != nil { pattern = candidate }
+        }
+    }
+
+    /// A change inside the bar being played: what has played stays; what is still to play
+    /// (at or after the change's sample) is made again from the exact position reached.
+    private mutating func applyInBar(_ change: SongChange) {
+        let position = timer.position(atSample: change.sample)
+        let toPlay = Array(pending[pendingIndex...])
+        let toPlayBeats = Array(pendingBeats[pendingIndex...])
+        pending.removeSubrange(pendingIndex...)
+        pendingBeats.removeSubrange(pendingIndex...)
+        apply(change, at: position)
+        // Due in the half sample before the change (exactly before its position): not yet
+        // played, so played now, on the change's sample.
+        for (onset, x) in zip(toPlay, toPlayBeats) where BigFraction(x) < position {
+            var late = onset
+            late.sample = change.sample
+            pending.append(late)
+            pendingBeats.append(x)
+        }
+        let kept = pending.count
+        if change.pattern != nil && sectionIndex >= 0 {
+            // The counters already point at the next bar.
+            barInSection -= 1
+            songBar -= 1
+            appendOnsets(of: pattern, from: position)
+            barInSection += 1
+            songBar += 1
+        } else {
+            for (onset, x) in zip(toPlay, toPlayBeats) where !(BigFraction(x) < position) {
+                var moved = onset
+                moved.sample = timer.onset(atBeat: x)
+                moved.bpm = timer.tempo(atBeat: x)
+                pending.append(moved)
+                pendingBeats.append(x)
+            }
+        }
+        for i in kept..<pending.count where pending[i].sample < change.sample { pending[i].sample = change.sample }
     }
 
     public mutating func next() -> SongOnset? {
-        while pendingIndex >= pending.count {
-            if finished { return nil }
-            if !fillBar() { finished = true; return nil }
+        while true {
+            while pendingIndex >= pending.count {
+                if finished { return nil }
+                if !fillBar() { finished = true; return nil }
+            }
+            if changeIndex < changes.count && pending[pendingIndex].sample >= changes[changeIndex].sample {
+                applyInBar(changes[changeIndex])
+                changeIndex += 1
+                continue
+            }
+            defer { pendingIndex += 1 }
+            return pending[pendingIndex]
         }
-        defer { pendingIndex += 1 }
-        return pending[pendingIndex]
     }
 
     /// The exact time at which the song (or songs) ends: nil while still playing (walk

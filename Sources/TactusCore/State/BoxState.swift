@@ -58,6 +58,8 @@ public struct BoxView: Sendable, Hashable {
     public var notice: Notice?
     /// The knob's position between detents (-1 < x < 1), so rings turn part-way with it.
     public var turning: Double
+    /// Song mode, or a song playing: what the song page shows.
+    public var song: SongView? = nil
 }
 
 public struct MenuModel: Sendable, Hashable {
@@ -87,6 +89,8 @@ public struct BoxState: Sendable {
     public internal(set) var now: MonotonicTime
     public internal(set) var tempo: TempoControl
     public internal(set) var saves = SaveSchedule()
+    /// Song mode: the song chosen, the practice program, where the song is.
+    public internal(set) var practice = SongPractice()
     public let soundNames: [String]
 
     var decoder: QuadratureDecoder
@@ -143,6 +147,7 @@ public struct BoxState: Sendable {
         if let d = tempo.nextDeadline { deadlines.append(d) }
         if let d = saves.due { deadlines.append(d) }
         if let d = notice?.until { deadlines.append(d) }
+        if let d = practice.timerEnds { deadlines.append(d) }
         if let dim = dimAt, dim > now { deadlines.append(dim) }
         return deadlines.min()
     }
@@ -158,9 +163,10 @@ public struct BoxState: Sendable {
         return BoxView(
             bpm: settings.tempo.description, marking: TempoMarking.of(settings.tempo).name,
             meter: settings.meter.description, isPlaying: isPlaying, mode: mode, field: field,
-            fieldLabel: FieldEditor.label(field), fieldValue: FieldEditor.value(field, in: settings),
+            fieldLabel: FieldEditor.label(field),
+            fieldValue: mode == .song ? SongFields.value(field, in: self) : FieldEditor.value(field, in: settings),
             menu: menu.map(menuModel), dimmed: dimAt.map { now >= $0 } ?? false, notice: notice,
-            turning: decoder.partialDetent * direction)
+            turning: decoder.partialDetent * direction, song: songView)
     }
 
     func menuModel(_ menu: MenuState) -> MenuModel {
@@ -208,10 +214,13 @@ extension BoxState {
                 for event in buttons[button]!.advance(to: now) { effects += gesture(button, event.gesture, at: event.at) }
             }
             effects += tempoChanges(tempo.advance(to: now))
+            effects += practiceTimerCheck()
         case .saveFailed(let message, _):
             show("Settings not saved: \(message)", .problem)
         case .part(let name, let working, _):
             show(working ? "\(name) is back" : "\(name) missing", working ? .info : .problem)
+        case .songProgress(let section, let bar, let bpm, _):
+            songProgress(section: section, bar: bar, bpm: bpm)
         }
         if let until = notice?.until, now >= until { notice = nil }
         navigation.clamp(to: settings)
@@ -233,6 +242,7 @@ extension BoxState {
     // MARK: Buttons
 
     mutating func gesture(_ button: ControlButton, _ gesture: ButtonGesture, at time: MonotonicTime) -> [Effect] {
+        if menu == nil, let effects = songGesture(button, gesture) { return effects }
         switch (button, gesture) {
         case (.footswitch, .press) where saved.preferences.footswitch == .tap:
             return self.gesture(.tap, .press, at: time)
@@ -267,6 +277,11 @@ extension BoxState {
             return turnFieldRing(direction)
         }
         if menu != nil { return menuTurn(direction) }
+        if mode == .song { return songDetent(direction, at: time) }
+        if field == .tempo, practice.isLoaded, let bpm = practice.bpm, Int(bpm.rounded()) != Int(settings.tempo.bpm.doubleValue.rounded()) {
+            // During a song the wheel turns from the tempo playing (a ramp ends there).
+            setTempo(Tempo(clampingWholeBPM: Int(bpm.rounded())))
+        }
         if field == .tempo { return tempoChanges(tempo.detent(direction, at: time)) }
         return [.buzzer(FieldEditor.adjust(field, by: direction, in: &settings, soundNames: soundNames) ? .tick : .bump, at: time)]
     }

@@ -15,7 +15,7 @@ public enum MenuPage: Sendable, Hashable {
 
 /// A box setting changed in Menu > Settings.
 public enum PreferenceField: Sendable, Hashable, CaseIterable {
-    case momentum, tapTolerance, screenDim, footswitch, silentPractice
+    case momentum, tapTolerance, screenDim, footswitch, silentPractice, darkGap
 
     public static let screenDimChoices = [0, 10, 30, 60, 120, 300, 600, 1800, 3600]
 
@@ -26,6 +26,7 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .screenDim: "Screen dim"
         case .footswitch: "Footswitch"
         case .silentPractice: "Silent practice"
+        case .darkGap: "Dark gap"
         }
     }
 
@@ -36,6 +37,7 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .screenDim: p.screenDimSeconds == 0 ? "never" : "\(p.screenDimSeconds) s"
         case .footswitch: p.footswitch == .tap ? "tap" : "start"
         case .silentPractice: p.silentPractice ? "on" : "off"
+        case .darkGap: p.darkGap ? "on" : "off"
         }
     }
 
@@ -53,6 +55,7 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
             p.screenDimSeconds = choices[min(max(i + direction, 0), choices.count - 1)]
         case .footswitch: p.footswitch = p.footswitch == .tap ? .startStop : .tap
         case .silentPractice: p.silentPractice.toggle()
+        case .darkGap: p.darkGap.toggle()
         }
         return p
     }

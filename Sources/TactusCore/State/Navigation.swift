@@ -4,6 +4,8 @@
 /// is one more case here plus its fields in `fields(for:)` and its edits in `FieldEditor`.
 public enum WheelMode: String, Sendable, Hashable, CaseIterable {
     case tempo, accents, meter, subdivisions, sound, volumes
+    /// Songs and practice programs (SongMode.swift).
+    case song
 
     public var next: WheelMode {
         let all = WheelMode.allCases
@@ -20,6 +22,7 @@ public enum WheelMode: String, Sendable, Hashable, CaseIterable {
         case .subdivisions: [.subdivisions] + Subdivisions.range.map(Field.layer)
         case .sound: [.sound]
         case .volumes: [.volume(.master), .volume(.accent), .volume(.beat)] + settings.subdivisions.layers.map { .volume(.layer($0)) }
+        case .song: [.song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer]
         }
     }
 }
@@ -63,6 +66,9 @@ public enum Field: Sendable, Hashable {
     case layer(Int)
     case sound
     case volume(VolumeChannel)
+    /// Song mode (SongMode.swift): the song, the section to start from or jump to, the
+    /// speed trainer's step and interval, the gap click and the practice timer.
+    case song, songSection, trainerStep, trainerBars, gap, practiceTimer
 }
 
 extension Field {
@@ -81,6 +87,12 @@ extension Field {
         case .layer(let n): "layer-\(n)"
         case .sound: "sound"
         case .volume(let channel): "volume-\(channel.name)"
+        case .song: "song"
+        case .songSection: "section"
+        case .trainerStep: "trainer-step"
+        case .trainerBars: "trainer-bars"
+        case .gap: "gap"
+        case .practiceTimer: "practice-timer"
         }
     }
 }
@@ -161,7 +173,7 @@ public enum FieldEditor {
             return new == value ? nil : new
         }
         switch field {
-        case .tempo:
+        case .tempo, .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer:
             return false
         case .accentEvery:
             guard let n = step(accentEvery(settings) ?? 0, in: 0...settings.beatCount) else { return false }
@@ -227,6 +239,7 @@ public enum FieldEditor {
         case .layer(let n): "layer \(n)"
         case .sound: "sound"
         case .volume(let channel): "\(channel.name) volume"
+        case .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer: SongFields.label(field)
         }
     }
 
@@ -242,6 +255,7 @@ public enum FieldEditor {
         case .layer(let n): settings.subdivisions.layers.contains(n) ? "on" : "off"
         case .sound: settings.sound
         case .volume(let channel): "\(channel.value(in: settings.volumes))%"
+        case .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer: ""
         }
     }
 }

@@ -17,6 +17,9 @@ public struct Preferences: Sendable, Hashable {
     public var footswitch = FootswitchFunction.startStop
     /// Silent practice: the clicks are muted and the buzzer pulses with them instead.
     public var silentPractice = false
+    /// Dark gap: in a gap click's muted bars the LEDs and buzzer rest too (else they keep
+    /// counting, visual only).
+    public var darkGap = false
 
     public init() {}
 }

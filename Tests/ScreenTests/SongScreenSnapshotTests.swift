@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Testing
+import TactusCore
+
+/// The song page: stopped (song, start section, its tempo), playing a ramp (section, bar
+/// of section, the tempo with tenths) with the beat strip, and a practice field.
+@Suite struct SongScreenSnapshotTests {
+    @Test func songPages() {
+        let settings = makeSettings(bpm: "120")
+        let stopped = SongView(name: "Blue Bossa", section: "intro", bar: "-", bpm: "100", program: "", playing: false,
+                               fieldValue: "Blue Bossa")
+        let playing = SongView(name: "Blue Bossa", section: "head", bar: "3/8", bpm: "117.3", program: "+5/4 gap 2:1 20 min",
+                               playing: true, fieldValue: "head")
+        let timeline = BeatTimeline(settings: settings, sampleRate: 48000, downbeatSample: .zero)
+        let cases: [(String, Field, SongView, BeatTimeline?)] = [
+            ("mode-song-stopped", .song, stopped, nil),
+            ("mode-song-playing", .songSection, playing, timeline),
+            ("mode-song-trainer", .trainerStep, SongView(name: "As set", section: "as set", bar: "-", bpm: "120",
+                                                         program: "+5/4", playing: false, fieldValue: "+5 BPM"), nil),
+            ("mode-song-gap", .gap, SongView(name: "As set", section: "as set", bar: "-", bpm: "120",
+                                              program: "gap 2:1", playing: false, fieldValue: "2:1"), nil),
+        ]
+        for (name, field, song, timeline) in cases {
+            var model = ScreenModel(page: timeline == nil ? .stopped : .playing, settings: settings, marking: "Allegro",
+                                    wheelMode: .song, field: field, timeline: timeline)
+            model.song = song
+            Snapshot.assertMatches(ScreenRenderer.render(model, heardSample: 6000), named: name)
+        }
+    }
+}

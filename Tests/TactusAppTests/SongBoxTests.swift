@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
+import Testing
+import TactusApp
+import TactusCore
+
+/// The song mode on the whole simulated box: pushes to the mode, a turn chooses the song,
+/// START plays it with its count-in at exact samples; the footswitch jumps to the next
+/// section; the state lines follow section, bar and tempo; dark gap rests the LEDs.
+@Suite struct SongBoxTests {
+    static func saved(darkGap: Bool = false) -> SavedState {
+        var saved = SavedState(library: SongLibrary(songs: [
+            Song(name: "Blue", countIn: .bars(1), sections: [
+                SongSection(label: "intro", bars: 1, tempo: .constant(120)),
+                SongSection(label: "head", bars: 2, meter: try! Meter(3, 4), tempo: .constant(90), gap: GapPattern(play: 1, mute: 1)),
+            ]),
+        ]))
+        saved.preferences.darkGap = darkGap
+        return saved
+    }
+
+    /// Six pushes reach the song mode (1 ... 6 s), a turn chooses Blue, START at 8 s.
+    static let script = (0..<6).map { "\(1 + $0) press wheel\n" }.joined() + "7 turn +1 over 0.1\n8 press start\n"
+
+    @Test func startPlaysTheChosenSongWithItsCountInAndTheScreenFollows() throws {
+        let (output, _, _) = try simulate(Self.script + "16 end\n", saved: Self.saved())
+        let onsets = output.events("onset")
+        let start = try #require(onsets.first?["sample"] as? Int)
+        // Count-in 4 beats at 120, intro 4 beats at 120, head 2 bars of 3/4 at 90; the gap
+        // 1:1 counts from the song's bar 0, so bar 1 (head's first) is muted.
+        let expected = [0, 24000, 48000, 72000, 96000, 120000, 144000, 168000, 192000, 224000, 256000, 288000, 320000, 352000]
+        #expect(onsets.map { ($0["sample"] as! Int) - start } == expected)
+        #expect(onsets.indices.filter { onsets[$0]["muted"] as? Bool == true } == [8, 9, 10])
+        let songs = output.states.compactMap { $0["song"] as? [String: Any] }
+        #expect(songs.contains { $0["section"] as? String == "head" && $0["bar"] as? String == "2/2" && $0["bpm"] as? String == "90" })
+        #expect(songs.contains { $0["section"] as? String == "intro" && $0["bar"] as? String == "1/1" && $0["bpm"] as? String == "120" })
+        #expect(output.states.last?["mode"] as? String == "song")
+    }
+
+    @Test func darkGapRestsTheLEDsInTheMutedBar() throws {
+        for dark in [false, true] {
+            let (output, _, _) = try simulate(Self.script + "16 end\n", saved: Self.saved(darkGap: dark))
+            let onsets = output.events("onset")
+            let muted = Set(onsets.filter { $0["muted"] as? Bool == true }.map { $0["t"] as! Double })
+            #expect(muted.count == 3)
+            let lit = output.events("led").filter { $0["on"] as? Bool == true }.map { $0["t"] as! Double }
+            // Visual only: the LEDs keep counting through the gap; dark gap: none lights in it.
+            #expect(muted.allSatisfy { t in lit.contains { abs($0 - t) < 0.001 } } == !dark)
+            #expect(muted.allSatisfy { t in !lit.contains { abs($0 - t) < 0.001 } } == dark)
+        }
+    }
+
+    @Test func footswitchJumpsToTheNextSection() throws {
+        let (output, _, _) = try simulate(Self.script + "9 press footswitch\n12 end\n", saved: Self.saved())
+        let onsets = output.events("onset")
+        // From 9 s the song plays again from "head": 3/4 at 90, no count-in.
+        let jump = try #require(onsets.firstIndex { ($0["t"] as! Double) >= 9 })
+        let after = onsets[jump...].map { $0["sample"] as! Int }
+        #expect(zip(after.dropFirst(), after).prefix(5).allSatisfy { $0 - $1 == 32000 })
+        #expect(output.states.compactMap { $0["song"] as? [String: Any] }.last?["section"] as? String == "head")
+    }
+}
