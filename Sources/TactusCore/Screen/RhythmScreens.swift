@@ -56,8 +56,8 @@ enum RhythmScreens {
         label(layerText, at: Point(right - SmallFont.width(of: layerText), 6), focused: field == .swingLayer, into: &bitmap)
 
         // Two pairs across x 28...120 (a pair is 46 px): notes at 0, p, 1, 1 + p.
-        let x0 = 28, pairWidth = 46, baseline = 36, top = 20
-        for even in 0...4 { bitmap.dottedVLine(x0 + even * pairWidth / 2 + 2, 38, 40) }
+        let x0 = 28, pairWidth = 46, baseline = 31, top = 17
+        for even in 0...4 { bitmap.dottedVLine(x0 + even * pairWidth / 2 + 2, 33, 35) }
         for pair in 0..<2 {
             let first = x0 + pair * pairWidth
             let second = first + ScreenMath.pixel((p * Rational(Int64(pairWidth))).doubleValue)
@@ -68,23 +68,22 @@ enum RhythmScreens {
 
         // The percent and the ratio of the pair.
         let percent = RhythmField.percentText(p)
-        label(percent, at: Point(left, 44), focused: field == .swingPercent, into: &bitmap)
+        label(percent, at: Point(left, 39), focused: field == .swingPercent, into: &bitmap)
         let ratio = Groove.swingText(p, .ratio)
-        SmallFont.draw(ratio, at: Point(right - SmallFont.width(of: ratio), 44), into: &bitmap)
+        SmallFont.draw(ratio, at: Point(right - SmallFont.width(of: ratio), 39), into: &bitmap)
 
         // The ladder: 1/2 ... 3/4 across the page, a tick and a tuplet number at each step.
         func x(_ q: Rational) -> Int {
             let t = min(max(((q - Rational(1, 2)) * Rational(4)).doubleValue, -0.04), 1.04)
             return 30 + ScreenMath.pixel(t * 90)
         }
-        let y = 57
+        let y = 58
         bitmap.hline(x(Rational(1, 2)), x(Rational(3, 4)), y)
         for step in ladder {
             bitmap.vline(x(step.p), y - 2, y)
-            SmallFont.draw("\(step.layer)", centeredAt: x(step.p) + 1, y: y - 10 + 1, into: &bitmap)
+            SmallFont.draw("\(step.layer)", centeredAt: x(step.p) + 1, y: y - 10, into: &bitmap)
         }
         bitmap.caretUp(tip: Point(x(p), y + 2), size: 3)
-        _ = top
     }
 
     // MARK: groove
@@ -163,16 +162,18 @@ enum RhythmScreens {
     // MARK: poly
 
     /// m-over-n boxes: the bar's beats as a row of boxes, each poly layer a row below over
-    /// the same width (onsets outlined, Euclidean rests dotted); the layer being set is
-    /// numbered in a filled box, its value on the top line.
+    /// the same width (onsets outlined, Euclidean rests dotted); the layer being set has an
+    /// arrow, its value is boxed on the top line.
     static func drawPoly(_ settings: MetronomeSettings, field: RhythmField, into bitmap: inout Bitmap) {
         let focusLayer: Int
         switch field {
         case .polyCount(let m), .polySpan(let m): focusLayer = m
         default: focusLayer = 0
         }
-        let top = FieldEditor.label(.rhythm(field)) + ": " + FieldEditor.value(.rhythm(field), in: settings)
-        SmallFont.draw(SmallFont.fitting(top, maxWidth: 102), at: Point(left, 6), into: &bitmap)
+        // "poly 2" and the value being set, boxed: the layer ("5/2b", "off") or its span.
+        SmallFont.draw("poly \(focusLayer)", at: Point(left, 6), into: &bitmap)
+        let value = SmallFont.fitting(FieldEditor.value(.rhythm(field), in: settings), maxWidth: 60)
+        label(value, at: Point(right - SmallFont.width(of: value), 6), focused: true, into: &bitmap)
         let x0 = 32, width = 94, rowHeight = 7, firstRow = 17, gap = 2
         let bar = settings.beatsPerBar
         func x(_ beats: Rational) -> Int { x0 + ScreenMath.pixel((beats / bar * Rational(Int64(width))).doubleValue) }
@@ -195,13 +196,9 @@ enum RhythmScreens {
         for row in 0..<min(layers.count + 1, PolyLayer.maximumLayers) {
             let m = row + 1
             let y = firstRow + (row + 1) * (rowHeight + gap)
-            let tag = Rect(x: 22, y: y, width: 7, height: rowHeight)
-            if m == focusLayer {
-                bitmap.fill(tag)
-                SmallFont.draw("\(m)", at: Point(23, y), into: &bitmap, .clear)
-            } else {
-                SmallFont.draw("\(m)", at: Point(23, y), into: &bitmap)
-            }
+            SmallFont.draw("\(m)", at: Point(22, y), into: &bitmap)
+            // The layer being set: an arrow between its number and its row.
+            if m == focusLayer { bitmap.arrow(tip: Point(31, y + 3), direction: 1, size: 4) }
             guard row < layers.count else {
                 // The next layer, not yet on: a dotted line to turn it on from.
                 bitmap.dottedHLine(x0, x0 + width, y + rowHeight / 2)
@@ -221,11 +218,12 @@ enum RhythmScreens {
         }
     }
 
-    /// The poly volume's icon (7x7): m short bars over a long one.
+    /// The poly volume's icon (7x7): m short strokes (layer m) over a bracket.
     static func drawPolyIcon(_ m: Int, at origin: Point, _ mode: DrawMode, into bitmap: inout Bitmap) {
-        for i in 0..<min(m, 4) { bitmap.fill(Rect(x: origin.x + i * 2, y: origin.y, width: 1, height: 4), mode) }
+        let columns = [[3], [1, 5], [1, 3, 5], [0, 2, 4, 6]][min(max(m, 1), 4) - 1]
+        for column in columns { bitmap.vline(origin.x + column, origin.y, origin.y + 3, mode) }
         bitmap.hline(origin.x, origin.x + 6, origin.y + 6, mode)
-        bitmap.vline(origin.x, origin.y + 4, origin.y + 6, mode)
-        bitmap.vline(origin.x + 6, origin.y + 4, origin.y + 6, mode)
+        bitmap.plot(origin.x, origin.y + 5, mode)
+        bitmap.plot(origin.x + 6, origin.y + 5, mode)
     }
 }
