@@ -143,7 +143,10 @@ import Testing
         #expect(b.menu == nil)
         #expect(b.mode == .accents)
         #expect(b.field == .beatAccent(0))
-        // The field ring wraps: back one from "accent every" is the last beat.
+        // The field ring wraps: back one from "accent every" is the Euclidean rotation, then
+        // the Euclidean onsets, then the last beat.
+        _ = pushTurn(&b, -2)
+        #expect(b.field == .rhythm(.euclidRotation))
         _ = pushTurn(&b, -2)
         #expect(b.field == .beatAccent(3))
     }

@@ -103,3 +103,34 @@ import Testing
         #expect(run.stderr.contains("changes.txt:2: accents '3+2' is invalid: the groups add up to 5 but the bar has 4 beats"), "\(run.stderr)")
     }
 }
+
+/// `tactus simulate --headless` with a scripted slow turn on the swing field.
+@Suite struct RhythmSimulateTests {
+    @Test func aScriptedSlowTurnStepsStraightToDotted() throws {
+        let dir = scratchFolder()
+        let script = dir.appendingPathComponent("swing.txt")
+        try """
+            0 press wheel short
+            1 press wheel short
+            2 press wheel short
+            3 turn +9 over 0.9 pushed   # to the swing field
+            5 turn +5 over 5            # slow: one tempered step per detent, the fifth a bump
+            11 end
+            """.write(to: script, atomically: true, encoding: .utf8)
+        let run = try tactus(["simulate", "--headless", "--script", script.path, "--out", dir.appendingPathComponent("o").path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let text = try String(contentsOf: dir.appendingPathComponent("o/events.jsonl"), encoding: .utf8)
+        var swings: [String] = []
+        var buzzes: [String] = []
+        for line in text.split(separator: "\n") {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            if object["type"] as? String == "state" {
+                let swing = object["swing"] as? String ?? "straight"
+                if swings.last != swing { swings.append(swing) }
+            }
+            if object["type"] as? String == "buzzer", let t = object["t"] as? Double, t >= 5 { buzzes.append(object["kind"] as! String) }
+        }
+        #expect(swings == ["straight", "septuplet", "quintuplet", "triplet", "dotted"])
+        #expect(buzzes == ["tick", "tick", "tick", "tick", "bump"])
+    }
+}

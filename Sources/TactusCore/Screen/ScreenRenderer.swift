@@ -208,6 +208,8 @@ public enum ScreenRenderer {
         switch (model.wheelMode, model.field) {
         case (.tempo, _):
             break
+        case (.accents, .rhythm(let field)):
+            RhythmScreens.drawEuclid(settings, field: field, into: &bitmap)
         case (.accents, .beatAccent(let beat)):
             drawAccents(settings, focus: beat, into: &bitmap)
         case (.accents, _):
@@ -218,6 +220,8 @@ public enum ScreenRenderer {
             drawBeatUnitPage(settings.beatUnit, into: &bitmap)
         case (.meter, let field):
             drawMeterPage(settings, focus: field == .denominator ? 1 : 0, into: &bitmap)
+        case (.subdivisions, .rhythm(let field)):
+            RhythmScreens.draw(settings, field: field, into: &bitmap)
         case (.subdivisions, let field):
             drawLayers(settings, field: field, into: &bitmap)
         case (.sound, _):
@@ -343,6 +347,11 @@ public enum ScreenRenderer {
             case .accent: bitmap.fill(icon, mode)
             case .beat: bitmap.strokeRect(Rect(x: icon.x, y: icon.y + 2, width: 7, height: 5), mode)
             case .layer(let n): SmallFont.draw("\(n)", at: Point(icon.x + 1, icon.y), into: &bitmap, mode)
+            case .soft:
+                // As on the accents page: an outline filled to half.
+                bitmap.strokeRect(icon, mode)
+                bitmap.fill(Rect(x: icon.x, y: icon.y + 4, width: 7, height: 3), mode)
+            case .poly(let m): RhythmScreens.drawPolyIcon(m, at: Point(icon.x, icon.y), mode, into: &bitmap)
             }
         }
     }

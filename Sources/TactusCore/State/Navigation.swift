@@ -2,6 +2,8 @@
 /// What the wheel sets. A short push moves to the next mode on this ring, one push per
 /// mode: tempo -> accents -> meter -> subdivisions -> sound -> volumes -> tempo. A new mode
 /// is one more case here plus its fields in `fields(for:)` and its edits in `FieldEditor`.
+/// The rhythm fields (Euclidean accents; swing, groove and poly layers beside the
+/// subdivisions) live in RhythmFields.swift.
 public enum WheelMode: String, Sendable, Hashable, CaseIterable {
     case tempo, accents, meter, subdivisions, sound, volumes
     /// Songs and practice programs (SongMode.swift).
@@ -17,11 +19,15 @@ public enum WheelMode: String, Sendable, Hashable, CaseIterable {
     public func fields(for settings: MetronomeSettings) -> [Field] {
         switch self {
         case .tempo: [.tempo]
-        case .accents: [.accentEvery] + (0..<max(settings.beatCount, 1)).map(Field.beatAccent)
+        case .accents: [.accentEvery] + (0..<max(settings.beatCount, 1)).map(Field.beatAccent) + RhythmField.euclidFields(settings).map(Field.rhythm)
         case .meter: [.numerator, .denominator, .beatUnit]
         case .subdivisions: [.subdivisions] + Subdivisions.range.map(Field.layer)
+            + (RhythmField.swingFields(settings) + RhythmField.polyFields(settings)).map(Field.rhythm)
         case .sound: [.sound]
-        case .volumes: [.volume(.master), .volume(.accent), .volume(.beat)] + settings.subdivisions.layers.map { .volume(.layer($0)) }
+        case .volumes:
+            [.volume(.master), .volume(.accent)] + (RhythmField.usesSoftAccent(settings) ? [.volume(.soft)] : []) + [.volume(.beat)]
+                + settings.soundingLayers.map { .volume(.layer($0)) }
+                + settings.poly.layers.indices.map { .volume(.poly($0 + 1)) }
         case .song: [.song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer]
         }
     }
@@ -30,15 +36,21 @@ public enum WheelMode: String, Sendable, Hashable, CaseIterable {
 /// A volume the musician sets.
 public enum VolumeChannel: Sendable, Hashable {
     case master, accent, beat
+    /// The soft accent (group starts, `o`).
+    case soft
     /// A subdivision layer, 2...9.
     case layer(Int)
+    /// A poly layer, 1...4.
+    case poly(Int)
 
     public var name: String {
         switch self {
         case .master: "master"
         case .accent: "accent"
         case .beat: "beat"
+        case .soft: "soft"
         case .layer(let n): "sub\(n)"
+        case .poly(let m): "poly\(m)"
         }
     }
 
@@ -47,7 +59,9 @@ public enum VolumeChannel: Sendable, Hashable {
         case .master: volumes.master
         case .accent: volumes.accent
         case .beat: volumes.beat
+        case .soft: volumes.soft
         case .layer(let n): volumes.layer(n)
+        case .poly(let m): volumes.polyLayer(m)
         }
     }
 }
@@ -69,6 +83,8 @@ public enum Field: Sendable, Hashable {
     /// Song mode (SongMode.swift): the song, the section to start from or jump to, the
     /// speed trainer's step and interval, the gap click and the practice timer.
     case song, songSection, trainerStep, trainerBars, gap, practiceTimer
+    /// Swing, groove, Euclidean accents and poly layers (RhythmFields.swift).
+    case rhythm(RhythmField)
 }
 
 extension Field {
@@ -93,6 +109,7 @@ extension Field {
         case .trainerBars: "trainer-bars"
         case .gap: "gap"
         case .practiceTimer: "practice-timer"
+        case .rhythm(let field): field.name
         }
     }
 }
@@ -222,6 +239,8 @@ public enum FieldEditor {
         case .volume(let channel):
             guard let v = step(channel.value(in: settings.volumes), in: Volumes.range, by: volumeStep) else { return false }
             try? settings.volumes.set(channel.name, to: v)
+        case .rhythm(let field):
+            return field.adjust(by: direction, in: &settings)
         }
         return true
     }
@@ -240,6 +259,7 @@ public enum FieldEditor {
         case .sound: "sound"
         case .volume(let channel): "\(channel.name) volume"
         case .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer: SongFields.label(field)
+        case .rhythm(let field): field.label
         }
     }
 
@@ -256,6 +276,7 @@ public enum FieldEditor {
         case .sound: settings.sound
         case .volume(let channel): "\(channel.value(in: settings.volumes))%"
         case .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer: ""
+        case .rhythm(let field): field.value(in: settings)
         }
     }
 }
