@@ -85,7 +85,7 @@ struct WAVTests {
         #expect(bytes == [0xFF, 0xFF, 0x7F, 0x01, 0x00, 0x80, 0x00, 0x00, 0x40])
     }
 
-    @Test("s16: eight samples at a time give the same bytes as one at a time")
+    @Test("s16: the vectorized loop gives the rule's bytes (clamp, x 32767 in Double, round half away from zero)")
     func s16VectorPathMatchesTheScalarRule() {
         let encoder = WAVEncoder(sampleRate: 48000, channels: 1, format: .s16)
         var random = SystemRandomNumberGenerator()
@@ -94,6 +94,18 @@ struct WAVTests {
         for k in 0..<200 { signal[Int.random(in: 0..<4096, using: &random)] = Float(Int.random(in: -32767...32767, using: &random)) / 32767 + (k % 2 == 0 ? 0.5 : -0.5) / 32767 }
         var whole: [UInt8] = []
         signal.withUnsafeBufferPointer { encoder.encode($0, into: &whole) }
+        // Every Float next to each half-LSB boundary of a stretch of codes, too.
+        for code in -300...300 {
+            let boundary = Float((Double(code) + 0.5) / 32767)
+            signal += [boundary.nextDown, boundary, boundary.nextUp]
+        }
+        whole = []
+        signal.withUnsafeBufferPointer { encoder.encode($0, into: &whole) }
+        let reference = signal.map { x -> Int16 in
+            x.isNaN ? 0 : Int16((min(1, max(-1, Double(x))) * 32767).rounded(.toNearestOrAwayFromZero))
+        }
+        let values = stride(from: 0, to: whole.count, by: 2).map { Int16(bitPattern: UInt16(whole[$0]) | UInt16(whole[$0 + 1]) << 8) }
+        #expect(values == reference)
         var single: [UInt8] = []
         for x in signal { [x].withUnsafeBufferPointer { encoder.encode($0, into: &single) } }
         #expect(whole == single)
