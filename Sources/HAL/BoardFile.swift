@@ -18,6 +18,8 @@ public enum BoardFile {
         let chip = try gpio.required(try gpio.string("chip"), "chip", allowed: "the GPIO chip's label as `gpiodetect` prints it")
 
         var inputs: [InputLineDefinition] = []
+        // Each line's table, to name where a line used twice is written.
+        var lineTables: [(field: String, table: TOMLSection)] = []
         if let section = try root.section("inputs") {
             try section.rejectUnknownKeys(allowed: InputRole.allCases.map(\.rawValue))
             for role in InputRole.allCases {
@@ -25,6 +27,7 @@ public enum BoardFile {
                 try line.rejectUnknownKeys(allowed: ["line", "chip", "bias", "active_low"])
                 let biasNames = ["pull-up", "pull-down", "disabled", "as-is"]
                 let bias = try line.string("bias", oneOf: biasNames).flatMap(LineBias.init(rawValue:)) ?? .pullUp
+                lineTables.append(("inputs.\(role.rawValue)", line))
                 inputs.append(InputLineDefinition(role: role, chipLabel: try line.string("chip") ?? chip,
                                                   line: try selector(line), bias: bias,
                                                   activeLow: try line.bool("active_low") ?? true))
@@ -37,11 +40,12 @@ public enum BoardFile {
             for indicator in Indicator.allCases {
                 guard let line = try section.section(indicator.rawValue) else { continue }
                 try line.rejectUnknownKeys(allowed: ["line", "chip", "active_low"])
+                lineTables.append(("outputs.\(indicator.rawValue)", line))
                 outputs.append(OutputLineDefinition(indicator: indicator, chipLabel: try line.string("chip") ?? chip,
                                                     line: try selector(line), activeLow: try line.bool("active_low") ?? false))
             }
         }
-        try rejectSharedLines(inputs: inputs, outputs: outputs, root: root)
+        try rejectSharedLines(inputs: inputs, outputs: outputs, tables: lineTables)
 
         var display: DisplayDefinition?
         if let section = try root.section("display") {
@@ -93,14 +97,15 @@ public enum BoardFile {
         throw section.invalid("line", allowed: allowed)
     }
 
-    private static func rejectSharedLines(inputs: [InputLineDefinition], outputs: [OutputLineDefinition], root: TOMLSection) throws(TOMLError) {
+    /// `tables` holds the table of every input, then every output, in the same order.
+    private static func rejectSharedLines(inputs: [InputLineDefinition], outputs: [OutputLineDefinition],
+                                          tables: [(field: String, table: TOMLSection)]) throws(TOMLError) {
         var seen: [String: String] = [:]
-        let all = inputs.map { ("inputs.\($0.role.rawValue)", $0.chipLabel, $0.line) } + outputs.map { ("outputs.\($0.indicator.rawValue)", $0.chipLabel, $0.line) }
-        for (field, chip, line) in all {
+        let all = inputs.map { ($0.chipLabel, $0.line) } + outputs.map { ($0.chipLabel, $0.line) }
+        for ((chip, line), (field, table)) in zip(all, tables) {
             let key = "\(chip)/\(line)"
             if let other = seen[key] {
-                throw TOMLError(file: root.file, line: 0, field: "\(field).line", value: "\(line)",
-                                message: "already used by \(other); each part needs its own line")
+                throw table.invalid("line", allowed: "already used by \(other); each part needs its own line")
             }
             seen[key] = field
         }

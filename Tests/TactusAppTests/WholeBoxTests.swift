@@ -126,6 +126,21 @@ func simulate(_ script: String, saved: SavedState = SavedState()) throws -> (Mem
         #expect(edges.map(\.isActive) == [true, true, false, false, true, true, false, false])
         #expect(edges.map(\.timestamp.nanoseconds).prefix(4) == [100_000_000, 200_000_000, 300_000_000, 400_000_000])
     }
+
+    @Test func overlappingStepsMergeInTimeOrder() throws {
+        // A pushed turn over 2 s with a long START press and a tap inside it: the push's
+        // release comes after the last quarter step, the tap between quarter steps.
+        let script = try SimulationScript(text: "0 turn +3 over 2 pushed\n0.5 press start long\n0.61 tap\n3 end\n", file: "s")
+        let edges = script.edges(stepsPerDetent: 4, origin: .zero)
+        #expect(edges.count == 12 + 2 + 2 + 2)
+        let times = edges.map(\.timestamp.nanoseconds)
+        #expect(times == times.sorted())
+        #expect(edges.filter { $0.role == .encoderPush }.map(\.timestamp.nanoseconds) == [0, 2_050_000_000])
+        #expect(edges.filter { $0.role == .startStop }.map(\.timestamp.nanoseconds) == [500_000_000, 1_700_000_000])
+        #expect(edges.filter { $0.role == .tap }.map(\.timestamp.nanoseconds) == [610_000_000, 690_000_000])
+        // Quarter steps every 2 s / 12; the third one (0.5 s) and the tap keep their places.
+        #expect(Array(edges.prefix(5).map(\.role)) == [.encoderPush, .encoderB, .encoderA, .encoderB, .startStop])
+    }
 }
 
 @Suite struct SilentPracticeTests {

@@ -14,7 +14,7 @@
 #                             archive are shared, logs and results go to <cache>/gpiod2/
 #        TACTUS_VM_REQUIRE=1  turn a skip (virtualization impossible) into a failure
 #        TACTUS_VM_STRICT=1   turn pending scenarios into a failure
-#        TACTUS_VM_TIMEOUT    seconds for the whole guest run (default 540)
+#        TACTUS_VM_TIMEOUT    seconds for the whole guest run (default 1500)
 #        TACTUS_VM_SCENARIO_TIMEOUT  seconds per scenario inside the guest (default 150)
 #        TACTUS_VM_MEM (MiB, default 512), TACTUS_VM_CPUS (default 1)
 #        TACTUS_VM_LOAD=1     load mode: a CPU hog on every host core (nproc) from before
@@ -26,6 +26,11 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 ONLY='*'
 ACCEL=${TACTUS_VM_ACCEL:-tcg}
+# Under TCG the guest's clock follows the instructions it executes (icount), not the host's
+# clock: a host that preempts QEMU then slows the whole guest down instead of stealing time
+# from it behind its back (README, "Guest time"). "off" runs on host time.
+ICOUNT=${TACTUS_VM_ICOUNT:-shift=1,sleep=off}
+[ "$ICOUNT" = off ] && ICOUNT=
 BUILD=1
 SELFTEST=0
 while [ $# -gt 0 ]; do
@@ -48,7 +53,7 @@ case $GPIOD in
 esac
 MEM=${TACTUS_VM_MEM:-512}
 CPUS=${TACTUS_VM_CPUS:-1}   # 1: fewer xruns on a busy 2-core host than 2 vCPUs (MTTCG), and faster
-GUEST_TIMEOUT=${TACTUS_VM_TIMEOUT:-540}
+GUEST_TIMEOUT=${TACTUS_VM_TIMEOUT:-1500}
 SCENARIO_TIMEOUT=${TACTUS_VM_SCENARIO_TIMEOUT:-150}
 SWIFT=${SWIFT:-swift}
 export DEBIAN_FRONTEND=noninteractive LC_ALL=C
@@ -290,7 +295,7 @@ accel_args() {
 	case $1 in
 	# nested KVM hosts often refuse MSR 0x10a unless arch-capabilities is hidden
 	kvm) echo "-accel kvm -cpu host,-arch-capabilities" ;;
-	*) echo "-accel tcg" ;;
+	*) echo "-accel tcg${ICOUNT:+ -icount $ICOUNT}" ;;
 	esac
 }
 if [ "$ACCEL" = auto ]; then

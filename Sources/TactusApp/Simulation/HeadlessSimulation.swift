@@ -56,25 +56,25 @@ public final class HeadlessSimulation: BoxObserver {
 
     /// Runs the script to its end and writes everything to the output.
     public func run(_ script: SimulationScript) throws {
-        let edges = script.edges(stepsPerDetent: box.board.encoder.stepsPerDetent, origin: .zero)
+        var edges = script.edgeStream(stepsPerDetent: box.board.encoder.stepsPerDetent, origin: .zero)
+        var nextEdge = edges.next()
         let end = (script.endTime * Rational(1_000_000_000)).rounded
         let rate = Int64(format.sampleRate)
         var framesRendered: Int64 = 0
-        var nextEdge = 0
         recordState(box.state, at: 0)
         box.advance(to: .zero)
         while true {
             let periodTime = framesRendered * 1_000_000_000 / rate
             var next = periodTime
-            if nextEdge < edges.count { next = min(next, edges[nextEdge].timestamp.nanoseconds) }
+            if let edge = nextEdge { next = min(next, edge.timestamp.nanoseconds) }
             // A wakeup that is already due was just handled: time must move on (by 1 µs at least).
             if let wake = box.nextWakeup { next = min(next, max(wake.nanoseconds, clock.now().nanoseconds + 1_000)) }
             guard next < end else { break }
             clock.set(MonotonicTime(nanoseconds: next))
-            while nextEdge < edges.count && edges[nextEdge].timestamp.nanoseconds <= next {
-                record(at: next, input(edges[nextEdge]))
-                box.handle(edges[nextEdge])
-                nextEdge += 1
+            while let edge = nextEdge, edge.timestamp.nanoseconds <= next {
+                record(at: next, input(edge))
+                box.handle(edge)
+                nextEdge = edges.next()
             }
             if periodTime <= next {
                 try output.audio(sink.pull(frameCount: format.periodFrames))

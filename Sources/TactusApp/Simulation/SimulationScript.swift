@@ -98,45 +98,116 @@ public struct SimulationScript: Equatable {
     }
 
     /// The physical edges of every step, in time order, starting at `origin` and with the
-    /// encoder at rest (both contacts open) before each turn.
+    /// encoder at rest (both contacts open) before each turn. Tests use it; a simulation
+    /// reads `edgeStream` instead, which holds only the steps in progress.
     public func edges(stepsPerDetent: Int, origin: MonotonicTime) -> [LineEdge] {
-        var edges: [LineEdge] = []
-        func at(_ seconds: Rational, plus nanoseconds: Int64 = 0) -> MonotonicTime {
+        Array(IteratorSequence(edgeStream(stepsPerDetent: stepsPerDetent, origin: origin)))
+    }
+
+    /// The same edges, made as they are read: memory depends on how many steps overlap,
+    /// never on the length of the script or of the simulated time.
+    public func edgeStream(stepsPerDetent: Int, origin: MonotonicTime) -> EdgeStream {
+        EdgeStream(steps: steps.map { ($0.time, $0.step) }, stepsPerDetent: stepsPerDetent, origin: origin)
+    }
+
+    /// Merges the edges of the steps in progress in (time, step order) order; a step starts
+    /// taking part when the merge reaches its start time.
+    public struct EdgeStream: IteratorProtocol {
+        /// One step's edges in time order: a press (or two, for a double press) or the
+        /// quadrature steps of a turn.
+        private struct Source {
+            let order: Int
+            var fixed: [LineEdge] = []
+            var fixedIndex = 0
+            var turn: (start: MonotonicTime, nanoseconds: Rational, quarterSteps: Int, direction: Int, done: Int, phase: Int)?
+
+            /// Gray sequence of contact states (A closed, B closed), clockwise from rest.
+            static let gray: [(Bool, Bool)] = [(false, false), (false, true), (true, true), (true, false)]
+
+            var head: LineEdge? {
+                if fixedIndex < fixed.count { return fixed[fixedIndex] }
+                guard let turn, turn.done < turn.quarterSteps else { return nil }
+                // Evenly spread: quarter step k lands at (k + 1) / count of the duration.
+                let offset = (turn.nanoseconds * Rational(Int64(turn.done + 1), Int64(turn.quarterSteps))).rounded
+                let previous = Source.gray[turn.phase], next = Source.gray[(turn.phase + turn.direction + 4) % 4]
+                let time = turn.start.advanced(byNanoseconds: offset)
+                // One contact changes per quarter step (Gray code).
+                return previous.0 != next.0
+                    ? LineEdge(role: .encoderA, level: !next.0, isActive: next.0, timestamp: time)
+                    : LineEdge(role: .encoderB, level: !next.1, isActive: next.1, timestamp: time)
+            }
+
+            mutating func advance() {
+                if fixedIndex < fixed.count { fixedIndex += 1; return }
+                turn!.done += 1
+                turn!.phase = (turn!.phase + turn!.direction + 4) % 4
+            }
+        }
+
+        private let steps: [(time: Rational, step: Step)]
+        private let stepsPerDetent: Int
+        private let origin: MonotonicTime
+        private var nextStep = 0
+        private var encoderPhase = 0
+        private var sources: [Source] = []
+
+        init(steps: [(time: Rational, step: Step)], stepsPerDetent: Int, origin: MonotonicTime) {
+            self.steps = steps
+            self.stepsPerDetent = stepsPerDetent
+            self.origin = origin
+        }
+
+        public mutating func next() -> LineEdge? {
+            while true {
+                let earliest = sources.indices.min { a, b in
+                    (sources[a].head!.timestamp, sources[a].order) < (sources[b].head!.timestamp, sources[b].order)
+                }
+                if nextStep < steps.count, earliest.map({ at(steps[nextStep].time) <= sources[$0].head!.timestamp }) ?? true {
+                    begin(nextStep)
+                    nextStep += 1
+                    continue
+                }
+                guard let earliest else { return nil }
+                let edge = sources[earliest].head!
+                sources[earliest].advance()
+                if sources[earliest].head == nil { sources.remove(at: earliest) }
+                return edge
+            }
+        }
+
+        private func at(_ seconds: Rational, plus nanoseconds: Int64 = 0) -> MonotonicTime {
             origin.advanced(byNanoseconds: (seconds * Rational(1_000_000_000)).rounded + nanoseconds)
         }
-        func press(_ role: InputRole, from start: MonotonicTime, holding: Int64) {
-            edges.append(LineEdge(role: role, level: false, isActive: true, timestamp: start))
-            edges.append(LineEdge(role: role, level: true, isActive: false, timestamp: start.advanced(byNanoseconds: holding)))
+
+        private func press(_ role: InputRole, from start: MonotonicTime, holding: Int64) -> [LineEdge] {
+            [LineEdge(role: role, level: false, isActive: true, timestamp: start),
+             LineEdge(role: role, level: true, isActive: false, timestamp: start.advanced(byNanoseconds: holding))]
         }
-        // Gray sequence of contact states (A closed, B closed), clockwise from rest.
-        let gray: [(Bool, Bool)] = [(false, false), (false, true), (true, true), (true, false)]
-        var phase = 0
-        for (time, _, step) in steps {
+
+        private mutating func begin(_ index: Int) {
+            let (time, step) = steps[index]
+            // Two sources per step at most (a pushed turn's push, then its turn): orders 2i, 2i+1.
+            var source = Source(order: 2 * index)
             switch step {
-            case .press(let role, .short): press(role, from: at(time), holding: Self.shortHold)
-            case .press(let role, .long): press(role, from: at(time), holding: Self.longHold)
+            case .press(let role, .short): source.fixed = press(role, from: at(time), holding: SimulationScript.shortHold)
+            case .press(let role, .long): source.fixed = press(role, from: at(time), holding: SimulationScript.longHold)
             case .press(let role, .double):
-                press(role, from: at(time), holding: Self.shortHold)
-                press(role, from: at(time, plus: Self.shortHold + Self.doubleGap), holding: Self.shortHold)
+                source.fixed = press(role, from: at(time), holding: SimulationScript.shortHold)
+                    + press(role, from: at(time, plus: SimulationScript.shortHold + SimulationScript.doubleGap), holding: SimulationScript.shortHold)
             case .turn(let detents, let seconds, let pushed):
+                let nanoseconds = seconds * Rational(1_000_000_000)
                 if pushed {
-                    press(.encoderPush, from: at(time), holding: (seconds * Rational(1_000_000_000)).rounded + Self.pushedTurnRelease)
+                    sources.append(Source(order: 2 * index, fixed: press(.encoderPush, from: at(time),
+                                                                         holding: nanoseconds.rounded + SimulationScript.pushedTurnRelease)))
                 }
                 let quarterSteps = abs(detents) * stepsPerDetent
                 let direction = detents > 0 ? 1 : -1
-                for step in 0..<quarterSteps {
-                    // Evenly spread: quarter step k lands at (k + 1) / count of the duration.
-                    let offset = (seconds * Rational(Int64(step + 1), Int64(quarterSteps)) * Rational(1_000_000_000)).rounded
-                    let previous = gray[phase]
-                    phase = (phase + direction + 4) % 4
-                    let next = gray[phase]
-                    let time = at(time, plus: offset)
-                    if previous.0 != next.0 { edges.append(LineEdge(role: .encoderA, level: !next.0, isActive: next.0, timestamp: time)) }
-                    if previous.1 != next.1 { edges.append(LineEdge(role: .encoderB, level: !next.1, isActive: next.1, timestamp: time)) }
-                }
-            case .end: break
+                source = Source(order: 2 * index + 1)
+                source.turn = (at(time), nanoseconds, quarterSteps, direction, 0, encoderPhase)
+                encoderPhase = ((encoderPhase + direction * quarterSteps) % 4 + 4) % 4
+            case .end: return
             }
+            if source.head != nil { sources.append(source) }
         }
-        return edges.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element)
     }
 }

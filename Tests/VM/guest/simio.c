@@ -15,10 +15,10 @@
  *                          with back-to-back writes (a press and its release 10 us apart),
  *                          which no hand makes and which the kernel's v1 line events (edge
  *                          kind read from the level in its irq thread) merge into one.
- *   simio watch MS FILE... polls the files (gpio-sim `value` attributes) every 200 us for MS
+ *   simio watch MS FILE... polls the files (gpio-sim `value` attributes) every 1 ms for MS
  *                          milliseconds; prints "<us> <index> <value>" for the initial values
  *                          and for every change. With SIMIO_STALLS=FILE set, also writes
- *                          "<us from> <us to>" to FILE for every gap of more than 2 ms
+ *                          "<us from> <us to>" to FILE for every gap of more than 3 ms
  *                          between two polls: a time the (SCHED_FIFO 99) watcher could not
  *                          run, so the guest's CPU was not running anything.
  */
@@ -101,27 +101,27 @@ static int watch(int argc, char **argv)
 	if (stalls)
 		setvbuf(stalls, NULL, _IOLBF, 0);
 	char last[64] = { 0 };
-	for (int i = 0; i < nfiles && i < 64; i++)
+	int fds[64];
+	for (int i = 0; i < nfiles && i < 64; i++) {
 		last[i] = '?';
+		fds[i] = open(argv[1 + i], O_RDONLY);
+	}
 	while (now_us() < end) {
 		long long poll = now_us();
-		if (stalls && poll - previous > 2000)
+		if (stalls && poll - previous > 3000)
 			fprintf(stalls, "%lld %lld\n", previous - start, poll - start);
 		previous = poll;
 		for (int i = 0; i < nfiles && i < 64; i++) {
 			char c = '?';
-			int fd = open(argv[1 + i], O_RDONLY);
-			if (fd >= 0) {
-				if (read(fd, &c, 1) != 1)
-					c = '?';
-				close(fd);
-			}
+			/* A sysfs attribute is read afresh by every read at offset 0. */
+			if (fds[i] < 0 || pread(fds[i], &c, 1, 0) != 1)
+				c = '?';
 			if (c != last[i]) {
 				printf("%lld %d %c\n", now_us() - start, i, c);
 				last[i] = c;
 			}
 		}
-		usleep(200);
+		usleep(1000);
 	}
 	if (stalls)
 		fclose(stalls);

@@ -33,7 +33,7 @@ for part in gpio display audio; do
 	case $line in "$part"*" ok "*) pass "$part-ok" "$line" ;; *) fail "$part-ok" "'$line'" ;; esac
 done
 # One pulse per output, in board order, about as long as the check asks (100 ms LEDs,
-# 20 ms buzzer; gpio-sim's value is polled every 0.2 ms). The bounds widen only by the time
+# 20 ms buzzer; gpio-sim's value is polled every 1 ms). The bounds widen only by the time
 # the guest's CPU did not run around the pulse (the watcher's logged stalls overlapping
 # [rise - 50 ms, fall + 1 ms], as in 05-leds): a stall can make either edge late.
 i=0

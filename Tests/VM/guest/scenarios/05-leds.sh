@@ -26,7 +26,7 @@ log "LED rising edges: $(cat /tmp/counts)"
 beats=$(awk '$3 == 1 && ($2 == 0 || $2 == 1) {print $1}' /tmp/leds.txt | sort -n | uniq | awk 'NR > 1 && $1 - p < 50000 {next} {print; p = $1}' | wc -l)
 if [ "$beats" -eq 11 ]; then pass one-pulse-per-beat "$beats pulses in 5.25 s from the first ($(cat /tmp/counts))"; else fail one-pulse-per-beat "$beats pulses in 5.25 s from the first, want 11 ($(cat /tmp/counts))"; fi
 # Spacing: 500 ms +-15 ms, widened only by time the guest's CPU did not run at all. The
-# watcher (SCHED_FIFO 99, nothing in the guest preempts it) logs every gap of over 2 ms
+# watcher (SCHED_FIFO 99, nothing in the guest preempts it) logs every gap of over 3 ms
 # between the starts of two of its polls (stalls.txt). A pulse is scheduled when its click
 # is rendered, up to one audio buffer (85 ms here) before it is due, and then waits on the
 # box's threads: stalls in the 100 ms before an edge was seen can make it late, and one
