@@ -87,9 +87,10 @@ deb:
 	SWIFT='$(SWIFT)' GPIOD='$(GPIOD)' TACTUS_BINARY='$(TACTUS_BINARY)' scripts/make-deb.sh
 
 # Speed and allocation figures (not part of `make test`).
+# compare-klick.sh: tactus render and klick -W as whole processes, on the binary users install.
 bench:
 	@scripts/install-deps.sh bench
-	$(SWIFT) build -c release --product tactus
+	Benchmarks/compare-klick.sh "$$(SWIFT='$(SWIFT)' scripts/build-release.sh)"
 	$(SWIFT) run -c release tactus-bench
 	$(SWIFT) run -c release tactus-wheel-bench
 

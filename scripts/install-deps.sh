@@ -63,7 +63,7 @@ test_packages=(jackd2 libasound2-plugins device-tree-compiler alsa-utils)
 install_packages=(device-tree-compiler gpiod i2c-tools alsa-utils)
 case "${1:-build}" in
   build) packages+=("${test_packages[@]}") ;;
-  bench) packages+=(klick) ;;
+  bench) packages+=(klick python3) ;;
   install) packages+=("${install_packages[@]}") ;;
   gpiod2) packages=(pkg-config); fetch_gpiod2 ;;
   deb) packages+=(dpkg-dev device-tree-compiler adduser) ;;

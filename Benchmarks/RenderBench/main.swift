@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Render benchmarks: realtime factor of offline renders (against klick -W when installed),
+// Render benchmarks in process: realtime factor of offline renders (against klick -W when installed),
 // worst-case time of one 128-frame render call, and allocations/locks on the render path.
 // Run with `make bench` (release build). Figures go to stdout; nothing here is a test.
 import ClickEngine
@@ -107,67 +107,8 @@ for scenario in scenarios {
     print(line)
 }
 
-// MARK: whole processes, as a user measures them
-
-/// Runs a program to its end; wall time and the child's CPU time (user + system) and peak RSS.
-func runProcess(_ path: String, _ arguments: [String]) -> (wall: Double, cpu: Double, maxRSSKB: Int)? {
-    var pid: pid_t = 0
-    let argv = ([path] + arguments).map { strdup($0) } + [nil]
-    defer { for p in argv { free(p) } }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    let start = now()
-    guard posix_spawn(&pid, path, &actions, nil, argv, environ) == 0 else { return nil }
-    var status: Int32 = 0
-    var usage = rusage()
-    guard wait4(pid, &status, 0, &usage) == pid else { return nil }
-    let wall = now() - start
-    let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-    return (wall, cpu, Int(usage.ru_maxrss))
-}
-
-func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-
-let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-let tactus = binaries.appendingPathComponent("tactus").path
-print("\n# Whole processes side by side, median of 5 (run alternately): 10 min at 120 BPM 4/4, 48 kHz mono s16")
-if FileManager.default.isExecutableFile(atPath: tactus) {
-    let temporary = FileManager.default.temporaryDirectory.path
-    let tactusArguments = ["render", "--bpm", "120", "--meter", "4/4", "--bars", "300", "--rate", "48000",
-                           "--channels", "1", "--format", "s16", "-o", temporary + "/tactus-bench-process.wav"]
-    var tactusRuns: [(wall: Double, cpu: Double, maxRSSKB: Int)] = []
-    var klickRuns: [(wall: Double, cpu: Double, maxRSSKB: Int)] = []
-    for _ in 0..<5 {
-        if let run = runProcess(tactus, tactusArguments) { tactusRuns.append(run) }
-        if let klick, let run = runProcess(klick, ["-W", temporary + "/klick-bench-process.wav", "-r", "48000", "300", "4/4", "120"]) {
-            klickRuns.append(run)
-        }
-    }
-    func describe(_ runs: [(wall: Double, cpu: Double, maxRSSKB: Int)]) -> String {
-        "CPU \(String(format: "%.3f", median(runs.map(\.cpu)))) s, wall \(String(format: "%.3f", median(runs.map(\.wall)))) s, peak RSS \(runs.map(\.maxRSSKB).max()! / 1024) MB"
-    }
-    if !tactusRuns.isEmpty { print("tactus render: " + describe(tactusRuns)) }
-    if !klickRuns.isEmpty {
-        print("klick -W:      " + describe(klickRuns))
-        print("tactus / klick CPU time: \(String(format: "%.2f", median(tactusRuns.map(\.cpu)) / median(klickRuns.map(\.cpu))))")
-    } else {
-        print("klick not installed (scripts/install-deps.sh bench)")
-    }
-    var short: [(wall: Double, cpu: Double, maxRSSKB: Int)] = []
-    for _ in 0..<5 {
-        if let run = runProcess(tactus, ["render", "--seconds", "0.01", "-o", temporary + "/tactus-bench-short.wav"]) { short.append(run) }
-    }
-    if !short.isEmpty { print("tactus render --seconds 0.01 (the start-up a user waits for): " + describe(short) + " (target: under 30 ms wall)") }
-    for file in ["tactus-bench-process.wav", "klick-bench-process.wav", "tactus-bench-short.wav"] {
-        try? FileManager.default.removeItem(atPath: temporary + "/" + file)
-    }
-} else {
-    print("\(tactus) not built: `make bench` builds it (swift build -c release --product tactus)")
-}
+// Whole processes side by side with klick (what a user measures): Benchmarks/compare-klick.sh,
+// run by `make bench` on the release binary.
 
 print("\n# One 128-frame render call at 999 BPM, layers 2-9 (budget 2667 us at 48 kHz)")
 func renderCallTimes(clipSeconds: Double?) -> (p50: Double, p99: Double, max: Double, cpuMax: Double, voices: Int, counts: realtime_audit_counts) {

@@ -53,8 +53,20 @@ public enum OfflineRender {
             while let event = engine.nextEvent() { try onEvent(event) }
         }
 
+        // Where clicks stop: it moves only when a change is applied (a new program, a new anchor).
+        func currentEnd() -> Int64? {
+            var endSample: Int64? = switch end {
+            case .bars(let bars): renderer.sampleOfBarStart(bars)
+            case .sample(let sample): sample
+            }
+            // A song ends by itself (its schedule holds the requested end).
+            if let songEnd = renderer.songEndSample { endSample = min(endSample ?? songEnd, songEnd) }
+            return endSample
+        }
+
         engine.start()
         try renderBlock(0)
+        var endSample = currentEnd()
         while true {
             let now = renderer.sampleClock
             while nextChange < pending.count && pending[nextChange].sample <= now {
@@ -67,13 +79,8 @@ public enum OfflineRender {
                 }
                 nextChange += 1
                 try renderBlock(0)
+                endSample = currentEnd()
             }
-            var endSample: Int64? = switch end {
-            case .bars(let bars): renderer.sampleOfBarStart(bars)
-            case .sample(let sample): sample
-            }
-            // A song ends by itself (its schedule holds the requested end).
-            if let songEnd = renderer.songEndSample { endSample = min(endSample ?? songEnd, songEnd) }
             if let endSample, now >= endSample { break }
             if !renderer.isPlaying && nextChange == pending.count { break }
             var limit = now + Int64(period)

@@ -38,6 +38,14 @@ public final class ClickRenderer: @unchecked Sendable {
     /// Next onset to play.
     private var cursorBar: Int64 = 0
     private var cursorIndex = 0
+    /// After the meter shrank: the finishing beat (`finishingBar`, `finishingBeat` of the old
+    /// bar) plays the program's first-beat subdivisions laid back from the next downbeat;
+    /// the next is `leadIn[leadInIndex]` `leadInTile` beats before it (see `beginLeadIn`).
+    private var leadInActive = false
+    private var leadInTile: Int64 = 0
+    private var leadInIndex = 0
+    private var finishingBar: Int64 = 0
+    private var finishingBeat: Int32 = 0
     private var clock: Int64 = 0
     /// Song playback: the sample of the song's start and the next scheduled onset.
     private var songOrigin: Int64 = 0
@@ -158,6 +166,7 @@ public final class ClickRenderer: @unchecked Sendable {
                 // old one, at the same indices: the cursor stays.
             } else if program.playing {
                 if restart || !playing || current == nil {
+                    leadInActive = false
                     placement = program.placement(of: .start(atSample: clock))
                     cursorBar = 0
                     cursorIndex = 0
@@ -197,14 +206,27 @@ public final class ClickRenderer: @unchecked Sendable {
         let cutOnNew = new.converted(cut, from: old)
         if cutOnNew.grid >= new.barGrid {
             // The new bar is shorter than where we are: the current beat (of the old bar)
-            // finishes, then the next bar starts with its downbeat.
+            // finishes, with the new subdivisions, then the next bar starts with its downbeat.
             let rest = old.remainingInBeat(cut)
-            let barEnd = Anchor.add((Int128(cut.grid) * Int128(cut.denominator) + Int128(cut.numerator), Int128(cut.denominator)), rest)
+            let cutPosition = (Int128(cut.grid) * Int128(cut.denominator) + Int128(cut.numerator), Int128(cut.denominator))
+            let barEnd = Anchor.add(cutPosition, rest)
             kept = Anchor.add(kept, (-barEnd.numerator, barEnd.denominator))
             bar += 1
             cursorBar = bar
             cursorIndex = 0
+            finishingBar = cut.bar
+            finishingBeat = Int32(cut.grid / old.beatGrid)
+            // Where the cut lies before the next downbeat, on the new grid (exact, negative).
+            let before = Anchor.add(cutPosition, (-barEnd.numerator, barEnd.denominator))
+            let onNew = Anchor.split(before.numerator * Int128(new.gridPerWhole), before.denominator * Int128(old.gridPerWhole))
+            beginLeadIn(new, grid: onNew.whole, numerator: onNew.numerator)
+        } else if cutOnNew.grid < 0 {
+            // A change while a beat finishes after a shrink: it goes on with this program.
+            cursorBar = bar
+            cursorIndex = 0
+            beginLeadIn(new, grid: cutOnNew.grid, numerator: cutOnNew.numerator)
         } else {
+            leadInActive = false
             cursorBar = bar
             cursorIndex = 0
             if cutOnNew.grid >= 0 {
@@ -264,6 +286,41 @@ public final class ClickRenderer: @unchecked Sendable {
         }
     }
 
+    /// Starts the finishing beat's subdivisions at the first one at or after the position
+    /// `grid + numerator / denominator` (before the next downbeat, so negative) of `program`'s
+    /// grid: its first-beat subdivisions, tiled back from the downbeat one beat at a time.
+    private func beginLeadIn(_ program: EngineProgram, grid: Int64, numerator: Int64) {
+        leadInActive = false
+        guard grid < 0, program.leadInCount > 0 else { return }
+        var tile = (-grid + program.beatGrid - 1) / program.beatGrid
+        while tile >= 1 {
+            for i in 0..<program.leadInCount {
+                let position = program.onsets[Int(program.leadIn[i])].offset - tile * program.beatGrid
+                if position > grid || (position == grid && numerator == 0) {
+                    (leadInActive, leadInTile, leadInIndex) = (true, tile, i)
+                    return
+                }
+            }
+            tile -= 1
+        }
+    }
+
+    /// Grid offset of the next finishing-beat subdivision, from the start of `cursorBar`.
+    @inline(__always)
+    private func leadInOffset(_ program: EngineProgram) -> Int64 {
+        program.onsets[Int(program.leadIn[leadInIndex])].offset - leadInTile * program.beatGrid
+    }
+
+    @inline(__always)
+    private func advanceLeadIn(_ program: EngineProgram) {
+        leadInIndex += 1
+        if leadInIndex == program.leadInCount {
+            leadInIndex = 0
+            leadInTile -= 1
+            if leadInTile == 0 { leadInActive = false }
+        }
+    }
+
     private func publishAnchor(of program: EngineProgram) {
         let anchor = placement.anchor
         let numerator = Int128(anchor.grid) * Int128(anchor.denominator) + Int128(anchor.numerator)
@@ -281,6 +338,18 @@ public final class ClickRenderer: @unchecked Sendable {
 
     private func startOnsets(of program: EngineProgram, before blockEnd: Int64) {
         guard program.onsetCount > 0 else { return }
+        while leadInActive {
+            let sample = max(program.sample(bar: cursorBar, offset: leadInOffset(program), placement: placement), clock)
+            guard sample < blockEnd else { return }
+            let onset = program.onsets[Int(program.leadIn[leadInIndex])]
+            if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: Int(sample - clock)) {
+                events.push(OnsetEvent(sample: sample, bar: finishingBar, beat: finishingBeat, layer: onset.layer, kind: onset.kind,
+                                       index: onset.index))
+            } else {
+                droppedOnsets.add(1, ordering: .relaxed)
+            }
+            advanceLeadIn(program)
+        }
         while true {
             // Never before this block: only onsets due in the half sample before a change
             // (which round to its first sample) can compute earlier.
@@ -363,8 +432,24 @@ public final class ClickRenderer: @unchecked Sendable {
         if let song = program.song { return upcomingSong(song, from: from, count: count, into: mix) }
         guard program.onsetCount > 0 else { return 0 }
         let savedBar = cursorBar, savedIndex = cursorIndex
-        defer { cursorBar = savedBar; cursorIndex = savedIndex }
+        let savedLeadIn = (leadInActive, leadInTile, leadInIndex)
+        defer {
+            cursorBar = savedBar
+            cursorIndex = savedIndex
+            (leadInActive, leadInTile, leadInIndex) = savedLeadIn
+        }
         var level: Float = 0
+        while leadInActive {
+            let sample = max(program.sample(bar: cursorBar, offset: leadInOffset(program), placement: placement), from)
+            guard sample < from + Int64(count) else { return level }
+            let onset = program.onsets[Int(program.leadIn[leadInIndex])]
+            level += onset.level
+            if let mix {
+                let offset = Int(sample - from)
+                VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+            }
+            advanceLeadIn(program)
+        }
         while true {
             let sample = max(sampleOfCursor(program), from)
             guard sample < from + Int64(count) else { return level }

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import Foundation
 import HAL
 import LinuxHAL
 
@@ -13,7 +12,7 @@ enum BoardLoader {
         if argument.contains("/") || argument.hasSuffix(".toml") { return argument }
         for folder in searchFolders {
             let candidate = "\(folder)/\(argument).toml"
-            if FileManager.default.fileExists(atPath: candidate) { return candidate }
+            if FileSystem.exists(candidate) { return candidate }
         }
         return argument
     }
@@ -24,12 +23,12 @@ enum BoardLoader {
         let file = path(for: argument)
         let text: String
         do { text = try BoundedFile.text(file) } catch {
-            let known = searchFolders.flatMap { (try? FileManager.default.contentsOfDirectory(atPath: $0)) ?? [] }
+            let known = searchFolders.flatMap { FileSystem.entries(of: $0) ?? [] }
                 .filter { $0.hasSuffix(".toml") }.map { String($0.dropLast(5)) }.sorted()
             throw ExitError("\(origin) \(Escaped.quoted(argument)) is invalid: \(Escaped.quoted(file)) cannot be read (\(error)); allowed a board file path"
                             + (known.isEmpty ? "" : " or one of \(known.joined(separator: ", "))"))
         }
-        let identifier = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        let identifier = FileSystem.stem(of: file)
         do {
             return try BoardFile.parse(text, file: file, identifier: identifier)
         } catch {

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
-import Foundation
 import Glibc
 import HAL
 import LinuxHAL
@@ -29,7 +28,7 @@ struct BoxLocations {
     /// The configuration file; a missing file at the default place means defaults.
     func configuration() throws -> ConfigurationFile {
         let path = config ?? BoxLocations.defaultConfig
-        guard FileManager.default.fileExists(atPath: path) else {
+        guard FileSystem.exists(path) else {
             if config != nil { throw ExitError("--config '\(path)' does not exist") }
             return ConfigurationFile()
         }
@@ -82,7 +81,7 @@ struct BoxLocations {
     /// set named after the folder; a bad one is reported and skipped, never fatal.
     static func userSounds(_ configuration: ConfigurationFile, sampleRate: Int, logger: Logger) -> [SoundSet] {
         guard let folder = configuration.soundsFolder,
-              let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+              let names = FileSystem.entries(of: folder) else { return [] }
         var sets: [SoundSet] = []
         for name in names.sorted() where !BuiltInSounds.names.contains(name) {
             do {

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
-import Foundation
 import LinuxHAL
 import TactusCore
 

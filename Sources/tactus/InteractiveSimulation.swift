@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
-import Foundation
 import Glibc
 import HAL
 import LinuxHAL
@@ -86,7 +85,7 @@ enum InteractiveSimulation {
             text += " accent \(leds[0])  beat \(leds[1])  sub \(leds[2])  buzzer \(leds[3])    \(status)\u{1B}[K\n"
             text += " \(note)\u{1B}[K\n \(help)\u{1B}[K\n"
             if text != lastDraw {
-                FileHandle.standardOutput.write(Data(text.utf8))
+                FileSystem.writeStandardOutput(text)
                 lastDraw = text
             }
         }

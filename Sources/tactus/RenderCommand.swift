@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
 import ClickEngine
-import Foundation
 import LinuxHAL
 import TOMLReader
 import TactusCore
@@ -183,8 +182,7 @@ struct RenderJob {
     /// A built-in name as is, or a folder of WAV files loaded (once) and named by its path.
     static func resolveSound(_ value: String, rate: Int, loaded: inout [String: SoundSet], origin: String) throws -> String {
         if BuiltInSounds.names.contains(value) || loaded[value] != nil { return value }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: value, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileSystem.isDirectory(value) else {
             throw ExitError("\(origin) '\(value)' is invalid: not a built-in sound (\(BuiltInSounds.names.joined(separator: ", "))) nor a folder with accent.wav, beat.wav and sub.wav")
         }
         do {
@@ -260,7 +258,7 @@ struct RenderJob {
             try wav.commit()
             try eventsFile?.commit()
             let seconds = Double(frames) / Double(sampleRate)
-            print("Wrote \(outputPath): \(String(format: "%.3f", seconds)) s, \(frames) frames, \(sampleRate) Hz, \(format.rawValue), \(channels) channel\(channels == 1 ? "" : "s")"
+            print("Wrote \(outputPath): \(fixedDecimal(seconds, decimals: 3)) s, \(frames) frames, \(sampleRate) Hz, \(format.rawValue), \(channels) channel\(channels == 1 ? "" : "s")"
                   + (eventsPath.map { ", onsets in \($0)" } ?? ""))
         } catch {
             wav.discard()
@@ -274,7 +272,7 @@ struct RenderJob {
 /// One onset as a JSON object on one line.
 enum EventJSON {
     static func line(_ event: OnsetEvent, sampleRate: Int, song: SongRequest? = nil, schedule: SongSchedule? = nil) -> String {
-        let seconds = String(format: "%.6f", Double(event.sample) / Double(sampleRate))
+        let seconds = fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)
         let kind = event.isCount ? "count" : event.kind.name
         var line = "{\"t\":\(seconds),\"sample\":\(event.sample),\"kind\":\"\(kind)\",\"layer\":\(event.layer),\"bar\":\(event.bar),\"beat\":\(event.beat)"
         if event.kind == .poly { line += ",\"index\":\(event.index)" }
@@ -282,7 +280,7 @@ enum EventJSON {
             let label = schedule.label(song: Int(event.song), section: Int(event.section))
             line += ",\"section\":\(event.section),\"label\":\(TOMLWriter.quoted(label))"
             if song.songs.count > 1 { line += ",\"song\":\(event.song),\"song_name\":\(TOMLWriter.quoted(song.songs[Int(event.song)].name))" }
-            line += ",\"bpm\":\(String(format: "%.3f", event.bpm)),\"muted\":\(event.muted)"
+            line += ",\"bpm\":\(fixedDecimal(event.bpm, decimals: 3)),\"muted\":\(event.muted)"
             if song.usesRandomMute { line += ",\"seed\":\(song.seed)" }
         }
         return line + "}\n"

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
 import Devices
-import Foundation
 import HAL
 import LinuxHAL
 import Logging

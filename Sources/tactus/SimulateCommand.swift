@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
 import ClickEngine
-import Foundation
 import HAL
 import LinuxHAL
 import Logging
@@ -107,27 +106,24 @@ enum SimulatorBoard {
 final class SimulationFiles: SimulationOutput {
     let folder: String
     private let encoder: WAVEncoder
-    private let wav: FileHandle
-    private let events: FileHandle
+    private let wav: OutputFile
+    private let events: OutputFile
     private var dataBytes = 0
     private var pending: [UInt8] = []
     private(set) var frameCount = 0
 
     init(folder: String, format: AudioDefinition) throws {
         self.folder = folder
-        do {
-            try FileManager.default.createDirectory(atPath: "\(folder)/frames", withIntermediateDirectories: true)
-        } catch { throw ExitError("--out '\(folder)' cannot be created: \(error.localizedDescription)") }
+        do { try FileSystem.createFolders("\(folder)/frames") } catch {
+            throw ExitError("--out '\(folder)' cannot be created: \(error)")
+        }
         // The board's channel count: the samples are interleaved that way.
         encoder = WAVEncoder(sampleRate: format.sampleRate, channels: format.channels, format: .f32)
-        guard FileManager.default.createFile(atPath: "\(folder)/audio.wav", contents: Data(encoder.header(dataByteCount: 0))),
-              FileManager.default.createFile(atPath: "\(folder)/events.jsonl", contents: nil),
-              let wav = FileHandle(forUpdatingAtPath: "\(folder)/audio.wav"),
-              let events = FileHandle(forWritingAtPath: "\(folder)/events.jsonl")
-        else { throw ExitError("--out '\(folder)': cannot create audio.wav and events.jsonl there") }
-        wav.seekToEndOfFile()
-        self.wav = wav
-        self.events = events
+        do {
+            wav = try OutputFile(creating: "\(folder)/audio.wav")
+            try wav.write(encoder.header(dataByteCount: 0))
+            events = try OutputFile(creating: "\(folder)/events.jsonl")
+        } catch { throw ExitError("--out '\(folder)': cannot create audio.wav and events.jsonl there (\(error))") }
     }
 
     func audio(_ interleaved: [Float]) throws {
@@ -137,25 +133,26 @@ final class SimulationFiles: SimulationOutput {
         if pending.count >= 1 << 16 { try flush() }
     }
 
-    func event(_ line: String) throws { try events.write(contentsOf: Data((line + "\n").utf8)) }
+    func event(_ line: String) throws { try events.write(Array((line + "\n").utf8)) }
 
     func frame(_ frame: Bitmap, milliseconds: Int64) throws {
         var name = String(max(milliseconds, 0))
         while name.count < 8 { name = "0" + name }
-        try PBM.encode(frame).write(toFile: "\(folder)/frames/\(name).pbm", atomically: false, encoding: .utf8)
+        let file = try OutputFile(creating: "\(folder)/frames/\(name).pbm")
+        try file.write(Array(PBM.encode(frame).utf8))
+        try file.close()
         frameCount += 1
     }
 
     private func flush() throws {
-        try wav.write(contentsOf: pending)
+        try wav.write(pending)
         pending.removeAll(keepingCapacity: true)
     }
 
     func finish() throws {
         try flush()
-        try wav.write(contentsOf: encoder.padding(dataByteCount: dataBytes))
-        try wav.seek(toOffset: 0)
-        try wav.write(contentsOf: encoder.header(dataByteCount: dataBytes))
+        try wav.write(encoder.padding(dataByteCount: dataBytes))
+        try wav.rewrite(at: 0, encoder.header(dataByteCount: dataBytes))
         try wav.close()
         try events.close()
     }

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
-import Foundation
 import LinuxHAL
 import TOMLReader
 import TactusCore
@@ -14,8 +13,10 @@ struct SongRequest {
 
     static func readText(_ path: String, flag: String) throws -> String {
         if path == "-" {
-            let data = FileHandle.standardInput.readDataToEndOfFile()
-            guard let text = String(data: data, encoding: .utf8) else { throw ExitError("\(flag) '-': standard input is not UTF-8 text") }
+            let text: String
+            do { text = try BoundedFile.text(try FileSystem.readStandardInput()) } catch {
+                throw ExitError("\(flag) '-': standard input cannot be read: \(error)")
+            }
             return text
         }
         return try InputFile.text(path, flag: flag)
@@ -34,14 +35,13 @@ struct SongRequest {
         let map: KlickTempoMap
         do { map = try KlickTempoMap(parsing: text) } catch { throw ExitError("\(error.description)") }
         for warning in map.warnings {
-            FileHandle.standardError.write(Data("tactus: warning: \(path): \(warning)\n".utf8))
+            FileSystem.writeStandardError("tactus: warning: \(path): \(warning)\n")
         }
         return map
     }
 
     static func songName(forFile path: String) -> String {
-        let base = (path as NSString).lastPathComponent
-        let name = (base as NSString).deletingPathExtension
+        let name = FileSystem.stem(of: path)
         return name.isEmpty || path == "-" ? "tempo map" : name
     }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
-import Foundation
+import Glibc
+import LinuxHAL
 
 @main
 struct Tactus: AsyncParsableCommand {
@@ -23,17 +24,17 @@ struct Tactus: AsyncParsableCommand {
         } catch let error as ExitError {
             // Values inside messages come from users: control characters (a newline, an
             // escape sequence) are shown escaped so the error stays one honest line.
-            FileHandle.standardError.write(Data("tactus: error: \(Escaped.controlCharacters(error.message))\n".utf8))
-            Foundation.exit(error.code)
+            FileSystem.writeStandardError("tactus: error: \(Escaped.controlCharacters(error.message))\n")
+            Glibc.exit(error.code)
         } catch {
             let code = exitCode(for: error)
             if code == .success {
                 print(fullMessage(for: error))
-                Foundation.exit(0)
+                Glibc.exit(0)
             }
             let line = message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-            FileHandle.standardError.write(Data("tactus: error: \(Escaped.controlCharacters(line))\n".utf8))
-            Foundation.exit(2)
+            FileSystem.writeStandardError("tactus: error: \(Escaped.controlCharacters(line))\n")
+            Glibc.exit(2)
         }
     }
 }

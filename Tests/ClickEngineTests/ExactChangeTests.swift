@@ -245,6 +245,68 @@ private func place(_ events: [OnsetEvent]) -> [String] {
         }
     }
 
+    @Test func aShrinkingMeterFinishesTheBeatWithItsSubdivisions() {
+        // 120 BPM 4/4, layers 2 and 3, `1.65 set meter=3/4`: beat 3 of bar 0 (72000) keeps its
+        // subdivisions after the change (80000, 84000, 88000), then bar 1 starts at 96000.
+        let base = settings(bpm: "120", accents: "X", subdivisions: "2,3")
+        var shorter = base
+        shorter.meter = try! Meter(parsing: "3/4")
+        let events = onsets(.testEngine(settings: base), frames: 120_001, changes: [(79_200, shorter)], block: 128)
+        #expect(place(events).drop { !$0.hasPrefix("72000 ") }.map { $0 } == [
+            "72000 0:3 beat 0", "80000 0:3 subdivision 3", "84000 0:3 subdivision 2", "88000 0:3 subdivision 3",
+            "96000 1:0 accent 0", "104000 1:0 subdivision 3", "108000 1:0 subdivision 2", "112000 1:0 subdivision 3",
+            "120000 1:1 beat 0",
+        ])
+        // Subdivisions switched on with the shrink play in the rest of the beat as well.
+        var withLayer = shorter
+        withLayer.subdivisions = try! Subdivisions(parsing: "4")
+        let plain = settings(bpm: "120", accents: "X")
+        let switched = onsets(.testEngine(settings: plain), frames: 96_001, changes: [(79_200, withLayer)], block: 128)
+        #expect(place(switched).suffix(4) == ["72000 0:3 beat 0", "84000 0:3 subdivision 4", "90000 0:3 subdivision 4", "96000 1:0 accent 0"])
+    }
+
+    @Test func aChangeWhileTheBeatFinishesKeepsItsSubdivisions() {
+        // 4/4 -> 3/4 at 74000 (downbeat due at 96000), then a volume change at 82000: the
+        // subdivisions at 84000 and 90000 are each played once, at their places.
+        let base = settings(bpm: "120", accents: "X", subdivisions: "4")
+        var shorter = base
+        shorter.meter = try! Meter(parsing: "3/4")
+        var quieter = shorter
+        try! quieter.volumes.set("master", to: 50)
+        let events = onsets(.testEngine(settings: base), frames: 96_001, changes: [(74_000, shorter), (82_000, quieter)], block: 100)
+        #expect(place(events).suffix(5) == [
+            "72000 0:3 beat 0", "78000 0:3 subdivision 4", "84000 0:3 subdivision 4", "90000 0:3 subdivision 4", "96000 1:0 accent 0",
+        ])
+    }
+
+    /// Same beat unit, same layers: until the new downbeat, a shrink leaves every onset where
+    /// the unchanged render puts it (the finishing beat keeps all its subdivisions).
+    @Test func everyShrinkKeepsTheFinishingBeatsSubdivisionsInPlace() {
+        var random = SplitMix64(state: 31)
+        let meters = ["4/4", "3/4", "5/4", "2/4", "7/8", "9/16", "4/5", "13/16"]
+        var shrinks = 0
+        for _ in 0..<60 {
+            let from = meters.randomElement(using: &random)!, to = meters.randomElement(using: &random)!
+            let unit = ["1/4", "1/8", "1/5"].randomElement(using: &random)!
+            let layers = ["2", "3", "2,3", "4", "2,5,7"].randomElement(using: &random)!
+            let base = settings(bpm: "120", meter: from, beatUnit: unit, accents: "X", subdivisions: layers)
+            var next = base
+            next.meter = try! Meter(parsing: to)
+            let at = Int64.random(in: 1..<200_000, using: &random)
+            let reference = onsets(.testEngine(settings: base), frames: 400_000, changes: [], block: 97)
+            let events = onsets(.testEngine(settings: base), frames: 400_000, changes: [(at, next)], block: 97)
+            let beats = events.filter { $0.layer == 0 }
+            guard let downbeat = zip(beats, beats.dropFirst()).first(where: { $0.1.sample >= at && $0.1.beat == 0 && $0.1.bar == $0.0.bar + 1 })?.1,
+                  base.beatsPerBar > next.beatsPerBar else { continue }
+            let cutShort = reference.first { $0.bar == downbeat.bar && $0.beat == 0 && $0.layer == 0 }.map { $0.sample != downbeat.sample } ?? true
+            guard cutShort else { continue }
+            shrinks += 1
+            let before = { (e: OnsetEvent) in e.sample < downbeat.sample }
+            #expect(place(events.filter(before)) == place(reference.filter(before)), "\(from) -> \(to) (\(unit), \(layers)) at \(at)")
+        }
+        #expect(shrinks >= 10)
+    }
+
     @Test func aChangeBeforeTheDelayedDownbeatKeepsIt() {
         // 4/4 -> 3/4 at 3.5 beats (downbeat due at 96000), then a volume change at 90000.
         let base = settings(bpm: "120", accents: "X")

@@ -47,6 +47,10 @@ final class EngineProgram: @unchecked Sendable {
     let byKey: UnsafeMutablePointer<Int32>
     /// When set, the song is played instead of the bar pattern (from its start on each start).
     let song: SongSchedule?
+    /// The subdivision onsets of the first beat, in order: after the meter shrank, the rest of
+    /// the finishing beat plays them laid back from the next downbeat, one beat at a time.
+    let leadIn: UnsafeMutablePointer<Int32>
+    let leadInCount: Int
 
     init(settings: MetronomeSettings, sounds: SoundSet, sampleRate: Int, playing: Bool, transportEpoch: UInt64, serial: UInt64 = 0,
          song: SongSchedule? = nil) {
@@ -105,6 +109,13 @@ final class EngineProgram: @unchecked Sendable {
                 beat: Int32(onset.beat), index: Int32(onset.index), layer: UInt8(onset.layer), kind: onset.kind,
                 key: key, playedInBar: .min))
         }
+        let (compiled, beatLength) = (onsets, beatGrid)
+        let firstBeatSubdivisions = (0..<onsetCount).filter {
+            compiled[$0].kind == .subdivision && compiled[$0].beat == 0 && compiled[$0].offset > 0 && compiled[$0].offset < beatLength
+        }
+        leadInCount = firstBeatSubdivisions.count
+        leadIn = .allocate(capacity: max(leadInCount, 1))
+        for (position, index) in firstBeatSubdivisions.enumerated() { leadIn[position] = Int32(index) }
         byKey = .allocate(capacity: max(onsetCount, 1))
         for (position, index) in (0..<onsetCount).sorted(by: { keys[$0] < keys[$1] }).enumerated() {
             byKey[position] = Int32(index)
@@ -114,6 +125,7 @@ final class EngineProgram: @unchecked Sendable {
     deinit {
         onsets.deallocate()
         byKey.deallocate()
+        leadIn.deallocate()
     }
 
 }

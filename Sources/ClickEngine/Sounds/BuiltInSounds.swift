@@ -32,13 +32,15 @@ public enum BuiltInSounds {
     /// outside `supportedSampleRates`.
     public static func make(_ name: String, sampleRate: Int) -> SoundSet? {
         guard supportedSampleRates.contains(sampleRate), let recipes = recipes(name) else { return nil }
+        let subdivision = recipes.subdivision
         return SoundSet(name: name,
                         accent: Clip(samples: recipes.accent.render(sampleRate: sampleRate), sampleRate: sampleRate),
                         beat: Clip(samples: recipes.beat.render(sampleRate: sampleRate), sampleRate: sampleRate),
-                        subdivision: Clip(samples: recipes.subdivision.render(sampleRate: sampleRate),
-                                          sampleRate: sampleRate),
-                        poly: Clip(samples: recipes.subdivision.transposed(by: polyTransposition).render(sampleRate: sampleRate),
-                                   sampleRate: sampleRate))
+                        layers: {
+                            (Clip(samples: subdivision.render(sampleRate: sampleRate), sampleRate: sampleRate),
+                             Clip(samples: subdivision.transposed(by: polyTransposition).render(sampleRate: sampleRate),
+                                  sampleRate: sampleRate))
+                        })
     }
 
     /// Poly layers play the subdivision's sound a fifth lower, so "3 against 4" is heard as
@@ -184,7 +186,7 @@ public enum BuiltInSounds {
 
 extension BuiltInSounds {
     /// One damped sine: amplitude * ((1 - tailLevel) e^(-t/decay) + tailLevel e^(-t/tailDecay)).
-    struct Partial {
+    struct Partial: Sendable {
         var frequency: Double
         var amplitude: Double
         var decay: Double
@@ -194,7 +196,7 @@ extension BuiltInSounds {
 
     /// White noise from a seeded xorshift, through two cascaded band-passes, decaying as
     /// e^(-t/decay).
-    struct NoiseBurst {
+    struct NoiseBurst: Sendable {
         var center: Double
         var q: Double
         var amplitude: Double
@@ -202,7 +204,7 @@ extension BuiltInSounds {
         var seed: UInt64
     }
 
-    struct ClipRecipe {
+    struct ClipRecipe: Sendable {
         var length: Double
         var attack = 0.0004
         var fadeOut: Double

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import Synchronization
+
 /// One click sound: mono samples in -1...1 at the engine's sample rate, starting from and
 /// ending in silence. The storage is allocated once and never changes, so the render
 /// thread reads it through a raw pointer without retaining anything.
@@ -31,19 +33,48 @@ public final class Clip: @unchecked Sendable {
 }
 
 /// Four related clips: accent (also the soft accent, quieter), beat, subdivision and poly.
+/// A built-in set synthesizes its subdivision and poly clips the first time a program or
+/// song asks for them (on the control side, never on the render thread): a plain render
+/// of beats does not pay for clips it never plays.
 public struct SoundSet: Sendable {
     public let name: String
     public let accent: Clip
     public let beat: Clip
-    public let subdivision: Clip
+    private let layers: LayerClips
+
+    public var subdivision: Clip { layers.clips.subdivision }
     /// The poly layers' clip; a set without one plays them with the subdivision clip.
-    public let poly: Clip
+    public var poly: Clip { layers.clips.poly }
 
     public init(name: String, accent: Clip, beat: Clip, subdivision: Clip, poly: Clip? = nil) {
+        self.init(name: name, accent: accent, beat: beat, layers: { (subdivision, poly ?? subdivision) })
+    }
+
+    /// `layers` makes the subdivision and poly clips when one of them is first used.
+    init(name: String, accent: Clip, beat: Clip, layers: @escaping @Sendable () -> (subdivision: Clip, poly: Clip)) {
         self.name = name
         self.accent = accent
         self.beat = beat
-        self.subdivision = subdivision
-        self.poly = poly ?? subdivision
+        self.layers = LayerClips(make: layers)
+    }
+}
+
+/// The subdivision and poly clips of a set, made once on first use.
+private final class LayerClips: Sendable {
+    private let state: Mutex<(subdivision: Clip, poly: Clip)?>
+    private let make: @Sendable () -> (subdivision: Clip, poly: Clip)
+
+    init(make: @escaping @Sendable () -> (subdivision: Clip, poly: Clip)) {
+        state = Mutex(nil)
+        self.make = make
+    }
+
+    var clips: (subdivision: Clip, poly: Clip) {
+        state.withLock { made in
+            if let made { return made }
+            let clips = make()
+            made = clips
+            return clips
+        }
     }
 }

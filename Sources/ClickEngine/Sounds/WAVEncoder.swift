@@ -111,27 +111,29 @@ public struct WAVEncoder: Sendable {
         // then store through a raw pointer: this is the hot loop of `tactus render`.
         let first = bytes.count
         let width = format.bytesPerSample
-        bytes.append(contentsOf: repeatElement(0, count: samples.count * width))
+        var growth = samples.count * width
+        while growth > 0 { // memcpy from zeros: appending a repeated element goes byte by byte
+            let chunk = min(growth, WAVEncoder.zeros.count)
+            bytes.append(contentsOf: WAVEncoder.zeros[..<chunk])
+            growth -= chunk
+        }
+        guard !samples.isEmpty else { return }
         bytes.withUnsafeMutableBytes { raw in
             let out = raw.baseAddress! + first
             switch format {
             case .s16:
-                // Eight at a time, the same rule as `quantize` (clamp, scale in Double, round half
-                // away from zero, NaN to 0): this loop is most of `tactus render`'s CPU time.
-                let source = UnsafeRawPointer(samples.baseAddress!)
-                var i = 0
-                while i + 8 <= samples.count {
-                    let x = source.loadUnaligned(fromByteOffset: 4 * i, as: SIMD8<Float>.self)
-                    var d = SIMD8<Double>(x.replacing(with: 0, where: x .!= x))
-                    d = d.clamped(lowerBound: SIMD8(repeating: -1), upperBound: SIMD8(repeating: 1)) * 32767
-                    d += SIMD8<Double>(repeating: 0.5).replacing(with: -0.5, where: d .< 0)
-                    let v = SIMD8<Int16>(truncatingIfNeeded: SIMD8<Int32>(d, rounding: .towardZero))
-                    out.storeBytes(of: v, toByteOffset: 2 * i, as: SIMD8<Int16>.self)
-                    i += 8
-                }
-                while i < samples.count {
-                    out.storeBytes(of: Int16(quantize(samples[i], fullScale: 32767)).littleEndian, toByteOffset: 2 * i, as: Int16.self)
-                    i += 1
+                // The same bytes as `quantize` (clamp, scale in Double, round half away from
+                // zero, NaN to 0), in a form the compiler vectorizes: this loop is most of
+                // `tactus render`'s CPU time. Adding 1.5 x 2^52 rounds to the nearest integer
+                // (ties to even) into the low bits; ties to even and away from zero differ
+                // only on a tie k + 0.5 with k even, and the only Float x in -1...1 whose
+                // x * 32767 is a tie is +-0.5 (16383.5 -> 16384 both ways).
+                let source = samples.baseAddress!
+                for i in 0..<samples.count {
+                    let x = source[i]
+                    let scaled = Swift.min(Swift.max(x.isNaN ? 0 : Double(x), -1), 1) * 32767
+                    let rounded = (scaled + 0x1.8p52).bitPattern
+                    out.storeBytes(of: UInt16(truncatingIfNeeded: rounded).littleEndian, toByteOffset: 2 * i, as: UInt16.self)
                 }
             case .s24:
                 for (i, x) in samples.enumerated() {
@@ -147,6 +149,8 @@ public struct WAVEncoder: Sendable {
             }
         }
     }
+
+    private static let zeros = [UInt8](repeating: 0, count: 4096)
 
     /// A whole file in one go (tests, short clips).
     public func encodeFile(_ samples: [Float]) -> [UInt8] {
