@@ -15,7 +15,7 @@ import TactusCore
         try file.add(seconds: 90, day: "2026-11-23")
         try file.add(seconds: 30, day: "2026-11-24")
         #expect(text(folder + "/practice.toml")
-                == "# Tactus practice log: minutes played per day (local time)\n[minutes]\n2026-11-23 = 11.50\n2026-11-24 = 0.50\n")
+                == "# Tactus practice log: minutes played per day (local time)\nschema = 1\n\n[minutes]\n2026-11-23 = 11.50\n2026-11-24 = 0.50\n")
         #expect(try file.load().minutes(on: "2026-11-23") == 11.5)
         try "[minutes]\n2026-11-23 = \"lots\"\n".write(toFile: folder + "/practice.toml")
         try file.add(seconds: 60, day: "2026-11-25")

@@ -171,9 +171,12 @@ import Testing
         log.add(seconds: 90, day: "2026-11-23")
         log.add(seconds: 45, day: "2026-11-23")
         log.add(seconds: 600, day: "2026-11-22")
-        #expect(log.text == "# Tactus practice log: minutes played per day (local time)\n[minutes]\n2026-11-22 = 10.00\n2026-11-23 = 2.25\n")
+        #expect(log.text == "# Tactus practice log: minutes played per day (local time)\nschema = 1\n\n[minutes]\n2026-11-22 = 10.00\n2026-11-23 = 2.25\n")
         let back = try PracticeLog(parsing: log.text, file: "practice.toml")
         #expect(back == log)
         #expect(throws: SettingError.self) { try PracticeLog(parsing: "[minutes]\n2026-13 = 1\n", file: "p.toml") }
+        // Written before the log had a schema: still loads. A newer schema is refused, not rewritten.
+        #expect(try PracticeLog(parsing: "[minutes]\n2026-11-23 = 2.25\n", file: "p.toml").minutes(on: "2026-11-23") == 2.25)
+        #expect(throws: SettingError.self) { try PracticeLog(parsing: "schema = 2\n[minutes]\n", file: "p.toml") }
     }
 }

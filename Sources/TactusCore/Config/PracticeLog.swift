@@ -4,11 +4,16 @@ import TOMLReader
 /// Minutes played per day, as kept in the state folder (`practice.toml`):
 ///
 ///     # Tactus practice log: minutes played per day (local time)
+///     schema = 1
+///
 ///     [minutes]
 ///     2026-11-23 = 42.5
 ///
-/// Seconds are kept whole; the file holds minutes to 1/60 (two decimals, rounded).
+/// Seconds are kept whole; the file holds minutes to 1/60 (two decimals, rounded). Like every
+/// file in the state folder it carries a `schema`; a log written before it had one still loads.
 public struct PracticeLog: Sendable, Hashable {
+    public static let schema: Int64 = 1
+
     /// Seconds played, by day ("YYYY-MM-DD").
     public private(set) var seconds: [String: Int64] = [:]
 
@@ -19,6 +24,13 @@ public struct PracticeLog: Sendable, Hashable {
         let table: TOMLTable
         do { table = try TOML.parse(text, file: file) } catch {
             throw SettingError(field: file, value: "", allowed: "\(error)")
+        }
+        if let schema = table["schema"] {
+            // A newer box's log is refused (and so kept aside by the caller), never rewritten as ours.
+            guard let version = schema.integer, version >= 1, version <= PracticeLog.schema else {
+                throw SettingError(field: "\(file):\(schema.line): schema", value: "\(schema.content)",
+                                   allowed: "1 to \(PracticeLog.schema)")
+            }
         }
         guard let days = table["minutes"]?.table else { return }
         for day in days.keys {
@@ -43,7 +55,7 @@ public struct PracticeLog: Sendable, Hashable {
     public func minutes(on day: String) -> Double { Double(seconds[day] ?? 0) / 60 }
 
     public var text: String {
-        var lines = ["# Tactus practice log: minutes played per day (local time)", "[minutes]"]
+        var lines = ["# Tactus practice log: minutes played per day (local time)", "schema = \(PracticeLog.schema)", "", "[minutes]"]
         for day in seconds.keys.sorted() {
             let hundredths = (seconds[day]! * 100 + 30) / 60
             lines.append("\(day) = \(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)")
