@@ -24,10 +24,10 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "A poly layer (repeatable, up to 4): N over the bar, N/Kb over K beats, or E(k,n[,r]).") var poly: [String] = []
     @Option(help: "Built-in sound set name, or a folder with accent.wav, beat.wav and sub.wav.") var sound = "woodblock"
     @Option(help: "Volumes in percent: master, accent, soft, beat, sub2..sub9, poly1..poly4, e.g. master=80,accent=100,beat=80,sub2=60.") var volume: String?
-    @Option(parsing: .unconditional, help: "Sample rate, 8000 to 192000.") var rate = 48000
+    @Option(parsing: .unconditional, help: "Sample rate, 8000 to 192000.") var rate = "48000"
     @Option(help: "Sample format: s16, s24 or f32.") var format = "s16"
-    @Option(parsing: .unconditional, help: "Output channels, 1 or 2.") var channels = 2
-    @Option(parsing: .unconditional, help: "Bars to play (default 4).") var bars: Int?
+    @Option(parsing: .unconditional, help: "Output channels, 1 or 2.") var channels = "2"
+    @Option(parsing: .unconditional, help: "Bars to play, 1 to 1000000 (default 4).") var bars: String?
     @Option(parsing: .unconditional, help: "Seconds to play (instead of --bars).") var seconds: String?
     @Option(help: "Timed changes: '<seconds> set bpm=150 meter=5/4', '<seconds> stop', '<seconds> start'.") var changes: String?
     @Option(help: "Write one JSON object per onset to this file.") var events: String?
@@ -66,17 +66,12 @@ struct RenderJob {
 
     init(_ options: RenderCommand) throws {
         guard let output = options.output else { throw ExitError("-o/--output is required: the WAV file to write") }
-        guard (8000...192_000).contains(options.rate) else {
-            throw ExitError("--rate '\(options.rate)' is invalid: allowed 8000 to 192000 (Hz)")
-        }
+        let rate = try wholeNumber(options.rate, flag: "--rate", in: 8000...192_000, allowed: "8000 to 192000 (Hz)")
         guard let format = WAVSampleFormat(rawValue: options.format) else {
             throw ExitError("--format '\(options.format)' is invalid: allowed s16, s24 or f32")
         }
-        guard options.channels == 1 || options.channels == 2 else {
-            throw ExitError("--channels '\(options.channels)' is invalid: allowed 1 or 2")
-        }
-        sampleRate = options.rate
-        channels = options.channels
+        sampleRate = rate
+        channels = try wholeNumber(options.channels, flag: "--channels", in: 1...2, allowed: "1 or 2")
         self.format = format
 
         var settings = MetronomeSettings()
@@ -109,8 +104,7 @@ struct RenderJob {
         switch (options.bars, options.seconds) {
         case (.some, .some): throw ExitError("--bars and --seconds are exclusive: give one of them")
         case (let bars?, nil):
-            guard (1...1_000_000).contains(bars) else { throw ExitError("--bars '\(bars)' is invalid: allowed 1 to 1000000") }
-            end = .bars(Int64(bars))
+            end = .bars(Int64(try wholeNumber(bars, flag: "--bars", in: 1...1_000_000, allowed: "1 to 1000000")))
         case (nil, let text?):
             guard let value = Rational(parsing: text), !text.contains("/"), value > .zero, value <= Rational(86_400) else {
                 throw ExitError("--seconds '\(text)' is invalid: allowed more than 0 up to 86400")

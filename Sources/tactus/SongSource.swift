@@ -108,7 +108,7 @@ struct SongRequest {
             songs = [try songFromMap(path, countIn: countIn ?? .none)]
         } else {
             var bars: Int? = nil
-            if let n = o.bars, SongSection.barRange.contains(n) { bars = n }
+            if let n = o.bars.flatMap({ Int($0) }), SongSection.barRange.contains(n) { bars = n }
             if segment.isRamp && bars == nil {
                 throw ExitError("--bpm '\(o.bpm)' is a ramp: give its length with --bars (1 to 999)")
             }

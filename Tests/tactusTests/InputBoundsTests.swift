@@ -34,7 +34,9 @@ import Testing
         try "\(value) press start\n9 end\n".write(to: script, atomically: true, encoding: .utf8)
         check(try tactus(["simulate", "--headless", "--script", script.path, "--out", folder]), "script.txt:1: time '\(value)' is invalid")
         try "0 turn +3 over \(value)\n9 end\n".write(to: script, atomically: true, encoding: .utf8)
-        check(try tactus(["simulate", "--headless", "--script", script.path, "--out", folder]), "script.txt:1: expected 'turn +N over SECONDS [pushed]'")
+        check(try tactus(["simulate", "--headless", "--script", script.path, "--out", folder]), "script.txt:1: turn time '\(value)' is invalid: allowed more than 0 up to 3600 seconds")
+        try "0 turn \(value) over 1\n9 end\n".write(to: script, atomically: true, encoding: .utf8)
+        check(try tactus(["simulate", "--headless", "--script", script.path, "--out", folder]), "script.txt:1: detents '\(value)' is invalid")
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 

@@ -79,10 +79,15 @@ public struct SimulationScript: Equatable {
                 guard rest.count == 1 else { throw fail("'tap' takes nothing after it") }
                 step = .press(.tap, .short)
             case "turn":
-                guard rest.count == 4 || (rest.count == 5 && rest[4] == "pushed"), rest[2] == "over", let detents = Int(rest[1]),
-                      detents != 0, abs(detents) <= 10_000,
-                      let seconds = Rational(parsing: rest[3]), !rest[3].contains("/"), seconds > .zero, seconds <= Rational(3600)
-                else { throw fail("expected 'turn +N over SECONDS [pushed]' (N a non-zero number of detents, SECONDS more than 0)") }
+                guard rest.count == 4 || (rest.count == 5 && rest[4] == "pushed"), rest[2] == "over" else {
+                    throw fail("expected 'turn +N over SECONDS [pushed]' (N a non-zero number of detents, SECONDS more than 0)")
+                }
+                guard let detents = Int(rest[1]), detents != 0, abs(detents) <= 10_000 else {
+                    throw fail("detents '\(rest[1])' is invalid: allowed a whole number from -10000 to +10000, not 0")
+                }
+                guard let seconds = Rational(parsing: rest[3]), !rest[3].contains("/"), seconds > .zero, seconds <= Rational(3600) else {
+                    throw fail("turn time '\(rest[3])' is invalid: allowed more than 0 up to 3600 seconds, e.g. 0.3")
+                }
                 step = .turn(detents: detents, seconds: seconds, pushed: rest.count == 5)
             case "end":
                 guard rest.count == 1 else { throw fail("'end' takes nothing after it") }
