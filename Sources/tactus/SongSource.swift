@@ -22,7 +22,7 @@ struct SongRequest {
         return try InputFile.text(path, flag: flag)
     }
 
-    /// klick's own messages: "can't open tempo map file: 'x'" and "<problem>:\nline N: <line>".
+    /// klick's own messages: "can't open tempo map file 'x'" and "<problem>:\nline N: <line>".
     static func klickMap(_ path: String) throws -> KlickTempoMap {
         let text: String
         if path == "-" {

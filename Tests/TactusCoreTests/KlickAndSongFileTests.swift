@@ -50,7 +50,7 @@ import TOMLReader
             #expect(e?.line == line, "\(text)")
         }
         #expect(error("8 120\n4 0\n")?.description == "tempo must be greater than zero:\nline 2: 4 0")
-        #expect(KlickTempoMap.cannotOpen("x.map") == "can't open tempo map file: 'x.map'")
+        #expect(KlickTempoMap.cannotOpen("x.map") == "can't open tempo map file 'x.map'")
     }
 
     @Test func grammarCorners() throws {

@@ -97,6 +97,8 @@ live_test() {
   echo "keep" >/boot/firmware/overlays/other.dtbo
   userdel tactus 2>/dev/null || true
   groupdel gpio 2>/dev/null || true
+  # /etc is an overlay here: without an audio group postinst creates it, and purge must remove it.
+  groupdel audio 2>/dev/null || true
   local had_i2c=false
   getent group i2c >/dev/null && had_i2c=true
   export DEBIAN_FRONTEND=noninteractive
@@ -175,6 +177,8 @@ live_test() {
   ! getent group tactus >/dev/null || fail "purge left the group tactus"
   ok
   ! getent group gpio >/dev/null || fail "purge left the gpio group postinst created"
+  ok
+  ! getent group audio >/dev/null || fail "purge left the audio group postinst created"
   ok
   if $had_i2c; then getent group i2c >/dev/null || fail "purge removed the i2c group, which existed before"; ok; fi
   [ -z "$(find /etc/systemd -name 'tactus*' 2>/dev/null)" ] || fail "purge left $(find /etc/systemd -name 'tactus*')"

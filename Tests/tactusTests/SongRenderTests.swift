@@ -111,7 +111,7 @@ func eventObjects(_ url: URL) throws -> [[String: Any]] {
         #expect(run.stderr == "tactus: error: \(shown)\n")
         #expect(!FileManager.default.fileExists(atPath: out.path))
         let missing = try tactus(["render", "--tempo-map", dir.appendingPathComponent("none.map").path, "-o", out.path])
-        #expect(missing.status == 2 && missing.stderr.contains("can't open tempo map file: '"))
+        #expect(missing.status == 2 && missing.stderr.contains("can't open tempo map file '"))
         let imported = try tactus(["import-klick", file.path])
         #expect(imported.status == 2 && imported.stderr == "tactus: error: \(shown)\n")
     }

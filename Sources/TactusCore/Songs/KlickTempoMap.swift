@@ -48,8 +48,8 @@ public struct KlickTempoMap: Sendable, Hashable {
     public static let barsPositive = "number of bars must be greater than zero"
     public static let invalidMeter = "invalid time signature"
 
-    /// A file klick cannot open: `can't open tempo map file: '<name>'` (`-` is stdin).
-    public static func cannotOpen(_ name: String) -> String { "can't open tempo map file: '\(name)'" }
+    /// A file klick cannot open, as klick words it since it reads `-` as stdin: `can't open tempo map file '<name>'`.
+    public static func cannotOpen(_ name: String) -> String { "can't open tempo map file '\(name)'" }
 
     public init(parsing text: String) throws(ParseError) {
         entries = []
