@@ -14,9 +14,12 @@ ifeq ($(GPIOD),2)
 # build in .build-gpiod2 serves make build, make test-vm and make deb (scripts/build-release.sh).
 BUILD = scripts/build-release.sh 2
 BUILD_DEPS := gpiod2
+# That binary links libgpiod.so.3, which is not installed beside libgpiod 1.
+RUN_BINARY = LD_LIBRARY_PATH=.build-deps/libgpiod2/usr/lib/$$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch) .build-gpiod2/release/tactus
 else ifeq ($(GPIOD),)
 BUILD = $(SWIFT) build -c release --product tactus
 BUILD_DEPS :=
+RUN_BINARY = $$($(SWIFT) build -c release --show-bin-path)/tactus
 else
 $(error GPIOD=$(GPIOD): use GPIOD=2 (libgpiod 2 from bookworm-backports) or leave it empty (the system's libgpiod))
 endif
@@ -42,7 +45,7 @@ build: deps
 
 # The box on this machine: the interactive simulator (screen, LEDs, keys, sound).
 run: build
-	$$($(SWIFT) build -c release --show-bin-path)/tactus simulate --board boards/pi4b.toml
+	$(RUN_BINARY) simulate --board boards/pi4b.toml
 
 test: test-unit test-vm-backends
 
