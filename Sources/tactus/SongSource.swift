@@ -118,8 +118,11 @@ struct SongRequest {
                     throw ExitError("--bpm '\(o.bpm)' is invalid: one tempo per beat needs --bars and bars x \(settings.beatCount) values, got \(list.count)")
                 }
             }
-            let section = SongSection(label: "", bars: bars, meter: settings.meter, beatUnit: settings.beatUnit, tempo: segment,
+            var section = SongSection(label: "", bars: bars, meter: settings.meter, beatUnit: settings.beatUnit, tempo: segment,
                                       accents: settings.accents, subdivisions: settings.subdivisions)
+            // The rhythm flags play with a tempo segment as they do without one (checked with the settings above).
+            (section.swing, section.groove) = (o.swing, o.groove)
+            section.poly = o.poly.isEmpty ? nil : o.poly.joined(separator: ",")
             songs = [Song(name: "render", sections: [section])]
         }
         for i in songs.indices {

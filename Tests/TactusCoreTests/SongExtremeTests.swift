@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
+import TOMLReader
 @testable import TactusCore
 
 /// The notes' extreme case: a ramp 1 -> 999 BPM lasting 60 minutes at 192 kHz, notes of
@@ -43,5 +44,20 @@ import Testing
         #expect(onsets.filter { $0.kind == .poly }.map(\.sample) == [32000])
         section.poly = "11/7q"
         #expect(section.rhythmProblem?.field == "poly")
+    }
+
+    @Test func groovePlaysInSectionsAndIsReadFromSongFiles() throws {
+        func song(groove: String) -> String {
+            "[[song]]\nname = \"g\"\n[[song.section]]\nbars = 1\ntempo = \"120\"\nsubdivisions = \"4\"\ngroove = \"\(groove)\"\n"
+        }
+        let library = try SongFile.decode(song(groove: "3,2,2,3@4"), file: "songs.toml")
+        let section = library.songs[0].sections[0]
+        #expect(section.groove == "3,2,2,3@4")
+        // The group of four sixteenths at 0, 3/10, 1/2, 7/10 of the beat (24000 samples).
+        let onsets = Array(SongTimeline(song: library.songs[0], sampleRate: 48000))
+        #expect(onsets.filter { $0.kind == .subdivision && $0.sample < 24000 }.map(\.sample) == [7200, 12000, 16800])
+        #expect(try SongFile.decode(SongFile.encode(library), file: "again.toml") == library)
+        // Four weights do not divide a layer of 5: refused when read, naming the groove.
+        #expect(throws: TOMLError.self) { try SongFile.decode(song(groove: "3,2,2,3@5"), file: "bad.toml") }
     }
 }

@@ -146,6 +146,15 @@ func eventObjects(_ url: URL) throws -> [[String: Any]] {
         e = try samples(["--bpm", "120", "--gap", "50%", "--seed", "1", "--bars", "4"])
         #expect(e.enumerated().filter { $0.element["muted"] as! Bool }.map(\.offset) == [2, 3, 4, 6, 7, 8, 9, 11, 12])
         #expect(e.allSatisfy { ($0["seed"] as! NSNumber).intValue == 1 })
+        // Rhythm flags play with a tempo segment or a gap as they do without: swung eighths
+        // at 2/3 of the beat, 3 over the bar, a groove's sixteenths at 0, 3/10, 1/2, 7/10.
+        for args in [["--bpm", "120"], ["--bpm", "120-120"], ["--bpm", "120", "--gap", "1:1"]] {
+            e = try samples(args + ["--bars", "1", "--subdivisions", "2", "--swing", "2:1", "--poly", "3"])
+            #expect(e.filter { $0["kind"] as! String == "sub" }.map { ($0["sample"] as! NSNumber).int64Value } == [16000, 40000, 64000, 88000], "\(args)")
+            #expect(e.filter { $0["kind"] as! String == "poly" }.map { ($0["sample"] as! NSNumber).int64Value } == [32000], "\(args)")
+            e = try samples(args + ["--bars", "1", "--subdivisions", "4", "--groove", "3,2,2,3@4"])
+            #expect(e.filter { $0["kind"] as! String == "sub" }.prefix(3).map { ($0["sample"] as! NSNumber).int64Value } == [7200, 12000, 16800], "\(args)")
+        }
         for bad in [["--bpm", "100-140"], ["--bpm", "100-", "--bars", "2"], ["--count-in", "5"], ["--gap", "0:1"], ["--seed", "x"]] {
             let run = try tactus(["render"] + bad + ["-o", wav.path])
             #expect(run.status == 2 && run.stderr.hasPrefix("tactus: error: --") && run.stderr.split(separator: "\n").count == 1, "\(bad): \(run.stderr)")

@@ -39,9 +39,10 @@ public struct SongSection: Sendable, Hashable {
     public var randomMute: Rational?
     /// Gain in percent, exact (klick's volume 0.5 is 50).
     public var gainPercent: Rational
-    /// The rhythm options as written (`swing = "2:1"`, `poly = "3"`), played in the
-    /// section's bar (`patternSettings`); checked when the file is read.
+    /// The rhythm options as written (`swing = "2:1"`, `groove = "3,2,2,3@4"`, `poly = "3"`),
+    /// played in the section's bar (`patternSettings`); checked when the file is read.
     public var swing: String?
+    public var groove: String?
     public var poly: String?
 
     public init(label: String = "", bars: Int? = 4, meter: Meter = .common, beatUnit: BeatUnit = .quarter,
@@ -68,17 +69,20 @@ public struct SongSection: Sendable, Hashable {
     public var patternSettings: MetronomeSettings {
         var settings = MetronomeSettings(meter: meter, beatUnit: beatUnit, accents: accents, subdivisions: subdivisions)
         // Checked by `rhythmProblem` when read; a bad one is left out rather than trapping.
-        if let swing { try? settings.assign("swing", swing) }
-        if let poly { try? settings.assign("poly", poly) }
+        for (key, value) in rhythm { try? settings.assign(key, value) }
         return settings
     }
 
-    /// Why the section's swing or poly cannot be played in its bar, or nil.
+    /// The rhythm options given, as settings keys and values.
+    var rhythm: [(String, String)] {
+        [("swing", swing), ("groove", groove), ("poly", poly)].compactMap { key, value in value.map { (key, $0) } }
+    }
+
+    /// Why the section's swing, groove or poly cannot be played in its bar, or nil.
     public var rhythmProblem: SettingError? {
         var settings = MetronomeSettings(meter: meter, beatUnit: beatUnit, accents: accents, subdivisions: subdivisions)
         do {
-            if let swing { try settings.assign("swing", swing) }
-            if let poly { try settings.assign("poly", poly) }
+            for (key, value) in rhythm { try settings.assign(key, value) }
             try settings.validate()
         } catch { return error }
         return nil

@@ -20,6 +20,9 @@ import TOMLReader
 ///   gap = "2:1"             # play 2 bars, mute 1; "2:1b" in beats
 ///   random_mute = "25%"     # mute a quarter of the beats at random (seeded)
 ///   gain = "100%"
+///   swing = "2:1"           # swing, groove and poly as the render flags write them
+///   groove = "3,2,2,3@4"
+///   poly = "3"
 /// [setlist]
 /// songs = ["Blue Bossa"]
 /// advance = "wait"          # or "auto"
@@ -27,7 +30,7 @@ import TOMLReader
 public enum SongFile {
     static let songKeys = ["name", "count_in", "loop", "practice_tempo", "section"]
     static let sectionKeys = ["label", "bars", "meter", "beat_unit", "tempo", "accents", "subdivisions", "gap",
-                              "random_mute", "gain", "swing", "poly"]
+                              "random_mute", "gain", "swing", "groove", "poly"]
 
     /// A whole songs.toml.
     public static func decode(_ text: String, file: String) throws(TOMLError) -> SongLibrary {
@@ -105,6 +108,7 @@ public enum SongFile {
             if let p = s.randomMute { st["random_mute"] = .string(percentText(p)) }
             st["gain"] = .string(percentText(s.gainPercent))
             if let v = s.swing { st["swing"] = .string(v) }
+            if let v = s.groove { st["groove"] = .string(v) }
             if let v = s.poly { st["poly"] = .string(v) }
             return .table(st)
         })
@@ -214,9 +218,10 @@ public enum SongFile {
         if let p = try percent(s, "random_mute", range: 0...100) { section.randomMute = p }
         if let p = try percent(s, "gain", range: 0...400) { section.gainPercent = p }
         section.swing = try s.string("swing")
+        section.groove = try s.string("groove")
         section.poly = try s.string("poly")
         if let problem = section.rhythmProblem {
-            throw s.invalid(problem.field == "poly" ? "poly" : "swing", allowed: problem.allowed)
+            throw s.invalid(["groove", "poly"].contains(problem.field) ? problem.field : "swing", allowed: problem.allowed)
         }
         // What the tempo needs from the section's length.
         switch section.tempo {
