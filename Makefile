@@ -49,7 +49,9 @@ run: build
 
 test: test-unit test-vm-backends
 
+# klick too: the tempo-map tests compare against `klick -W` where it is installed.
 test-unit: deps
+	@scripts/install-deps.sh bench
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	Tests/install/run.sh
