@@ -26,6 +26,31 @@ import TactusCore
         #expect(ticks.count >= 16)
     }
 
+    /// Turns whose glides send merged ticks: each tick sounds when the box handles it, and
+    /// the next is still 12 ms or more after it (`turn +20 over 0.5` from 120 had 11.15 ms).
+    @Test(arguments: ["0.5 turn +20 over 0.5\n4 end\n", "0.5 turn -30 over 0.4\n4 end\n", "0.5 turn +40 over 0.3\n4 end\n",
+                      "0.5 turn +12 over 0.2\n4 end\n", "0.5 turn -25 over 0.8\n4 end\n"])
+    func glideTicksStayTwelveMillisecondsApart(script: String) throws {
+        let (output, _, _) = try simulate(script)
+        let ticks = output.events("buzzer").filter { $0["kind"] as? String == "tick" }.map { $0["t"] as! Double }
+        #expect(ticks.count >= 2)
+        let closest = zip(ticks.dropFirst(), ticks).map { $0 - $1 }.min() ?? 1
+        #expect(closest >= 0.012 - 1e-6, "closest ticks \(closest * 1000) ms apart")
+    }
+
+    @Test func theFirstDetentFromAFractionalPresetTempoPlaysTheNextWholeBPM() throws {
+        var saved = SavedState()
+        saved.settings.tempo = try Tempo(parsing: "92.5")
+        var (output, _, _) = try simulate("0.5 turn +1 over 0.3\n3 end\n", saved: saved)
+        #expect(lastBPM(output) == 93)
+        (output, _, _) = try simulate("0.5 turn -1 over 0.3\n3 end\n", saved: saved)
+        #expect(lastBPM(output) == 92)
+        (output, _, _) = try simulate("0.5 turn +2 over 1\n3 end\n", saved: saved)
+        #expect(lastBPM(output) == 94)
+        // 92.5 -> 93 crosses no half step; 93 -> 94 crosses 93.5.
+        #expect(output.events("buzzer").filter { $0["kind"] as? String == "tick" }.count == 1)
+    }
+
     @Test func slowTurnsTickOncePerHalfStepAtTheDetent() throws {
         // Five detents over 2.5 s: detents complete at 1.0, 1.5, 2.0, 2.5, 3.0 s.
         let (output, _, _) = try simulate("0.5 turn +5 over 2.5\n4 end\n")

@@ -18,11 +18,13 @@ import TestSupport
     }
 
     /// `count` detents evenly over `seconds` from `start` (the last one at start + seconds),
-    /// then time until the wheel is still. Returns every event.
+    /// then time until the wheel is still, waking at every deadline as the control loop does.
+    /// Returns every event.
     func turn(_ wheel: inout TempoWheel, _ count: Int, over seconds: Double, from start: MonotonicTime) -> [TempoWheel.Event] {
         var events: [TempoWheel.Event] = []
         for i in 0..<abs(count) {
             let at = start.advanced(byNanoseconds: Int64((seconds * Double(i + 1) / Double(abs(count)) * 1e9).rounded()))
+            while let deadline = wheel.nextDeadline, deadline < at { events += wheel.advance(to: deadline) }
             events += wheel.detent(count > 0 ? 1 : -1, at: at)
         }
         while let deadline = wheel.nextDeadline { events += wheel.advance(to: deadline) }
@@ -157,7 +159,9 @@ import TestSupport
         _ = wheel.detent(1, at: clock.advance(ms: 500))  // to the next whole, 73, crossing 72.5
         #expect(wheel.value == 73)
         wheel.set(bpm: 72.6)
-        #expect(ticks(wheel.detent(1, at: clock.advance(ms: 500))) == 0)  // 72.6 -> 73: no half step crossed
+        let events = wheel.detent(1, at: clock.advance(ms: 500))
+        #expect(ticks(events) == 0)  // 72.6 -> 73: no half step crossed
+        #expect(tempos(events) == [73])  // but what plays changes
     }
 
     @Test func bumpAtTheLimits() {
@@ -189,8 +193,9 @@ import TestSupport
         _ = wheel.detent(-1, at: ms(1000))
         #expect(wheel.value == 92)
         wheel.set(bpm: 92.5)
-        _ = wheel.detent(1, at: ms(3000))
+        #expect(tempos(wheel.detent(1, at: ms(3000))) == [93])  // shown as 93 before, but 92.5 played
         #expect(wheel.value == 93)
+        #expect(tempos(wheel.detent(1, at: ms(3500))) == [94])
     }
 }
 

@@ -116,11 +116,15 @@ public struct TempoWheel: Sendable {
     private var glide: Glide?
     private var lastTickAt: MonotonicTime?
     private var pendingCrossings = 0
+    /// What plays now: the last whole BPM sent, or a tempo set from outside (a preset or taps
+    /// may be fractional). Exact steps count from it.
+    private var playing: Double
     private var lastAdvance = MonotonicTime(nanoseconds: .min / 2)
 
     public init(bpm: Double = 120, tuning: Tuning = Tuning()) {
         self.tuning = tuning
         self.value = min(max(bpm, TempoWheel.minimum), TempoWheel.maximum)
+        self.playing = value
     }
 
     /// Round half up: 71.5 shows 72.
@@ -134,6 +138,7 @@ public struct TempoWheel: Sendable {
     /// Another control (tap, preset, menu) set the tempo: take it over and stop moving.
     public mutating func set(bpm: Double) {
         value = min(max(bpm, TempoWheel.minimum), TempoWheel.maximum)
+        playing = value
         glide = nil
         turn = nil
         pendingCrossings = 0
@@ -180,9 +185,9 @@ public struct TempoWheel: Sendable {
         let before = value
         var target: Double
         if t.detents <= tuning.exactDetents || rate <= tuning.slowRate {
-            // Exactly one whole BPM in the turning direction (from a fractional preset tempo,
-            // the next whole one), so slow turns and short nudges count exactly.
-            target = direction > 0 ? value.rounded(.down) + 1 : value.rounded(.up) - 1
+            // Exactly one whole BPM in the turning direction from what plays (from a fractional
+            // preset tempo, the next whole one), so slow turns and short nudges count exactly.
+            target = direction > 0 ? playing.rounded(.down) + 1 : playing.rounded(.up) - 1
         } else {
             target = value + Double(direction) * step(detent: t.detents, rate: rate)
         }
@@ -285,21 +290,26 @@ public struct TempoWheel: Sendable {
         return changes(from: before, at: time)
     }
 
-    /// A merged tick that has waited out the spacing.
+    /// A merged tick that has waited out the spacing. It sounds when it is handled, which can
+    /// be after it was due: the spacing counts from then, so no two ticks come closer.
     private mutating func flushTicks(upTo time: MonotonicTime) -> [Event] {
         guard pendingCrossings > 0, let last = lastTickAt else { return [] }
-        let due = last + tuning.tickSpacing
-        guard time >= due else { return [] }
+        guard time >= last + tuning.tickSpacing else { return [] }
         let count = pendingCrossings
         pendingCrossings = 0
-        lastTickAt = due
-        return [.tick(count: count, at: due)]
+        lastTickAt = time
+        return [.tick(count: count, at: time)]
     }
 
     private mutating func changes(from before: Double, at time: MonotonicTime) -> [Event] {
         let crossed = abs(TempoWheel.whole(value) - TempoWheel.whole(before))
-        guard crossed > 0 else { return [] }
+        // From a fractional tempo (a preset's 92.5) a detent may land on a whole BPM that rounds
+        // to the same number: no half step crossed, so no tick, but what plays changes.
+        let reachedWhole = crossed == 0 && value == value.rounded() && value != playing
+        guard crossed > 0 || reachedWhole else { return [] }
+        playing = Double(shownBPM)
         var events: [Event] = [.tempo(shownBPM)]
+        guard crossed > 0 else { return events }
         if let last = lastTickAt, time - last < tuning.tickSpacing {
             pendingCrossings += crossed
         } else {
