@@ -37,10 +37,13 @@ public enum BoxAssembly {
     /// The engine for the negotiated format and the box around it, with the saved state
     /// (or defaults and the problem, when the settings file was unusable). `tactus run` does
     /// not call this itself: `BoxService` does, and hands the box to its control loop.
-    public static func makeBox(_ parts: BoxParts, saved: SavedState, problem: String?, logger: Logger) throws -> Box {
+    /// `notice`: the problem as the screen shows it (the log gets `problem` whole).
+    public static func makeBox(_ parts: BoxParts, saved: SavedState, problem: String?, notice: String? = nil,
+                               logger: Logger) throws -> Box {
         let format = parts.audio.format
         var soundNames = BuiltInSounds.names + parts.userSounds.map(\.name)
         var problem = problem
+        var notice = notice ?? problem
         var userSounds = parts.userSounds
         let wanted = saved.settings.sound
         if !soundNames.contains(wanted) {
@@ -49,6 +52,7 @@ public enum BoxAssembly {
             // once its folder loads again.
             problem = [problem, "sound '\(wanted)' could not be loaded; playing \(BuiltInSounds.defaultName) in its place until it loads again"]
                 .compactMap { $0 }.joined(separator: "; ")
+            notice = [notice, "Sound \(wanted) missing: playing \(BuiltInSounds.defaultName)"].compactMap { $0 }.joined(separator: "; ")
             if let standIn = BuiltInSounds.make(BuiltInSounds.defaultName, sampleRate: format.sampleRate) {
                 userSounds.append(SoundSet(name: wanted, accent: standIn.accent, beat: standIn.beat, subdivision: standIn.subdivision))
                 soundNames.append(wanted)
@@ -61,7 +65,7 @@ public enum BoxAssembly {
         for set in userSounds { engine.register(set) }
         let now = parts.clock.now()
         let lines = (try? parts.input.currentStates()) ?? [:]
-        let state = try BoxState(saved: saved, problem: problem, soundNames: soundNames,
+        let state = try BoxState(saved: saved, problem: notice, soundNames: soundNames,
                                  encoderStepsPerDetent: parts.board.encoder.stepsPerDetent,
                                  reverseEncoder: parts.board.encoder.reverse,
                                  encoderContacts: (lines[.encoderA] ?? false, lines[.encoderB] ?? false),

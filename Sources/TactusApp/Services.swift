@@ -207,9 +207,9 @@ public final class BoxService: Service, Sendable {
     /// Makes the box (`BoxAssembly.makeBox`) and hands it to the control loop: nothing else
     /// ever holds it. `startedAt` (the process's start on the same clock, if known) makes
     /// "ready" say how long start-up took.
-    public convenience init(parts: BoxParts, saved: SavedState, problem: String?, logger: Logger,
+    public convenience init(parts: BoxParts, saved: SavedState, problem: String?, notice: String? = nil, logger: Logger,
                             startedAt: MonotonicTime? = nil) throws {
-        self.init(box: try BoxAssembly.makeBox(parts, saved: saved, problem: problem, logger: logger), parts: parts,
+        self.init(box: try BoxAssembly.makeBox(parts, saved: saved, problem: problem, notice: notice, logger: logger), parts: parts,
                   logger: logger, startedAt: startedAt)
     }
 

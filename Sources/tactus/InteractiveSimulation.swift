@@ -17,7 +17,7 @@ enum InteractiveSimulation {
     static let help = "←/→ turn  ⇧←/⇧→ (H/L) fast turn  ⏎/w wheel  m menu (long)  b back (double)  space START  t TAP  f foot  q quit"
 
     static func run(board: BoardDefinition, configuration: ConfigurationFile, saved: SavedState, problem: String?,
-                    persistence: any SettingsPersistence, userSounds: [SoundSet], logger: Logger) async throws {
+                    notice: String?, persistence: any SettingsPersistence, userSounds: [SoundSet], logger: Logger) async throws {
         guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0 else {
             throw ExitError("the interactive simulator needs a terminal; use --headless --script FILE --out DIR")
         }
@@ -34,7 +34,7 @@ enum InteractiveSimulation {
         let parts = BoxParts(board: board, configuration: configuration, audio: audio, input: ScriptedInput(), display: screen,
                              indicators: indicators, persistence: persistence, clock: clock, userSounds: userSounds)
         // The same service as `tactus run`: its start and stop order, its one control thread.
-        let service = try BoxService(parts: parts, saved: saved, problem: problem, logger: logger)
+        let service = try BoxService(parts: parts, saved: saved, problem: problem, notice: notice, logger: logger)
         let loop = service.loop
         let group = ServiceGroup(services: [service], logger: logger)
         let serviceRun = Task { try await group.run() }

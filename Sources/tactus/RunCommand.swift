@@ -73,7 +73,7 @@ struct RunCommand: AsyncParsableCommand {
                              userSounds: BoxLocations.userSounds(configuration, sampleRate: audio.format.sampleRate, logger: logger))
         let service: BoxService
         do {
-            service = try BoxService(parts: parts, saved: loaded.saved, problem: loaded.problem, logger: logger,
+            service = try BoxService(parts: parts, saved: loaded.saved, problem: loaded.problem, notice: loaded.notice, logger: logger,
                                      startedAt: SystemMonotonicClock.processStart())
         } catch {
             throw ExitError("\(error)", code: 1)

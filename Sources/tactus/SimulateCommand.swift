@@ -37,13 +37,14 @@ struct SimulateCommand: AsyncParsableCommand {
         let persistence: any SettingsPersistence
         var saved = SavedState()
         var problem: String?
+        var notice: String?
         var stateLock: StateLock?
         defer { withExtendedLifetime(stateLock) {} }
         if let state {
             stateLock = try BoxLocations(state: state).lockState(configuration)
             let store = SettingsStore(path: "\(state)/settings.toml")
             let loaded = store.load()
-            (saved, problem, persistence) = (loaded.saved, loaded.problem, store)
+            (saved, problem, notice, persistence) = (loaded.saved, loaded.problem, loaded.notice, store)
         } else {
             persistence = MemoryPersistence()
         }
@@ -58,14 +59,14 @@ struct SimulateCommand: AsyncParsableCommand {
             do { parsed = try SimulationScript(text: text, file: scriptPath) } catch { throw ExitError(error.description) }
             let files = try SimulationFiles(folder: outPath, format: definition.audio)
             let simulation = try HeadlessSimulation(board: definition, configuration: configuration, saved: saved, problem: problem,
-                                                    persistence: persistence, userSounds: sounds, output: files, logger: logger)
+                                                    notice: notice, persistence: persistence, userSounds: sounds, output: files, logger: logger)
             try simulation.run(parsed)
             try files.finish()
             print("Simulated \(parsed.endTime.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/")
         } else {
             guard script == nil, out == nil else { throw ExitError("--script and --out need --headless") }
             try await InteractiveSimulation.run(board: definition, configuration: configuration, saved: saved, problem: problem,
-                                                persistence: persistence, userSounds: sounds, logger: logger)
+                                                notice: notice, persistence: persistence, userSounds: sounds, logger: logger)
         }
     }
 }

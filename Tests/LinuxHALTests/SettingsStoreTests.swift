@@ -39,6 +39,7 @@ func text(_ path: String) -> String? {
         let first = SettingsStore(path: path).load()
         #expect(first.saved == SavedState())
         #expect(first.problem == "\(path):3: current.bpm = 5000 is invalid: allowed 1 to 999, at most 3 decimals; file kept as \(folder)/settings.corrupt-1.toml, using defaults")
+        #expect(first.notice == "Bad settings file kept aside (corrupt-1), using defaults")
         #expect(!AtomicFile.exists(path))
         #expect(text(folder + "/settings.corrupt-1.toml")?.contains("bpm = 5000") == true)
         // A second bad file does not overwrite the first one kept aside.

@@ -188,7 +188,7 @@ import TactusCore
             Snapshot.assertMatches(ScreenRenderer.render(with, heardSample: 6000), named: name)
         }
         let stopped = ScreenModel(page: .stopped, settings: settings, marking: "Allegro",
-                                  notice: Notice("settings.toml was corrupt; kept as settings.corrupt-1.toml", kind: .problem, at: .zero))
+                                  notice: Notice("Bad settings file kept aside (corrupt-1), using defaults", kind: .problem, at: .zero))
         Snapshot.assertMatches(ScreenRenderer.render(stopped), named: "notice-corrupt-settings")
         let menu = ScreenModel(page: .menu(ScreenChoice(title: "Presets", entries: ["Save current", "Preset 1", "Back"], position: 0)),
                                settings: settings, notice: news)

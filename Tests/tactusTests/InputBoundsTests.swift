@@ -242,5 +242,8 @@ func tactusExecutable() -> URL {
         let run = try tactus(["simulate", "--headless", "--script", try script(dir), "--out", dir.path + "/o", "--state", state])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(FileManager.default.fileExists(atPath: state + "/settings.corrupt-1.toml"))
+        // The screen says it in words that fit; the log has the whole reason.
+        let events = try String(contentsOfFile: dir.path + "/o/events.jsonl", encoding: .utf8)
+        #expect(events.contains("\"notice\":\"Bad settings file kept aside (corrupt-1), using defaults\""), "\(events.prefix(600))")
     }
 }

@@ -25,6 +25,8 @@ public final class SettingsStore: Sendable {
         /// Set when the file could not be used: what was wrong and where it was kept.
         /// Log it and show it; the box runs with defaults.
         public var problem: String?
+        /// The same, short enough for the screen.
+        public var notice: String?
     }
 
     /// Never fails: a missing file gives defaults; an unreadable, corrupt, invalid, huge,
@@ -35,9 +37,9 @@ public final class SettingsStore: Sendable {
         AtomicFile.removeLeftovers(of: path)
         let reason: String
         do {
-            guard let bytes = try AtomicFile.read(path, system: system) else { return Loaded(saved: SavedState(), problem: nil) }
+            guard let bytes = try AtomicFile.read(path, system: system) else { return Loaded(saved: SavedState()) }
             let text = try BoundedFile.text(bytes)
-            do { return Loaded(saved: try SettingsFile.decode(text, file: path), problem: nil) } catch {
+            do { return Loaded(saved: try SettingsFile.decode(text, file: path)) } catch {
                 reason = error.description
             }
         } catch {
@@ -45,11 +47,14 @@ public final class SettingsStore: Sendable {
         }
         do {
             let aside = try AtomicFile.keepAside(path, system: system)
-            return Loaded(saved: SavedState(), problem: "\(reason); file kept as \(aside), using defaults")
+            // "corrupt-1" of settings.corrupt-1.toml: the whole name does not fit on the screen.
+            let name = aside.split(separator: ".").dropLast().last.map(String.init) ?? aside
+            return Loaded(saved: SavedState(), problem: "\(reason); file kept as \(aside), using defaults",
+                          notice: "Bad settings file kept aside (\(name)), using defaults")
         } catch {
             let why = "\(reason); could not keep it aside (\(error)), so it is left as it is and changes will not be saved; using defaults"
             refuseSaves.withLock { $0 = true }
-            return Loaded(saved: SavedState(), problem: why)
+            return Loaded(saved: SavedState(), problem: why, notice: "Settings file unreadable: left as it is, changes not saved")
         }
     }
 

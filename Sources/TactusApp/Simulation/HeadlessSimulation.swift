@@ -36,7 +36,7 @@ public final class HeadlessSimulation: BoxObserver {
     private var lastState: String?
 
     public init(board: BoardDefinition, configuration: ConfigurationFile, saved: SavedState, problem: String?,
-                persistence: any SettingsPersistence, userSounds: [SoundSet] = [], output: any SimulationOutput,
+                notice: String? = nil, persistence: any SettingsPersistence, userSounds: [SoundSet] = [], output: any SimulationOutput,
                 logger: Logger) throws {
         let clock = ManualClock(start: .zero)
         // One period of output delay: the period rendered at time t is heard from t on.
@@ -47,7 +47,7 @@ public final class HeadlessSimulation: BoxObserver {
         let parts = BoxParts(board: board, configuration: configuration, audio: audio, input: ScriptedInput(),
                              display: SnapshotDisplay(width: board.display?.width ?? 128, height: board.display?.height ?? 64, keeping: 1),
                              indicators: DiscardingIndicators(), persistence: persistence, clock: clock, userSounds: userSounds)
-        box = try BoxAssembly.makeBox(parts, saved: saved, problem: problem, logger: logger)
+        box = try BoxAssembly.makeBox(parts, saved: saved, problem: problem, notice: notice, logger: logger)
         self.clock = clock
         self.output = output
         box.observer = self
