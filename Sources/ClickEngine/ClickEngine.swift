@@ -102,6 +102,14 @@ public final class ClickEngine {
         return from
     }
 
+    /// The engine sample where the song loaded stops starting clicks in this start, once the
+    /// render thread has started it; nil otherwise.
+    public var songEndSample: Int64? {
+        guard isPlaying, let song else { return nil }
+        let origin = renderer.songStart
+        return origin.epoch == transportEpoch ? origin.sample + song.endSample : nil
+    }
+
     /// Starts at the beginning of a bar with the next render call.
     public func start() {
         if let song, !song.changes.isEmpty || song.mixes.count > 1 {

@@ -156,6 +156,7 @@ public final class Box: @unchecked Sendable {
             perform(state.handle(.tick(at: now)), at: now)
         }
         drainOnsets()
+        checkSongEnd()
         drawIfDue()
         retryMissingDisplay()
     }
@@ -281,11 +282,11 @@ public final class Box: @unchecked Sendable {
             case .screen:
                 screenChanged = true
                 stateChanged = true
-            case .loadSong(let songs):
+            case .loadSong(let songs, let seed):
                 do {
                     // An endless song (looped, until stopped) is scheduled an hour ahead.
                     let endless = songs?.contains(where: \.isEndless) ?? false
-                    try engine.load(songs: songs, samples: endless ? Int64(engine.renderer.sampleRate) * 3600 : nil)
+                    try engine.load(songs: songs, seed: seed, samples: endless ? Int64(engine.renderer.sampleRate) * 3600 : nil)
                 } catch { report("song: \(error)") }
             case .save(let saved):
                 do { try persistence.save(saved) } catch {
@@ -338,7 +339,8 @@ public final class Box: @unchecked Sendable {
             }
             observer?.box(self, didStart: event, heardAt: heard)
             if state.practice.isLoaded && (event.kind.isBeat || event.isCount) {
-                perform(state.handle(.songProgress(section: Int(event.section), bar: event.bar, bpm: event.bpm, at: now)), at: now)
+                perform(state.handle(.songProgress(section: Int(event.section), bar: event.bar, bpm: event.bpm,
+                                                   song: Int(event.song), at: now)), at: now)
             }
             // Dark gap: the LEDs and buzzer rest with the muted bars; else they keep counting.
             if event.muted && state.saved.preferences.darkGap { continue }
@@ -347,6 +349,14 @@ public final class Box: @unchecked Sendable {
                 emit(pulse, because: .onset(event.kind))
             }
         }
+    }
+
+    /// A song that ends by itself stops the box once its end is heard (an endless one is
+    /// only scheduled an hour ahead: that is no end).
+    private func checkSongEnd() {
+        guard state.practice.isLoaded, state.isPlaying, let song = engine.song, !song.songs.contains(where: \.isEndless),
+              let end = engine.songEndSample, let heard = heardSample(at: now), heard >= end else { return }
+        perform(state.handle(.songEnded(at: now)), at: now)
     }
 
     // MARK: screen

@@ -90,16 +90,17 @@ struct SongRequest {
             let library: SongLibrary
             do {
                 let root = TOMLSection(try TOML.parse(text, file: path), file: path)
-                library = try SongFile.library(from: root)
+                // A settings.toml's presets are one-section songs here too, as on the box.
+                library = try SettingsFile.songLibrary(from: root)
             } catch { throw ExitError(error.description) }
-            guard !library.songs.isEmpty else { throw ExitError("--song '\(path)' has no [[song]]") }
+            guard !library.songs.isEmpty else { throw ExitError("--song '\(path)' has no [[song]] or [[preset]]") }
             if let name = o.songName {
                 guard let song = library.song(named: name) else {
                     throw ExitError("--song-name '\(name)' is invalid: \(path) has the songs \(library.songs.map { "'\($0.name)'" }.joined(separator: ", "))")
                 }
                 songs = [song]
-            } else if let setlist = library.setlist, !setlist.songs.isEmpty {
-                let named = setlist.songs.compactMap(library.song(named:))
+            } else if let setlist = library.setlist, !library.setlistSongs.isEmpty {
+                let named = library.setlistSongs
                 songs = setlist.advance == .auto ? named : [named[0]]
             } else {
                 songs = [library.songs[0]]

@@ -40,7 +40,7 @@ import Testing
     }
 
     static func loaded(_ effects: [Effect]) -> [Song]?? {
-        for e in effects.reversed() { if case .loadSong(let songs) = e { return .some(songs) } }
+        for e in effects.reversed() { if case .loadSong(let songs, _) = e { return .some(songs) } }
         return nil
     }
 

@@ -220,4 +220,58 @@ func eventObjects(_ url: URL) throws -> [[String: Any]] {
         _ = try tactus(["render", "--song", toml.path, "--rate", "8000", "--channels", "1", "--events", events.path, "-o", wav.path])
         #expect(try onsets(fromMap).map(\.sample) == (try onsets(events).map(\.sample)))
     }
+
+    /// Presets are one-section songs wherever songs are read: a settings.toml of presets
+    /// alone, or the box's own file with a setlist naming presets, renders with --song.
+    @Test func presetsOfASettingsFileRenderAsSongs() throws {
+        let dir = scratchFolder()
+        let events = dir.appendingPathComponent("e.jsonl")
+        let wav = dir.appendingPathComponent("o.wav")
+        let presetsOnly = dir.appendingPathComponent("settings.toml")
+        try """
+        [[preset]]
+        name = "Ballad"
+        bpm = 96
+        meter = "3/4"
+
+        [[preset]]
+        name = "Fast"
+        bpm = 200
+        """.write(to: presetsOnly, atomically: true, encoding: .utf8)
+        func samples(_ file: URL, _ args: [String]) throws -> [[String: Any]] {
+            let run = try tactus(["render", "--song", file.path] + args + ["--events", events.path, "-o", wav.path])
+            #expect(run.status == 0, "\(run.stderr)")
+            return try eventObjects(events)
+        }
+        // Ballad: 3/4 at 96, until stopped: --bars 2 plays 6 beats of 30000 samples.
+        var e = try samples(presetsOnly, ["--song-name", "Ballad", "--bars", "2"])
+        #expect(e.map { ($0["sample"] as! NSNumber).int64Value } == [0, 30000, 60000, 90000, 120000, 150000])
+        #expect(e.map { $0["kind"] as! String } == ["accent", "beat", "beat", "accent", "beat", "beat"])
+        #expect(e.allSatisfy { $0["label"] as? String == "Ballad" })
+        // No --song-name and no setlist: the first song, here the first preset.
+        e = try samples(presetsOnly, ["--bars", "1"])
+        #expect(e.map { ($0["sample"] as! NSNumber).int64Value } == [0, 30000, 60000])
+        let missing = try tactus(["render", "--song", presetsOnly.path, "--song-name", "Slow", "-o", wav.path])
+        #expect(missing.status == 2 && missing.stderr.contains("has the songs 'Ballad', 'Fast'"), "\(missing.stderr)")
+
+        // The box's own file: settings, preferences, presets and a setlist that names them.
+        var saved = SavedState(presets: [
+            Preset(name: "Ballad", settings: MetronomeSettings(tempo: Tempo(clampingWholeBPM: 96), meter: try Meter(3, 4))),
+            Preset(name: "Fast", settings: MetronomeSettings(tempo: Tempo(clampingWholeBPM: 200))),
+        ])
+        saved.library.setlist = Setlist(songs: ["Fast", "Ballad"])
+        let boxFile = dir.appendingPathComponent("box-settings.toml")
+        try SettingsFile.encode(saved).write(to: boxFile, atomically: true, encoding: .utf8)
+        #expect(try SettingsFile.decode(String(contentsOf: boxFile, encoding: .utf8), file: "box-settings.toml") == saved)
+        // The setlist's first (advance "wait"): Fast, 4/4 at 200.
+        e = try samples(boxFile, ["--bars", "1"])
+        #expect(e.map { ($0["sample"] as! NSNumber).int64Value } == [0, 14400, 28800, 43200])
+        e = try samples(boxFile, ["--song-name", "Ballad", "--bars", "1"])
+        #expect(e.map { ($0["sample"] as! NSNumber).int64Value } == [0, 30000, 60000])
+        // Nothing to play is still an error.
+        let empty = dir.appendingPathComponent("empty.toml")
+        try "schema = 1\n".write(to: empty, atomically: true, encoding: .utf8)
+        let none = try tactus(["render", "--song", empty.path, "-o", wav.path])
+        #expect(none.status == 2 && none.stderr.contains("has no [[song]] or [[preset]]"), "\(none.stderr)")
+    }
 }

@@ -81,12 +81,28 @@ public enum SettingsFile {
                 saved.preferences.footswitch = FootswitchFunction(rawValue: v)!
             }
         }
-        for section in try root.sections("preset") {
-            let name = try section.required(try section.string("name"), "name", allowed: "the preset's name in quotes")
-            saved.presets.append(Preset(name: name, settings: try settings(from: section, extraKeys: ["name"])))
-        }
+        saved.presets = try presets(from: root)
         saved.library = try SongFile.library(from: root, alsoKnown: saved.presets.map(\.name))
         return saved
+    }
+
+    /// The `[[preset]]` tables of a document, checked as the box checks them.
+    public static func presets(from root: TOMLSection) throws(TOMLError) -> [Preset] {
+        var presets: [Preset] = []
+        for section in try root.sections("preset") {
+            let name = try section.required(try section.string("name"), "name", allowed: "the preset's name in quotes")
+            presets.append(Preset(name: name, settings: try settings(from: section, extraKeys: ["name"])))
+        }
+        return presets
+    }
+
+    /// Every song a document offers, as the box sees them: its `[[song]]`s and `[setlist]`,
+    /// then its presets as one-section songs (a settings.toml or a songs TOML file alike).
+    public static func songLibrary(from root: TOMLSection) throws(TOMLError) -> SongLibrary {
+        let presets = try presets(from: root)
+        var library = try SongFile.library(from: root, alsoKnown: presets.map(\.name))
+        library.migrate(presets: presets)
+        return library
     }
 
     static let settingsKeys = ["bpm", "meter", "beat-unit", "accents", "subdivisions", "volumes", "sound", "swing", "groove", "poly"]

@@ -107,12 +107,16 @@ public struct Song: Sendable, Hashable {
         self.sections = sections
     }
 
-    /// A preset becomes a one-section song that plays until stopped.
-    public init(preset: Preset) {
+    /// A preset becomes a one-section song that plays until stopped (with its swing and
+    /// poly layers; a section has no groove, sound or volumes).
+    public init(preset: Preset, name: String? = nil) {
         let s = preset.settings
-        self.init(name: preset.name, sections: [SongSection(
+        var section = SongSection(
             label: preset.name, bars: nil, meter: s.meter, beatUnit: s.beatUnit, tempo: .constant(s.tempo.bpm),
-            accents: s.accents, subdivisions: s.subdivisions)])
+            accents: s.accents, subdivisions: s.subdivisions)
+        section.swing = s.swing?.description
+        section.poly = s.poly.layers.isEmpty ? nil : s.poly.description
+        self.init(name: name ?? preset.name, sections: [section])
     }
 
     /// True when the song never ends by itself.
@@ -148,8 +152,30 @@ public struct SongLibrary: Sendable, Hashable {
 
     public func song(named name: String) -> Song? { songs.first { $0.name == name } }
 
-    /// Presets that have no song of their name yet become one-section songs.
+    /// Presets that have no song of their name yet become one-section songs. Presets that
+    /// share a name (a hand-edited file) all stay choosable: the later ones as "Name (2)"...
     public mutating func migrate(presets: [Preset]) {
-        for preset in presets where song(named: preset.name) == nil { songs.append(Song(preset: preset)) }
+        let songNames = Set(songs.map(\.name))
+        var presetNames: Set<String> = []
+        for preset in presets where !songNames.contains(preset.name) {
+            var name = preset.name
+            var n = 1
+            while presetNames.contains(name) || (n > 1 && songNames.contains(name)) {
+                n += 1
+                name = "\(preset.name) (\(n))"
+            }
+            presetNames.insert(name)
+            songs.append(Song(preset: preset, name: name))
+        }
+    }
+
+    /// The setlist's songs in its order (a name may appear more than once); names that
+    /// match no song are left out.
+    public var setlistSongs: [Song] { (setlist?.songs ?? []).compactMap(song(named:)) }
+
+    /// The songs to choose from: the setlist's in its order, then the others in file order.
+    public var playOrder: [Song] {
+        let listed = Set(setlist?.songs ?? [])
+        return setlistSongs + songs.filter { !listed.contains($0.name) }
     }
 }

@@ -28,12 +28,14 @@ public enum Action: Sendable, Hashable {
     case part(String, working: Bool, at: MonotonicTime)
     /// A song's onset as it is heard: its section (from the start section, -1 count-in),
     /// bar from the song's bar 0 and tempo, so the song page follows.
-    case songProgress(section: Int, bar: Int64, bpm: Double, at: MonotonicTime)
+    case songProgress(section: Int, bar: Int64, bpm: Double, song: Int = 0, at: MonotonicTime)
+    /// The song (or the setlist playing on) has been heard to its end.
+    case songEnded(at: MonotonicTime)
 
     public var time: MonotonicTime {
         switch self {
         case .encoderEdge(_, _, let t), .buttonEdge(_, _, let t), .detent(_, let t), .pushedDetent(_, let t),
-             .gesture(_, _, let t), .tick(let t), .saveFailed(_, let t), .part(_, _, let t), .songProgress(_, _, _, let t):
+             .gesture(_, _, let t), .tick(let t), .saveFailed(_, let t), .part(_, _, let t), .songProgress(_, _, _, _, let t), .songEnded(let t):
             t
         }
     }
@@ -64,7 +66,7 @@ public enum Effect: Sendable, Hashable {
     case screen(BoxView)
     /// Write the settings file now (debounced already).
     case save(SavedState)
-    /// Play these songs back to back from the next start instead of the bar pattern; nil
-    /// returns to the bar pattern.
-    case loadSong([Song]?)
+    /// Play these songs back to back from the next start instead of the bar pattern, with
+    /// this random mute seed; nil returns to the bar pattern.
+    case loadSong([Song]?, seed: UInt64 = 0)
 }

@@ -219,8 +219,10 @@ extension BoxState {
             show("Settings not saved: \(message)", .problem)
         case .part(let name, let working, _):
             show(working ? "\(name) is back" : "\(name) missing", working ? .info : .problem)
-        case .songProgress(let section, let bar, let bpm, _):
-            songProgress(section: section, bar: bar, bpm: bpm)
+        case .songProgress(let section, let bar, let bpm, let song, _):
+            songProgress(song: song, section: section, bar: bar, bpm: bpm)
+        case .songEnded:
+            effects += songEnded()
         }
         if let until = notice?.until, now >= until { notice = nil }
         navigation.clamp(to: settings)
