@@ -59,11 +59,12 @@ import TactusCore
     }
 
     @Test func shortPushesCycleTheModesOnePushEach() throws {
-        let pushes = (0..<7).map { "\(1 + $0) press wheel\n" }.joined()
-        let (output, _, _) = try simulate(pushes + "9 end\n")
+        let pushes = (0..<6).map { "\(1 + $0) press wheel\n" }.joined()
+        // Then Menu > Songs (long push, two detents, push), and a push back to tempo.
+        let (output, _, _) = try simulate(pushes + "7 press wheel long\n9 turn +2 over 0.6\n11 press wheel\n12 press wheel\n13 end\n")
         var modes: [String] = []
         for state in output.states where modes.last != state["mode"] as? String { modes.append(state["mode"] as! String) }
-        #expect(modes == ["tempo", "accents", "meter", "subdivisions", "sound", "volumes", "song", "tempo"])
+        #expect(modes == ["tempo", "accents", "meter", "subdivisions", "sound", "volumes", "tempo", "song", "tempo"])
     }
 
     @Test func aPushedTurnReachesALayerVolumeInTwoActions() throws {

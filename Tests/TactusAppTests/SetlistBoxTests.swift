@@ -18,8 +18,9 @@ import TactusCore
         ], setlist: Setlist(songs: ["A", "B"], advance: advance)))
     }
 
-    /// Six pushes reach the song mode (1 ... 6 s); a turn chooses the setlist's first, A.
-    static let toFirstSong = (0..<6).map { "\(1 + $0) press wheel\n" }.joined() + "7 turn +1 over 0.1\n"
+    /// Menu > Songs reaches the song mode (1 ... 5 s); a turn chooses the setlist's first, A.
+    static let toFirstSong = toSongMode + "7 turn +1 over 0.1\n"
+    static let toSongMode = "1 press wheel long\n3 turn +2 over 0.6\n5 press wheel\n"
 
     static func sample(_ e: [String: Any]) -> Int { e["sample"] as! Int }
 
@@ -69,7 +70,7 @@ import TactusCore
 
     /// "As set" (120, 4/4, no count-in) with the gap field at 25 %, START at 9 s, STOP at 13 s,
     /// START again at 14 s.
-    static let randomMute = (0..<6).map { "\(1 + $0) press wheel\n" }.joined()
+    static let randomMute = toSongMode
         + "7 turn -2 over 0.2 pushed\n8 turn +8 over 0.4\n9 press start\n13 press start\n14 press start\n18 end\n"
 
     @Test func aNewSeedEachStartInTheEventsDecidesTheMutedBeats() throws {

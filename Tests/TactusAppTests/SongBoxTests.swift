@@ -19,8 +19,8 @@ import TactusCore
         return saved
     }
 
-    /// Six pushes reach the song mode (1 ... 6 s), a turn chooses Blue, START at 8 s.
-    static let script = (0..<6).map { "\(1 + $0) press wheel\n" }.joined() + "7 turn +1 over 0.1\n8 press start\n"
+    /// Menu > Songs reaches the song mode (1 ... 5 s), a turn chooses Blue, START at 8 s.
+    static let script = "1 press wheel long\n3 turn +2 over 0.6\n5 press wheel\n7 turn +1 over 0.1\n8 press start\n"
 
     @Test func startPlaysTheChosenSongWithItsCountInAndTheScreenFollows() throws {
         let (output, _, _) = try simulate(Self.script + "16 end\n", saved: Self.saved())

@@ -30,6 +30,17 @@ import Testing
         for _ in 0..<abs(detents) { _ = box.handle(.detent(detents > 0 ? 1 : -1, at: clock.advance(ms: 300))) }
     }
 
+    /// Short pushes to one of the six modes, or Menu > Songs for song mode.
+    mutating func open(_ mode: WheelMode, in box: inout BoxState) {
+        guard mode == .song else {
+            while box.mode != mode { _ = press(&box, .wheel) }
+            return
+        }
+        _ = press(&box, .wheel, holdMS: 700)
+        turn(&box, 2)
+        _ = press(&box, .wheel)
+    }
+
     @Test mutating func startStopTogglesPlayback() throws {
         var b = try box()
         let effects = b.handle(.buttonEdge(.startStop, pressed: true, at: clock.advance(ms: 10)))
@@ -105,12 +116,18 @@ import Testing
     @Test mutating func oneShortPushPerModeAroundTheRing() throws {
         var b = try box()
         var modes = [b.mode]
-        for _ in 0..<7 {
+        for _ in 0..<6 {
             _ = press(&b, .wheel)
             modes.append(b.mode)
             #expect(b.navigation.fieldIndex == 0)
         }
-        #expect(modes == [.tempo, .accents, .meter, .subdivisions, .sound, .volumes, .song, .tempo])
+        #expect(modes == [.tempo, .accents, .meter, .subdivisions, .sound, .volumes, .tempo])
+        // Song mode is Menu > Songs (SPEC 5: the menu holds presets, songs are their successor);
+        // a short push there returns to tempo.
+        open(.song, in: &b)
+        #expect(b.mode == .song && b.menu == nil)
+        _ = press(&b, .wheel)
+        #expect(b.mode == .tempo)
     }
 
     @Test mutating func everyFieldIsAtMostTwoActionsFromItsModesFirstScreen() throws {
@@ -120,7 +137,7 @@ import Testing
             let fields = mode.fields(for: saved.settings)
             for (index, field) in fields.enumerated() {
                 var b = try box(saved)
-                while b.mode != mode { _ = press(&b, .wheel) }
+                open(mode, in: &b)
                 #expect(b.field == fields[0])
                 // One push-and-turn, the shorter way round the ring.
                 let forward = index, backward = fields.count - index
@@ -268,7 +285,7 @@ import Testing
         _ = press(&b, .wheel)
         turn(&b, 2)                     // Dark gap, then Back
         _ = press(&b, .wheel)           // Back: the root, on "Settings"
-        #expect(b.menu == MenuState(page: .root, selected: 2))
+        #expect(b.menu == MenuState(page: .root, selected: 3))
     }
 
     @Test mutating func presetsSaveWithANoticeAndLoad() throws {

@@ -28,8 +28,11 @@ import TOMLReader
         b.handle(action(clock.advance(ms: 100)))
     }
 
+    /// Menu > Songs: a long push, two detents down the root page, a push.
     mutating func toSongMode(_ b: inout BoxState) {
-        while b.mode != .song { _ = act(&b) { .gesture(.wheel, .shortPress, at: $0) } }
+        _ = act(&b) { .gesture(.wheel, .longPress, at: $0) }
+        _ = turn(&b, 2)
+        _ = act(&b) { .gesture(.wheel, .shortPress, at: $0) }
     }
 
     mutating func turn(_ b: inout BoxState, _ n: Int) -> [Effect] {

@@ -25,8 +25,11 @@ import Testing
         b.handle(action(clock.advance(ms: 100)))
     }
 
+    /// Menu > Songs: a long push, two detents down the root page, a push.
     mutating func toSongMode(_ b: inout BoxState) {
-        while b.mode != .song { _ = act(&b) { .gesture(.wheel, .shortPress, at: $0) } }
+        _ = act(&b) { .gesture(.wheel, .longPress, at: $0) }
+        _ = turn(&b, 2)
+        _ = act(&b) { .gesture(.wheel, .shortPress, at: $0) }
     }
 
     mutating func turn(_ b: inout BoxState, _ n: Int) -> [Effect] {
@@ -44,12 +47,17 @@ import Testing
         return nil
     }
 
-    @Test mutating func songModeIsOnePushAfterVolumesAndChoosesASong() throws {
+    @Test mutating func songModeOpensFromTheMenuAndChoosesASong() throws {
         var b = try box()
-        for expected in [WheelMode.accents, .meter, .subdivisions, .sound, .volumes, .song, .tempo] {
+        // Short pushes cycle the six modes of SPEC 5 only; a push in song mode returns to tempo.
+        for expected in [WheelMode.accents, .meter, .subdivisions, .sound, .volumes, .tempo] {
             _ = act(&b) { .gesture(.wheel, .shortPress, at: $0) }
             #expect(b.mode == expected)
         }
+        toSongMode(&b)
+        #expect(b.mode == .song && b.menu == nil)
+        _ = act(&b) { .gesture(.wheel, .shortPress, at: $0) }
+        #expect(b.mode == .tempo)
         toSongMode(&b)
         #expect(b.field == .song)
         #expect(b.screen.song?.name == "As set")

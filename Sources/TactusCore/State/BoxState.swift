@@ -334,6 +334,10 @@ extension BoxState {
             let name = "Preset \(saved.presets.count + 1)"
             saved.presets.append(Preset(name: name, settings: settings))
             show("Saved as \(name)", .info)
+        case .songs:
+            navigation.open(.song)
+            menu = nil
+            return
         case .loadPreset(let index):
             settings = saved.presets[index].settings
             tempo.set(settings.tempo)

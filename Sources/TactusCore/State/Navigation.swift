@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /// What the wheel sets. A short push moves to the next mode on this ring, one push per
-/// mode: tempo -> accents -> meter -> subdivisions -> sound -> volumes -> tempo. A new mode
+/// mode: tempo -> accents -> meter -> subdivisions -> sound -> volumes -> tempo (SPEC 5).
+/// Song mode is opened from the menu (Menu > Songs); a short push there returns to tempo. A new mode
 /// is one more case here plus its fields in `fields(for:)` and its edits in `FieldEditor`.
 /// The rhythm fields (Euclidean accents; swing, groove and poly layers beside the
 /// subdivisions) live in RhythmFields.swift.
@@ -9,9 +10,12 @@ public enum WheelMode: String, Sendable, Hashable, CaseIterable {
     /// Songs and practice programs (SongMode.swift).
     case song
 
+    /// The modes a short push cycles through.
+    public static let pushCycle: [WheelMode] = [.tempo, .accents, .meter, .subdivisions, .sound, .volumes]
+
     public var next: WheelMode {
-        let all = WheelMode.allCases
-        return all[(all.firstIndex(of: self)! + 1) % all.count]
+        guard let index = WheelMode.pushCycle.firstIndex(of: self) else { return .tempo }
+        return WheelMode.pushCycle[(index + 1) % WheelMode.pushCycle.count]
     }
 
     /// The mode's fields, first the one its first screen edits. They sit on a ring that
@@ -133,6 +137,12 @@ public struct Navigation: Sendable, Hashable {
     /// Short push: the next mode, at its first field.
     mutating func nextMode() {
         mode = mode.next
+        fieldIndex = 0
+    }
+
+    /// A mode chosen in the menu, at its first field.
+    mutating func open(_ mode: WheelMode) {
+        self.mode = mode
         fieldIndex = 0
     }
 
