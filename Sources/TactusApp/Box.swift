@@ -125,6 +125,7 @@ public final class Box: @unchecked Sendable {
     /// Silent practice (a menu setting, set by its effect) mutes the clicks and lets the
     /// buzzer pulse instead, without touching the volumes the musician set.
     private var silentPractice = false
+    private var darkGap = false
     /// Where the practice log goes (nil: not kept) and when the current stretch of playing began.
     public var practiceLog: (any PracticeLogStore)?
     private var practiceStartedAt: MonotonicTime?
@@ -142,7 +143,7 @@ public final class Box: @unchecked Sendable {
     private func audible(_ settings: MetronomeSettings) -> MetronomeSettings {
         guard silentPractice else { return settings }
         var muted = settings
-        try? muted.volumes.set("master", to: 0)
+        muted.volumes = settings.volumes.silenced
         return muted
     }
 
@@ -264,6 +265,8 @@ public final class Box: @unchecked Sendable {
                 timelines = []
                 screenChanged = true
                 stateChanged = true
+            case .darkGap(let on):
+                darkGap = on
             case .silentPractice(let on):
                 silentPractice = on
                 indicatorScheduler.settings.buzzerPulses = on
@@ -343,7 +346,7 @@ public final class Box: @unchecked Sendable {
                                                    song: Int(event.song), at: now)), at: now)
             }
             // Dark gap: the LEDs and buzzer rest with the muted bars; else they keep counting.
-            if event.muted && state.saved.preferences.darkGap { continue }
+            if event.muted && darkGap { continue }
             for pulse in indicatorScheduler.pulses(onsetSample: event.sample, kind: event.kind, layer: Int(event.layer),
                                                    clock: clock, samplesPerBeat: timeline?.samplesPerBeat) {
                 emit(pulse, because: .onset(event.kind))

@@ -113,6 +113,15 @@ import Testing
         #expect(other.handle(.gesture(.footswitch, .press, at: clock.advance(ms: 10))).contains(.start))
     }
 
+    @Test mutating func darkGapReachesTheBoxAsAnEffect() throws {
+        var b = try box()
+        b.menu = MenuState(page: .settings, selected: PreferenceField.allCases.firstIndex(of: .darkGap)!)
+        _ = press(&b, .wheel)           // edit Dark gap
+        let effects = b.handle(.detent(1, at: clock.advance(ms: 300)))
+        #expect(b.saved.preferences.darkGap)
+        #expect(effects.contains(.darkGap(true)))
+    }
+
     @Test mutating func oneShortPushPerModeAroundTheRing() throws {
         var b = try box()
         var modes = [b.mode]
@@ -368,7 +377,7 @@ import Testing
         var saved = SavedState()
         saved.preferences.silentPractice = true
         let b = try box(saved)
-        #expect(b.startupEffects == [.silentPractice(true), .applySettings(saved.settings)])
+        #expect(b.startupEffects == [.silentPractice(true), .darkGap(false), .applySettings(saved.settings)])
     }
 
     @Test mutating func reducerIsPure() throws {

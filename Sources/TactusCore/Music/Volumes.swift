@@ -22,6 +22,13 @@ public struct Volumes: Sendable, Hashable, CustomStringConvertible {
 
     public func layer(_ n: Int) -> Int { layers[n - 2] }
 
+    /// The same volumes with the master at 0: silent, every other volume kept.
+    public var silenced: Volumes {
+        var volumes = self
+        volumes.master = 0
+        return volumes
+    }
+
     public func polyLayer(_ m: Int) -> Int { poly[m - 1] }
 
     /// The volume called `name` (one of `names`).

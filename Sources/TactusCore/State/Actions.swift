@@ -56,6 +56,8 @@ public enum Effect: Sendable, Hashable {
     /// Silent practice switched: mute the clicks (without touching the volumes) and let the
     /// buzzer pulse with them instead, or undo that.
     case silentPractice(Bool)
+    /// Dark gap switched: the LEDs and buzzer rest with a gap's muted bars, or keep counting.
+    case darkGap(Bool)
     /// Start playing at the beginning of a bar.
     case start
     /// Stop at once (clips in flight finish).

@@ -129,10 +129,10 @@ public struct BoxState: Sendable {
         if let problem { notice = Notice(problem, kind: .problem, at: time) }
     }
 
-    /// What the outside world must do before the first action: the engine's settings and
-    /// whether silent practice mutes it.
+    /// What the outside world must do before the first action: the engine's settings,
+    /// whether silent practice mutes it and whether the LEDs rest in a gap.
     public var startupEffects: [Effect] {
-        [.silentPractice(saved.preferences.silentPractice), .applySettings(settings)]
+        [.silentPractice(saved.preferences.silentPractice), .darkGap(saved.preferences.darkGap), .applySettings(settings)]
     }
 
     /// The input layer lost encoder edges (LineEdge.missedBefore): the decoder must not count
@@ -231,6 +231,7 @@ extension BoxState {
         if saved.preferences.silentPractice != before.saved.preferences.silentPractice {
             effects.append(.silentPractice(saved.preferences.silentPractice))
         }
+        if saved.preferences.darkGap != before.saved.preferences.darkGap { effects.append(.darkGap(saved.preferences.darkGap)) }
         if saves.isDue(at: now) { effects.append(.save(saved)) }
         let screen = self.screen
         if screen != before.screen { effects.append(.screen(screen)) }
