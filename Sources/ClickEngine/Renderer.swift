@@ -280,7 +280,8 @@ public final class ClickRenderer: @unchecked Sendable {
         guard let late else { return }
         if cursorIndex < new.onsetCount && sampleOfCursor(new) <= clock { return } // one click on this sample
         if voices.start(clip: late.clip, frames: late.clipFrames, gain: late.gain, level: late.level, offset: 0) {
-            events.push(OnsetEvent(sample: clock, bar: bar, beat: late.beat, layer: late.layer, kind: late.kind, index: late.index))
+            events.push(OnsetEvent(sample: clock, bar: bar, beat: late.beat, layer: late.layer, kind: late.kind, index: late.index,
+                                   polySteps: late.polySteps, polySpanBeats: late.polySpanBeats))
         } else {
             droppedOnsets.add(1, ordering: .relaxed)
         }
@@ -344,7 +345,7 @@ public final class ClickRenderer: @unchecked Sendable {
             let onset = program.onsets[Int(program.leadIn[leadInIndex])]
             if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: Int(sample - clock)) {
                 events.push(OnsetEvent(sample: sample, bar: finishingBar, beat: finishingBeat, layer: onset.layer, kind: onset.kind,
-                                       index: onset.index))
+                                       index: onset.index, polySteps: onset.polySteps, polySpanBeats: onset.polySpanBeats))
             } else {
                 droppedOnsets.add(1, ordering: .relaxed)
             }
@@ -361,7 +362,7 @@ public final class ClickRenderer: @unchecked Sendable {
                 // Played under the previous program before a change moved it later.
             } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: offset) {
                 events.push(OnsetEvent(sample: sample, bar: cursorBar, beat: onset.beat, layer: onset.layer, kind: onset.kind,
-                                        index: onset.index))
+                                        index: onset.index, polySteps: onset.polySteps, polySpanBeats: onset.polySpanBeats))
             } else {
                 droppedOnsets.add(1, ordering: .relaxed)
             }
@@ -382,8 +383,8 @@ public final class ClickRenderer: @unchecked Sendable {
             let sample = songOrigin + onset.sample
             guard sample < blockEnd else { return }
             let event = OnsetEvent(sample: sample, bar: onset.bar, beat: onset.beat, layer: onset.layer, kind: onset.kind,
-                                   section: onset.section, song: onset.song, isCount: onset.isCount, muted: onset.muted,
-                                   bpm: onset.bpm)
+                                   index: onset.index, section: onset.section, song: onset.song, isCount: onset.isCount,
+                                   muted: onset.muted, bpm: onset.bpm, polySteps: onset.polySteps, polySpanBeats: onset.polySpanBeats)
             if onset.muted {
                 events.push(event)
             } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: Int(max(sample - clock, 0))) {

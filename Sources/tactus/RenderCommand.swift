@@ -265,11 +265,12 @@ struct RenderJob {
 
 /// One onset as a JSON object on one line.
 enum EventJSON {
+
     static func line(_ event: OnsetEvent, sampleRate: Int, song: SongRequest? = nil, schedule: SongSchedule? = nil) -> String {
         let seconds = fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)
         let kind = event.isCount ? "count" : event.kind.name
         var line = "{\"t\":\(seconds),\"sample\":\(event.sample),\"kind\":\"\(kind)\",\"layer\":\(event.layer),\"bar\":\(event.bar),\"beat\":\(event.beat)"
-        if event.kind == .poly { line += ",\"index\":\(event.index)" }
+        if event.kind == .poly { line += event.polyJSONFields }
         if let song, let schedule {
             let label = schedule.label(song: Int(event.song), section: Int(event.section))
             line += ",\"section\":\(event.section),\"label\":\(TOMLWriter.quoted(label))"

@@ -55,6 +55,18 @@ import Testing
         #expect(poly.map(\.index) == [0, 1, 2])
         let (_, two) = try render(["--bpm", "120", "--poly", "3", "--poly", "E(3,8)", "--bars", "1"])
         #expect(two.filter { $0.kind == "poly" }.map { [$0.layer, Int($0.sample)] } == [[1, 32000], [2, 36000], [1, 64000]]) // E(3,8)'s third onset is beat 3
+        // Each poly event names its layer's n and span, as the notes write it, also in a song.
+        for bpm in ["120", "120-120"] {
+            let dir = scratchFolder()
+            let events = dir.appendingPathComponent("e.jsonl")
+            let shaped = try tactus(["render", "--bpm", bpm, "--poly", "3", "--poly", "5/2b", "--bars", "1", "--events", events.path,
+                                     "-o", dir.appendingPathComponent("x.wav").path])
+            #expect(shaped.status == 0, "\(shaped.stderr)")
+            let lines = try String(contentsOf: events, encoding: .utf8).split(separator: "\n").filter { $0.contains("\"poly\"") }
+            #expect(lines.filter { $0.contains("\"layer\":1,") }.allSatisfy { $0.contains("\"n\":3,\"span\":\"bar\"") }, "\(lines)")
+            #expect(lines.filter { $0.contains("\"layer\":2,") }.allSatisfy { $0.contains("\"n\":5,\"span\":\"2b\"") }, "\(lines)")
+            #expect(lines.contains { $0.contains("\"layer\":1,") && $0.contains("\"index\":2") }, "\(lines)")
+        }
         let (_, euclid) = try render(["--accents", "E(3,8)", "--meter", "8/8", "--bpm", "120", "--bars", "1"])
         #expect(euclid.filter { $0.kind == "accent" }.map(\.sample) == [0, 72000, 144000])
         #expect(euclid.filter { $0.kind == "beat" }.count == 5)

@@ -24,9 +24,13 @@ public struct OnsetEvent: Sendable, Hashable, BitwiseCopyable {
     public var muted: Bool
     /// Song playback only: the tempo at this onset (BPM of the section's beat unit), else 0.
     public var bpm: Double
+    /// Poly onsets: the layer's steps (n of "n over span") and span in beats (0: the bar).
+    public var polySteps: UInt8
+    public var polySpanBeats: UInt8
 
     public init(sample: Int64, bar: Int64, beat: Int32, layer: UInt8, kind: OnsetKind, index: Int32 = 0,
-                section: Int16 = -1, song: Int16 = 0, isCount: Bool = false, muted: Bool = false, bpm: Double = 0) {
+                section: Int16 = -1, song: Int16 = 0, isCount: Bool = false, muted: Bool = false, bpm: Double = 0,
+                polySteps: UInt8 = 0, polySpanBeats: UInt8 = 0) {
         self.sample = sample
         self.bar = bar
         self.beat = beat
@@ -38,6 +42,16 @@ public struct OnsetEvent: Sendable, Hashable, BitwiseCopyable {
         self.isCount = isCount
         self.muted = muted
         self.bpm = bpm
+        self.polySteps = polySteps
+        self.polySpanBeats = polySpanBeats
+    }
+}
+
+extension OnsetEvent {
+    /// A poly onset's fields in the events files (`render --events`, `simulate`):
+    /// `,"n":3,"span":"bar","index":1`, `"span":"2b"` over two beats.
+    public var polyJSONFields: String {
+        ",\"n\":\(polySteps),\"span\":\"\(polySpanBeats == 0 ? "bar" : "\(polySpanBeats)b")\",\"index\":\(index)"
     }
 }
 

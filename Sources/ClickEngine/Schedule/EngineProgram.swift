@@ -14,6 +14,9 @@ struct CompiledOnset: BitwiseCopyable {
     var index: Int32
     var layer: UInt8
     var kind: OnsetKind
+    /// Poly onsets: the layer's steps and span in beats (0: the bar), for events.
+    var polySteps: UInt8
+    var polySpanBeats: UInt8
     /// Which note this is, the same in every program that has it: beat, source (0 beat,
     /// n layer n, 16 + m poly layer m) and step. Lets a change tell a note that moved
     /// (swing, groove) from a new one.
@@ -101,13 +104,14 @@ final class EngineProgram: @unchecked Sendable {
             case .subdivision: (clip, volume) = (sounds.subdivision, volumes.layer(onset.layer))
             case .poly: (clip, volume) = (sounds.poly, volumes.polyLayer(onset.layer))
             }
+            let shape = onset.kind == .poly ? pattern.poly.eventShape(layer: onset.layer) : (0, 0)
             (onsets + index).initialize(to: CompiledOnset(
                 offset: onset.offset.numerator * (grid / onset.offset.denominator),
                 clip: clip.samples, clipFrames: clip.frameCount,
                 gain: master * Float(volume) / 100 * Float(onset.gain) / 100,
                 level: master * Float(volume) / 100 * Float(onset.gain) / 100 * clip.peak,
                 beat: Int32(onset.beat), index: Int32(onset.index), layer: UInt8(onset.layer), kind: onset.kind,
-                key: key, playedInBar: .min))
+                polySteps: UInt8(shape.0), polySpanBeats: UInt8(clamping: shape.1), key: key, playedInBar: .min))
         }
         let (compiled, beatLength) = (onsets, beatGrid)
         let firstBeatSubdivisions = (0..<onsetCount).filter {

@@ -19,6 +19,9 @@ struct ScheduledOnset: BitwiseCopyable {
     var isCount: Bool
     var muted: Bool
     var bpm: Double
+    var index: Int32
+    var polySteps: UInt8
+    var polySpanBeats: UInt8
 }
 
 /// A song (or songs played back to back) compiled into one immutable table: the exact
@@ -104,7 +107,8 @@ public final class SongSchedule: @unchecked Sendable {
                 gain: master * Float(volume) / 100 * Float(o.gainPercent.doubleValue / 100),
                 level: master * Float(volume) / 100 * Float(o.gainPercent.doubleValue / 100) * clip.peak,
                 bar: o.bar, beat: Int32(o.beat), layer: UInt8(o.layer), kind: o.kind,
-                section: Int16(clamping: o.section), song: Int16(clamping: o.song), isCount: o.isCount, muted: o.muted, bpm: o.bpm))
+                section: Int16(clamping: o.section), song: Int16(clamping: o.song), isCount: o.isCount, muted: o.muted, bpm: o.bpm,
+                index: Int32(o.index), polySteps: UInt8(o.polySteps), polySpanBeats: UInt8(clamping: o.polySpanBeats)))
         }
         endSample = end ?? samples ?? (table.last.map { $0.sample + 1 } ?? 0)
         count = table.count

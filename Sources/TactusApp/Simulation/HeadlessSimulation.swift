@@ -111,7 +111,7 @@ public final class HeadlessSimulation: BoxObserver {
             if schedule.songs.contains(where: { $0.sections.contains { $0.randomMute != nil } }) { song += ",\"seed\":\(schedule.seed)" }
         }
         record(at: time.nanoseconds, """
-            {"t":\(seconds(time.nanoseconds)),"type":"onset","kind":"\(onset.kind.name)","layer":\(onset.layer),"bar":\(onset.bar),"beat":\(onset.beat),"sample":\(onset.sample)\(onset.kind == .poly ? ",\"index\":\(onset.index)" : "")\(onset.muted ? ",\"muted\":true" : "")\(song)}
+            {"t":\(seconds(time.nanoseconds)),"type":"onset","kind":"\(onset.kind.name)","layer":\(onset.layer),"bar":\(onset.bar),"beat":\(onset.beat),"sample":\(onset.sample)\(onset.kind == .poly ? onset.polyJSONFields : "")\(onset.muted ? ",\"muted\":true" : "")\(song)}
             """)
     }
 

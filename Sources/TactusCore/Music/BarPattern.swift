@@ -59,6 +59,8 @@ public struct BarPattern: Sendable, Hashable {
     public let barLength: Rational
     public let beatLength: Rational
     public let onsets: [PatternOnset]
+    /// The poly layers the onsets came from (their steps and spans name them in events).
+    public let poly: PolyLayers
 
     /// Finest grid (lcm of every position's denominator, in steps per whole note) a bar may
     /// need; the engine uses it as its grid. A bar is at most 99 whole notes, so a bar in
@@ -129,6 +131,7 @@ public struct BarPattern: Sendable, Hashable {
         self.barLength = settings.meter.wholeNotes
         self.beatLength = beatLength
         self.onsets = onsets
+        self.poly = settings.poly
     }
 
     /// The lcm of the denominators of the bar, the beat and every onset (steps per whole

@@ -90,6 +90,17 @@ public struct PolyLayers: Sendable, Hashable, CustomStringConvertible {
 
     public static let none = try! PolyLayers([])
 
+    /// What an event says of poly layer `m` (1-4): its steps n and its span in beats (0: the
+    /// bar), as `{"kind":"poly","layer":1,"n":3,"span":"bar"}` has them.
+    public func eventShape(layer m: Int) -> (steps: Int, spanBeats: Int) {
+        guard layers.indices.contains(m - 1) else { return (0, 0) }
+        let layer = layers[m - 1]
+        switch layer.span {
+        case .bar: return (layer.steps, 0)
+        case .beats(let k): return (layer.steps, k)
+        }
+    }
+
     /// `3,5/2b,E(3,8)` or `none`. Commas inside E(...) belong to the pattern.
     public init(parsing text: String) throws(SettingError) {
         if text == "none" || text.isEmpty { self = .none; return }

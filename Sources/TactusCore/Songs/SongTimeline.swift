@@ -23,6 +23,11 @@ public struct SongOnset: Sendable, Hashable {
     public var gainPercent: Rational
     /// The tempo at this onset (BPM of the section's beat unit).
     public var bpm: Double
+    /// The step within its beat or poly span (PatternOnset.index).
+    public var index = 0
+    /// Poly onsets: the layer's steps and span in beats (0: the bar).
+    public var polySteps = 0
+    public var polySpanBeats = 0
 }
 
 /// Walks the onsets of one song or of songs played back to back, in time order, every one
@@ -189,7 +194,10 @@ public struct SongTimeline: Sequence, IteratorProtocol {
                 pending.append(SongOnset(sample: timer.onset(atBeat: x), kind: onset.kind, isCount: false, layer: onset.layer,
                                          bar: songBar, barInSection: barInSection, beat: onset.beat, section: sectionIndex,
                                          label: section.label, song: songIndex, muted: muted,
-                                         gainPercent: section.gainPercent, bpm: timer.tempo(atBeat: x)))
+                                         gainPercent: section.gainPercent, bpm: timer.tempo(atBeat: x), index: onset.index))
+                if onset.kind == .poly {
+                    (pending[pending.count - 1].polySteps, pending[pending.count - 1].polySpanBeats) = pattern.poly.eventShape(layer: onset.layer)
+                }
             }
         }
     }
