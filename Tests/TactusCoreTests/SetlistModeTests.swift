@@ -180,6 +180,7 @@ import TOMLReader
             [[preset]]
             name = "Ballad"
             bpm = 70
+            groove = "3,2,2,3@4"
             [[preset]]
             name = "Odd"
             bpm = 92.5
@@ -196,6 +197,8 @@ import TOMLReader
         let threeFour = try Meter(3, 4)
         #expect(library.songs[0].sections[0].swing == "2:1" && library.songs[0].sections[0].meter == threeFour)
         #expect(library.songs[1].sections[0].tempo == .constant(70))
+        #expect(library.songs[1].sections[0].patternSettings.groove == saved.presets[1].settings.groove)
+        #expect(library.songs[1].sections[0].groove != nil)
         #expect(library.songs[2].sections[0].poly == "3" && library.songs[2].sections[0].tempo == .constant(Rational(185, 2)))
         #expect(library.songs.allSatisfy { $0.sections.count == 1 && $0.sections[0].bars == nil })
         #expect(SongPractice.choices(saved).map(\.name) == ["As set", "Odd", "Ballad", "Ballad (2)"])

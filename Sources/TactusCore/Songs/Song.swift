@@ -115,6 +115,7 @@ public struct Song: Sendable, Hashable {
             label: preset.name, bars: nil, meter: s.meter, beatUnit: s.beatUnit, tempo: .constant(s.tempo.bpm),
             accents: s.accents, subdivisions: s.subdivisions)
         section.swing = s.swing?.description
+        section.groove = s.groove?.description
         section.poly = s.poly.layers.isEmpty ? nil : s.poly.description
         self.init(name: name ?? preset.name, sections: [section])
     }
