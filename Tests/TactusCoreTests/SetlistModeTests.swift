@@ -6,7 +6,7 @@ import TOMLReader
 /// The box's song mode with a setlist: the songs in setlist order, auto advance loading the
 /// rest of the setlist at once, wait advance stopping on the next song; the random mute's
 /// seed per START; presets as one-section songs.
-@Suite struct SetlistModeTests {
+@Suite struct SetlistModeTests: SongModeHand {
     var clock = ManualClock()
 
     static func library(_ advance: Setlist.Advance) -> SongLibrary {
@@ -22,27 +22,6 @@ import TOMLReader
 
     func box(_ advance: Setlist.Advance) throws -> BoxState {
         try BoxState(saved: SavedState(library: Self.library(advance)), soundNames: ["woodblock"], at: clock.now)
-    }
-
-    mutating func act(_ b: inout BoxState, _ action: (MonotonicTime) -> Action) -> [Effect] {
-        b.handle(action(clock.advance(ms: 100)))
-    }
-
-    /// Menu > Songs: a long push, two detents down the root page, a push.
-    mutating func toSongMode(_ b: inout BoxState) {
-        _ = act(&b) { .gesture(.wheel, .longPress, at: $0) }
-        _ = turn(&b, 2)
-        _ = act(&b) { .gesture(.wheel, .shortPress, at: $0) }
-    }
-
-    mutating func turn(_ b: inout BoxState, _ n: Int) -> [Effect] {
-        var effects: [Effect] = []
-        for _ in 0..<abs(n) { effects += act(&b) { .detent(n > 0 ? 1 : -1, at: $0) } }
-        return effects
-    }
-
-    mutating func ring(_ b: inout BoxState, _ n: Int) {
-        for _ in 0..<abs(n) { _ = act(&b) { .pushedDetent(n > 0 ? 1 : -1, at: $0) } }
     }
 
     static func loaded(_ effects: [Effect]) -> (songs: [Song]?, seed: UInt64)? {

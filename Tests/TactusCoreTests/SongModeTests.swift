@@ -5,7 +5,7 @@ import Testing
 /// The song mode through the reducer: choose a song, start it, step sections and songs with
 /// the wheel and the footswitch, follow the song on the screen, the trainer, gap and
 /// practice timer.
-@Suite struct SongModeTests {
+@Suite struct SongModeTests: SongModeHand {
     var clock = ManualClock()
 
     static let library = SongLibrary(songs: [
@@ -19,27 +19,6 @@ import Testing
 
     func box() throws -> BoxState {
         try BoxState(saved: SavedState(library: Self.library), soundNames: ["woodblock"], at: clock.now)
-    }
-
-    mutating func act(_ b: inout BoxState, _ action: (MonotonicTime) -> Action) -> [Effect] {
-        b.handle(action(clock.advance(ms: 100)))
-    }
-
-    /// Menu > Songs: a long push, two detents down the root page, a push.
-    mutating func toSongMode(_ b: inout BoxState) {
-        _ = act(&b) { .gesture(.wheel, .longPress, at: $0) }
-        _ = turn(&b, 2)
-        _ = act(&b) { .gesture(.wheel, .shortPress, at: $0) }
-    }
-
-    mutating func turn(_ b: inout BoxState, _ n: Int) -> [Effect] {
-        var effects: [Effect] = []
-        for _ in 0..<abs(n) { effects += act(&b) { .detent(n > 0 ? 1 : -1, at: $0) } }
-        return effects
-    }
-
-    mutating func ring(_ b: inout BoxState, _ n: Int) {
-        for _ in 0..<abs(n) { _ = act(&b) { .pushedDetent(n > 0 ? 1 : -1, at: $0) } }
     }
 
     static func loaded(_ effects: [Effect]) -> [Song]?? {
