@@ -101,10 +101,12 @@ struct RenderJob {
         settings.sound = try RenderJob.resolveSound(options.sound, rate: sampleRate, loaded: &loaded, origin: "--sound")
         self.settings = settings
 
+        var bars: Int?
         switch (options.bars, options.seconds) {
         case (.some, .some): throw ExitError("--bars and --seconds are exclusive: give one of them")
-        case (let bars?, nil):
-            end = .bars(Int64(try wholeNumber(bars, flag: "--bars", in: 1...1_000_000, allowed: "1 to 1000000")))
+        case (let text?, nil):
+            let n = try wholeNumber(text, flag: "--bars", in: 1...1_000_000, allowed: "1 to 1000000")
+            (bars, end) = (n, .bars(Int64(n)))
         case (nil, let text?):
             guard let value = Rational(parsing: text), !text.contains("/"), value > .zero, value <= Rational(86_400) else {
                 throw ExitError("--seconds '\(text)' is invalid: allowed more than 0 up to 86400")
@@ -114,7 +116,7 @@ struct RenderJob {
         }
         explicitEnd = options.bars != nil || options.seconds != nil
 
-        song = try SongRequest.make(options, settings: settings, sampleRate: sampleRate)
+        song = try SongRequest.make(options, bars: bars, settings: settings, sampleRate: sampleRate)
 
         var timed: [TimedChange] = []
         if let path = options.changes {

@@ -54,7 +54,8 @@ struct SongRequest {
     }
 
     /// nil when no song option is used (the plain bar pattern renders as before).
-    static func make(_ o: RenderCommand, settings: MetronomeSettings, sampleRate: Int) throws -> SongRequest? {
+    /// `bars`: `--bars` as RenderJob read it.
+    static func make(_ o: RenderCommand, bars requested: Int?, settings: MetronomeSettings, sampleRate: Int) throws -> SongRequest? {
         let segment: TempoSegment
         do { segment = try TempoSegment(parsing: o.bpm, field: "bpm") } catch {
             throw ExitError("--bpm '\(o.bpm)' is invalid: \(error.allowed)")
@@ -109,7 +110,7 @@ struct SongRequest {
             songs = [try songFromMap(path, countIn: countIn ?? .none)]
         } else {
             var bars: Int? = nil
-            if let n = o.bars.flatMap({ Int($0) }), SongSection.barRange.contains(n) { bars = n }
+            if let n = requested, SongSection.barRange.contains(n) { bars = n }
             if segment.isRamp && bars == nil {
                 throw ExitError("--bpm '\(o.bpm)' is a ramp: give its length with --bars (1 to 999)")
             }
@@ -141,8 +142,7 @@ struct SongRequest {
             var g = SystemRandomNumberGenerator()
             seed = g.next() >> 1
         }
-        let random = songs.contains { $0.sections.contains { $0.randomMute != nil } }
-        return SongRequest(songs: songs, seed: seed, usesRandomMute: random)
+        return SongRequest(songs: songs, seed: seed, usesRandomMute: songs.contains(where: \.usesRandomMute))
     }
 }
 

@@ -108,7 +108,7 @@ public final class HeadlessSimulation: BoxObserver {
             if schedule.songs.count > 1, schedule.songs.indices.contains(Int(onset.song)) {
                 song = ",\"song\":\(onset.song),\"song_name\":\(JSON.string(schedule.songs[Int(onset.song)].name))"
             }
-            if schedule.songs.contains(where: { $0.sections.contains { $0.randomMute != nil } }) { song += ",\"seed\":\(schedule.seed)" }
+            if schedule.songs.contains(where: \.usesRandomMute) { song += ",\"seed\":\(schedule.seed)" }
         }
         record(at: time.nanoseconds, """
             {"t":\(seconds(time.nanoseconds)),"type":"onset","kind":"\(onset.kind.name)","layer":\(onset.layer),"bar":\(onset.bar),"beat":\(onset.beat),"sample":\(onset.sample)\(onset.kind == .poly ? onset.polyJSONFields : "")\(onset.muted ? ",\"muted\":true" : "")\(song)}

@@ -120,6 +120,9 @@ public struct Song: Sendable, Hashable {
         self.init(name: name ?? preset.name, sections: [section])
     }
 
+    /// Some section mutes beats at random (events then carry the seed).
+    public var usesRandomMute: Bool { sections.contains { $0.randomMute != nil } }
+
     /// True when the song never ends by itself.
     public var isEndless: Bool { loop || sections.contains { $0.bars == nil } }
 }

@@ -107,8 +107,6 @@ public struct SongPractice: Sendable, Hashable {
         return song
     }
 
-    /// A fresh seed for a start: the start's time and a counter through SplitMix64 (the box
-    /// has no clock or random source of its own); 53 bits, exact in any JSON reader.
     /// A setlist that played on: the song playing becomes the chosen one (from its start),
     /// so a jump or a stop goes on from there.
     mutating func rebase() {
@@ -119,6 +117,8 @@ public struct SongPractice: Sendable, Hashable {
         songStartBar = 0
     }
 
+    /// A fresh seed for a start: the start's time and a counter through SplitMix64 (the box
+    /// has no clock or random source of its own); 53 bits, exact in any JSON reader.
     mutating func newSeed(at time: MonotonicTime) {
         starts &+= 1
         seed = RandomMute.hash(seed: UInt64(bitPattern: time.nanoseconds), index: starts) >> 11
@@ -126,7 +126,7 @@ public struct SongPractice: Sendable, Hashable {
 
     /// The program has a random mute (events then carry the seed).
     public func usesRandomMute(_ saved: SavedState) -> Bool {
-        programSongs(saved).contains { $0.sections.contains { $0.randomMute != nil } }
+        programSongs(saved).contains(where: \.usesRandomMute)
     }
 }
 
