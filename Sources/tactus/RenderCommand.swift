@@ -76,8 +76,12 @@ struct RenderJob {
 
         var settings = MetronomeSettings()
         do throws(SettingError) {
-            // A tempo segment (ramp, steps) is the song's; the plain settings keep 120.
-            if (try? TempoSegment(parsing: options.bpm)).map({ if case .constant = $0 { true } else { false } }) ?? true {
+            // A tempo segment (ramp, steps) is the song's; the plain settings keep 120. A
+            // bad segment is reported as one (its bound), not as a bad plain tempo.
+            do {
+                if case .constant = try TempoSegment(parsing: options.bpm, field: "bpm") { try settings.assign("bpm", options.bpm) }
+            } catch {
+                if options.bpm.dropFirst().contains(where: { "-~+,/".contains($0) }) { throw error }
                 try settings.assign("bpm", options.bpm)
             }
             try settings.assign("meter", options.meter)
@@ -171,6 +175,12 @@ struct RenderJob {
         outputPath = output
         eventsPath = options.events
         var outputs = OutputPaths()
+        for (path, flag) in [(options.song, "--song"), (options.tempoMap, "--tempo-map"), (options.changes, "--changes")] {
+            if let path { outputs.input(path, flag: flag) }
+        }
+        for folder in loaded.keys.sorted() {
+            for name in SoundFolder.fileNames { outputs.input((folder.hasSuffix("/") ? folder : folder + "/") + name, flag: "--sound") }
+        }
         try outputs.claim(output, flag: "-o")
         if let events = options.events { try outputs.claim(events, flag: "--events") }
     }
