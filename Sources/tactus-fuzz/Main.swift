@@ -14,7 +14,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if selected == nil {
         let name = getenv("TACTUS_FUZZ_TARGET").map { String(cString: $0) } ?? ""
         guard let target = FuzzTargets.named(name) else {
-            fputs("TACTUS_FUZZ_TARGET '\(name)' is not a target: \(FuzzTargets.all.map(\.name).joined(separator: ", "))\n", stderr)
+            print("TACTUS_FUZZ_TARGET '\(name)' is not a target: \(FuzzTargets.all.map(\.name).joined(separator: ", "))")
             exit(2)
         }
         selected = target
@@ -22,6 +22,20 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
     selected!.run(bytes)
     return 0
+}
+
+// SwiftPM links an executable target's entry as `<module>_main` (main is an alias of it),
+// so libFuzzer is started from there through its driver entry point.
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(_ argc: UnsafeMutablePointer<CInt>,
+                     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+
+@_cdecl("tactus_fuzz_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var values = argv
+    return runFuzzerDriver(&count, &values) { data, size in fuzzOneInput(data, size) }
 }
 #else
 import Foundation
