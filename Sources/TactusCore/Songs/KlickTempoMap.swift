@@ -47,6 +47,8 @@ public struct KlickTempoMap: Sendable, Hashable {
     public static let tempoPositive = "tempo must be greater than zero"
     public static let barsPositive = "number of bars must be greater than zero"
     public static let invalidMeter = "invalid time signature"
+    /// Tactus's own, in klick's words: klick plays nothing for such a map.
+    public static let empty = "tempo map has no entries"
 
     /// A file klick cannot open, as klick words it since it reads `-` as stdin: `can't open tempo map file '<name>'`.
     public static func cannotOpen(_ name: String) -> String { "can't open tempo map file '\(name)'" }
@@ -218,6 +220,9 @@ extension KlickTempoMap {
     /// (bpm = t d / 4: a 7/8 line at 150 is 300 eighths per minute), ramps linear in beat
     /// index (klick's model), per-beat lists as steps, patterns verbatim, volume as gain.
     public func song(name: String, countIn: CountIn = .none, tempoMultiplier: Rational = .one) throws(ParseError) -> Song {
+        // A song needs a section: an empty map would become a file Tactus refuses (found by
+        // the klick-map fuzz target).
+        guard !entries.isEmpty else { throw ParseError(message: KlickTempoMap.empty, line: 1, text: "") }
         var sections: [SongSection] = []
         for e in entries {
             func fail(_ message: String) -> ParseError { ParseError(message: message, line: e.line, text: "") }
