@@ -84,7 +84,9 @@ struct RenderJob {
             do {
                 if case .constant = try TempoSegment(parsing: options.bpm, field: "bpm") { try settings.assign("bpm", options.bpm) }
             } catch {
-                if options.bpm.dropFirst().contains(where: { "-~+,/".contains($0) }) { throw error }
+                // Segment-like: a ramp, steps or a list before any "/" (1/-5 is a bad number).
+                let head = options.bpm.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                if head.dropFirst().contains(where: { "-~+,".contains($0) }) { throw error }
                 try settings.assign("bpm", options.bpm)
             }
             try settings.assign("meter", options.meter)
