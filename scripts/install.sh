@@ -57,6 +57,8 @@ plan() {
   local f
   for f in boards/*.toml boards/README.md; do echo "0644 $f $sharedir/boards/${f#boards/}"; done
   for f in overlays/*.dts overlays/README.md; do echo "0644 $f $sharedir/overlays/${f#overlays/}"; done
+  # The voice sets, when `make voices` has made them.
+  for f in voices/voice-*/*.wav voices/voice-*/voice.toml; do [ -f "$f" ] && echo "0644 $f $sharedir/$f"; done
   echo "0644 etc/config.toml $sharedir/config.toml"
   echo "0644 docs/install.md $docdir/install.md"
   echo "0644 @unit $unitdir/tactus.service"

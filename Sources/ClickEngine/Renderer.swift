@@ -50,6 +50,11 @@ public final class ClickRenderer: @unchecked Sendable {
     /// Song playback: the sample of the song's start and the next scheduled onset.
     private var songOrigin: Int64 = 0
     private var songCursor = 0
+    /// Onsets before this sample were already started (a clip begins up to its lead before
+    /// its onset, so the cursor runs up to the program's longest lead ahead of the block):
+    /// after a change the new program skips them rather than play them twice. With clicks
+    /// only (no lead) it is the block's first sample and skips nothing.
+    private var startedUntil: Int64 = 0
     private var voices: VoicePool
     private var limiter: Limiter
     private let mix: UnsafeMutablePointer<Float>
@@ -89,8 +94,10 @@ public final class ClickRenderer: @unchecked Sendable {
             program!._withUnsafeGuaranteedRef { p in
                 if let song = p.song {
                     startSongOnsets(of: song, before: blockEnd)
+                    startedUntil = max(startedUntil, blockEnd + song.maxLead)
                 } else {
                     startOnsets(of: p, before: blockEnd)
+                    startedUntil = max(startedUntil, blockEnd + p.maxLead)
                 }
             }
         }
@@ -158,6 +165,7 @@ public final class ClickRenderer: @unchecked Sendable {
                 if restart || !playing || previous == nil {
                     songOrigin = clock
                     songCursor = 0
+                    startedUntil = clock
                 } else if previous !== song, let sameBefore = song.sameBefore, clock - songOrigin > sameBefore {
                     // A live change taken up later than planned: go on from here.
                     songCursor = song.firstIndex(atOrAfter: clock - songOrigin)
@@ -170,6 +178,7 @@ public final class ClickRenderer: @unchecked Sendable {
                     placement = program.placement(of: .start(atSample: clock))
                     cursorBar = 0
                     cursorIndex = 0
+                    startedUntil = clock
                 } else if let current {
                     Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { old in
                         keepPhase(from: old, to: program)
@@ -277,7 +286,8 @@ public final class ClickRenderer: @unchecked Sendable {
             i += 1
             j += 1
         }
-        guard let late else { return }
+        // With leads, the old program already started what lies ahead of this block.
+        guard let late, startedUntil <= clock else { return }
         if cursorIndex < new.onsetCount && sampleOfCursor(new) <= clock { return } // one click on this sample
         if voices.start(clip: late.clip, frames: late.clipFrames, gain: late.gain, level: late.level, offset: 0) {
             events.push(OnsetEvent(sample: clock, bar: bar, beat: late.beat, layer: late.layer, kind: late.kind, index: late.index,
@@ -339,11 +349,16 @@ public final class ClickRenderer: @unchecked Sendable {
 
     private func startOnsets(of program: EngineProgram, before blockEnd: Int64) {
         guard program.onsetCount > 0 else { return }
+        // Onsets up to the longest lead ahead, so each clip begins its lead before its onset.
+        let horizon = blockEnd + program.maxLead
         while leadInActive {
             let sample = max(program.sample(bar: cursorBar, offset: leadInOffset(program), placement: placement), clock)
-            guard sample < blockEnd else { return }
+            guard sample < horizon else { return }
             let onset = program.onsets[Int(program.leadIn[leadInIndex])]
-            if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: Int(sample - clock)) {
+            if sample < startedUntil {
+                // Started under the previous program.
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level,
+                                   offset: clipOffset(sample, lead: onset.lead)) {
                 events.push(OnsetEvent(sample: sample, bar: finishingBar, beat: finishingBeat, layer: onset.layer, kind: onset.kind,
                                        index: onset.index, polySteps: onset.polySteps, polySpanBeats: onset.polySpanBeats))
             } else {
@@ -355,12 +370,13 @@ public final class ClickRenderer: @unchecked Sendable {
             // Never before this block: only onsets due in the half sample before a change
             // (which round to its first sample) can compute earlier.
             let sample = max(sampleOfCursor(program), clock)
-            guard sample < blockEnd else { return }
+            guard sample < horizon else { return }
             let onset = program.onsets[cursorIndex]
-            let offset = Int(max(sample - clock, 0))
-            if onset.playedInBar == cursorBar {
-                // Played under the previous program before a change moved it later.
-            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: offset) {
+            if onset.playedInBar == cursorBar || sample < startedUntil {
+                // Played under the previous program (before a change moved it later, or
+                // started ahead of its onset by its lead).
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level,
+                                   offset: clipOffset(sample, lead: onset.lead)) {
                 events.push(OnsetEvent(sample: sample, bar: cursorBar, beat: onset.beat, layer: onset.layer, kind: onset.kind,
                                         index: onset.index, polySteps: onset.polySteps, polySpanBeats: onset.polySpanBeats))
             } else {
@@ -374,6 +390,14 @@ public final class ClickRenderer: @unchecked Sendable {
         }
     }
 
+    /// Frames from this block's first sample to where a clip anchored `lead` frames in must
+    /// begin for its anchor to sound on `sample`; a clip is never begun before the block
+    /// (right after a start or a change the word begins late rather than part-way in).
+    @inline(__always)
+    private func clipOffset(_ sample: Int64, lead: Int) -> Int {
+        Int(max(sample - Int64(lead), clock) - clock)
+    }
+
     /// Walks the song's table: integers only, no allocation. Muted onsets are reported
     /// (the pendulum and LEDs keep counting) but start no clip.
     private func startSongOnsets(of song: SongSchedule, before blockEnd: Int64) {
@@ -381,13 +405,14 @@ public final class ClickRenderer: @unchecked Sendable {
             let onset = song.onsets[songCursor]
             guard onset.sample < song.endSample else { songCursor = song.count; return }
             let sample = songOrigin + onset.sample
-            guard sample < blockEnd else { return }
+            guard sample < blockEnd + song.maxLead else { return }
             let event = OnsetEvent(sample: sample, bar: onset.bar, beat: onset.beat, layer: onset.layer, kind: onset.kind,
                                    index: onset.index, section: onset.section, song: onset.song, isCount: onset.isCount,
                                    muted: onset.muted, bpm: onset.bpm, polySteps: onset.polySteps, polySpanBeats: onset.polySpanBeats)
             if onset.muted {
                 events.push(event)
-            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: Int(max(sample - clock, 0))) {
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level,
+                                   offset: clipOffset(max(sample, clock), lead: onset.lead)) {
                 events.push(event)
             } else {
                 droppedOnsets.add(1, ordering: .relaxed)
@@ -413,11 +438,12 @@ public final class ClickRenderer: @unchecked Sendable {
             let onset = song.onsets[index]
             guard onset.sample < song.endSample else { break }
             let sample = max(songOrigin + onset.sample, from)
-            guard sample < from + Int64(count) else { break }
-            if !onset.muted {
+            guard sample < from + Int64(count) + song.maxLead else { break }
+            let begin = max(sample - Int64(onset.lead), from)
+            if !onset.muted && begin < from + Int64(count) {
                 level += onset.level
                 if let mix {
-                    let offset = Int(sample - from)
+                    let offset = Int(begin - from)
                     VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
                 }
             }
@@ -440,25 +466,32 @@ public final class ClickRenderer: @unchecked Sendable {
             (leadInActive, leadInTile, leadInIndex) = savedLeadIn
         }
         var level: Float = 0
+        let end = from + Int64(count)
         while leadInActive {
             let sample = max(program.sample(bar: cursorBar, offset: leadInOffset(program), placement: placement), from)
-            guard sample < from + Int64(count) else { return level }
+            guard sample < end + program.maxLead else { return level }
             let onset = program.onsets[Int(program.leadIn[leadInIndex])]
-            level += onset.level
-            if let mix {
-                let offset = Int(sample - from)
-                VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+            let begin = max(sample - Int64(onset.lead), from)
+            if begin < end && sample >= startedUntil {
+                level += onset.level
+                if let mix {
+                    let offset = Int(begin - from)
+                    VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+                }
             }
             advanceLeadIn(program)
         }
         while true {
             let sample = max(sampleOfCursor(program), from)
-            guard sample < from + Int64(count) else { return level }
+            guard sample < end + program.maxLead else { return level }
             let onset = program.onsets[cursorIndex]
-            level += onset.level
-            if let mix {
-                let offset = Int(sample - from)
-                VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+            let begin = max(sample - Int64(onset.lead), from)
+            if begin < end && sample >= startedUntil {
+                level += onset.level
+                if let mix {
+                    let offset = Int(begin - from)
+                    VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+                }
             }
             cursorIndex += 1
             if cursorIndex == program.onsetCount {

@@ -42,7 +42,7 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         if listSounds {
-            print(BuiltInSounds.names.joined(separator: "\n"))
+            print((BuiltInSounds.names + SoundFolder.installedVoices().map(\.name)).joined(separator: "\n"))
             return
         }
         let job = try RenderJob(self)
@@ -178,6 +178,15 @@ struct RenderJob {
     /// A built-in name as is, or a folder of WAV files loaded (once) and named by its path.
     static func resolveSound(_ value: String, rate: Int, loaded: inout [String: SoundSet], origin: String) throws -> String {
         if BuiltInSounds.names.contains(value) || loaded[value] != nil { return value }
+        if !FileSystem.isDirectory(value), let folder = SoundFolder.voiceFolder(named: value) {
+            // A voice set by name (voice-en): `make voices` output, installed or in ./voices.
+            do {
+                loaded[value] = try SoundFolder.load(folder, name: value, sampleRate: rate)
+            } catch {
+                throw ExitError("\(origin) '\(value)' (\(folder)): \(error.message)")
+            }
+            return value
+        }
         guard FileSystem.isDirectory(value) else {
             throw ExitError("\(origin) '\(value)' is invalid: not a built-in sound (\(BuiltInSounds.names.joined(separator: ", "))) nor a folder with accent.wav, beat.wav and sub.wav")
         }
