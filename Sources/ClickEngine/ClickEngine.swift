@@ -22,6 +22,8 @@ public final class ClickEngine {
     private var programSerial: UInt64 = 0
     /// Settings of the most recent programs, by serial, for `settings(ofProgram:)`.
     private var recentPrograms: [(serial: UInt64, settings: MetronomeSettings)] = []
+    /// The reference tone, or nil (off). It sounds whether or not the clicks play.
+    public private(set) var tone: ReferenceTone?
     /// Sound sets used so far. Kept for the engine's lifetime because voices may still be
     /// playing their clips after a change of sound; they are small (a few hundred KB).
     private var soundSets: [String: SoundSet] = [:]
@@ -53,6 +55,14 @@ public final class ClickEngine {
     public func apply(_ newSettings: MetronomeSettings) throws(UnknownSoundError) {
         _ = try soundSet(named: newSettings.sound)
         settings = newSettings
+        publish()
+    }
+
+    /// Switches the reference tone on (or changes it) or off (nil), from the next render
+    /// call, through a ramp of a few ms: no click. Independent of start and stop.
+    public func setTone(_ newTone: ReferenceTone?) {
+        guard newTone != tone else { return }
+        tone = newTone
         publish()
     }
 
@@ -160,7 +170,8 @@ public final class ClickEngine {
         recentPrograms.append((programSerial, settings))
         if recentPrograms.count > 256 { recentPrograms.removeFirst(recentPrograms.count - 256) }
         let program = EngineProgram(settings: settings, sounds: sounds, sampleRate: renderer.sampleRate,
-                                    playing: isPlaying, transportEpoch: transportEpoch, serial: programSerial, song: song)
+                                    playing: isPlaying, transportEpoch: transportEpoch, serial: programSerial, song: song,
+                                    tone: tone.map { ToneParameters($0, sampleRate: renderer.sampleRate) })
         let raw = Unmanaged.passRetained(program).toOpaque()
         if let unclaimed = renderer.pending.exchange(raw, ordering: .acquiringAndReleasing) {
             Unmanaged<EngineProgram>.fromOpaque(unclaimed).release()

@@ -56,6 +56,8 @@ public final class ClickRenderer: @unchecked Sendable {
     /// only (no lead) it is the block's first sample and skips nothing.
     private var startedUntil: Int64 = 0
     private var voices: VoicePool
+    /// The reference tone, mixed under the clicks before the limiter.
+    private var tone: ToneSource
     private var limiter: Limiter
     private let mix: UnsafeMutablePointer<Float>
 
@@ -67,6 +69,7 @@ public final class ClickRenderer: @unchecked Sendable {
         events = SPSCRing(minimumCapacity: eventCapacity)
         anchors = SPSCRing(minimumCapacity: 256)
         voices = VoicePool(capacity: voiceCount)
+        tone = ToneSource(sampleRate: sampleRate)
         limiter = Limiter(sampleRate: sampleRate, maxFrames: maxFrameCount)
         mix = .allocate(capacity: maxFrameCount + limiter.lookahead)
     }
@@ -105,26 +108,34 @@ public final class ClickRenderer: @unchecked Sendable {
         // the look-ahead could reach its ceiling: bounded by the sum of every clip's peak.
         let lookahead = limiter.lookahead
         var limiting = !limiter.isIdle
-        if !limiting && voices.activeCount > 0 {
-            var bound = voices.levelBound
+        if !limiting && (voices.activeCount > 0 || tone.isActive) {
+            var bound = voices.levelBound + tone.levelBound
             if bound <= Limiter.ceiling, let program {
                 bound += program._withUnsafeGuaranteedRef { upcoming(of: $0, from: blockEnd, count: lookahead, into: nil) }
             }
             limiting = bound > Limiter.ceiling
         }
         clock = blockEnd
-        guard voices.activeCount > 0 || limiting else {
+        guard voices.activeCount > 0 || tone.isActive || limiting else {
             buffer.update(repeating: 0, count: frameCount * channels)
             return
         }
         mix.update(repeating: 0, count: frameCount + (limiting ? lookahead : 0))
         if limiting {
             voices.peek(into: mix + frameCount, skip: frameCount, count: lookahead)
+            if tone.isActive {
+                // The tone's frames after this block: advance a copy over the block first.
+                var ahead = tone
+                ahead.render(into: mix, count: frameCount)
+                ahead.peek(into: mix + frameCount, count: lookahead)
+                mix.update(repeating: 0, count: frameCount)
+            }
             if let program {
                 _ = program._withUnsafeGuaranteedRef { upcoming(of: $0, from: blockEnd, count: lookahead, into: mix + frameCount) }
             }
         }
         voices.mix(into: mix, frameCount: frameCount)
+        if tone.isActive { tone.render(into: mix, count: frameCount) }
         if limiting { limiter.process(mix, frameCount: frameCount) }
         switch channels {
         case 1:
@@ -157,13 +168,16 @@ public final class ClickRenderer: @unchecked Sendable {
         guard let incoming = pending.exchange(nil, ordering: .acquiringAndReleasing) else { return }
         let new = Unmanaged<EngineProgram>.fromOpaque(incoming)
         new._withUnsafeGuaranteedRef { program in
+            tone.set(program.tone)
             let restart = program.transportEpoch != appliedEpoch
             if program.playing, let song = program.song {
                 // A song starts from its beginning at each start; a new program without a
                 // new start (a volume change) keeps its place.
                 let previous = current.flatMap { Unmanaged<EngineProgram>.fromOpaque($0)._withUnsafeGuaranteedRef { $0.song } }
                 if restart || !playing || previous == nil {
-                    songOrigin = clock
+                    // With spoken words the song starts one longest lead later, so even
+                    // its first word begins its lead before its onset.
+                    songOrigin = clock + song.maxLead
                     songCursor = 0
                     startedUntil = clock
                 } else if previous !== song, let sameBefore = song.sameBefore, clock - songOrigin > sameBefore {
@@ -175,7 +189,9 @@ public final class ClickRenderer: @unchecked Sendable {
             } else if program.playing {
                 if restart || !playing || current == nil {
                     leadInActive = false
-                    placement = program.placement(of: .start(atSample: clock))
+                    // The downbeat one longest lead after START (0 for clicks), so the
+                    // first word too begins its lead before its onset.
+                    placement = program.placement(of: .start(atSample: clock + program.maxLead))
                     cursorBar = 0
                     cursorIndex = 0
                     startedUntil = clock

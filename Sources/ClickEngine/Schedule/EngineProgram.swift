@@ -59,10 +59,13 @@ final class EngineProgram: @unchecked Sendable {
     /// The longest clip lead of any onset: the renderer starts onsets this many frames
     /// ahead of the block, so a clip can begin up to its lead before its onset.
     let maxLead: Int64
+    /// The reference tone (nil: off); the renderer ramps to it when it takes the program.
+    let tone: ToneParameters?
 
     init(settings: MetronomeSettings, sounds: SoundSet, sampleRate: Int, playing: Bool, transportEpoch: UInt64, serial: UInt64 = 0,
-         song: SongSchedule? = nil) {
+         song: SongSchedule? = nil, tone: ToneParameters? = nil) {
         self.serial = serial
+        self.tone = tone
         self.settings = settings
         self.song = song
         self.playing = playing

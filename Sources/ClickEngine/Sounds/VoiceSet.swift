@@ -111,6 +111,11 @@ public struct VoiceLoadError: Error, Sendable, CustomStringConvertible {
     public let file: String
     public let problem: String
     public var description: String { "\(file): \(problem)" }
+
+    public init(file: String, problem: String) {
+        self.file = file
+        self.problem = problem
+    }
 }
 
 public enum VoiceSet {
