@@ -25,6 +25,10 @@ public final class ClickRenderer: @unchecked Sendable {
     private let publishedClock = Atomic<Int64>(0)
     private let publishedVoices = Atomic<Int>(0)
     private let publishedFramesUntilSilent = Atomic<Int>(0)
+    private let publishedToneFramesUntilSilent = Atomic<Int>(0)
+    /// No onset at or after this sample starts a clip (an offline render's end: onsets are
+    /// started up to a lead ahead, and none past the end may be).
+    private let startLimit = Atomic<Int64>(.max)
     private let publishedPlaying = Atomic<Bool>(false)
     private let publishedSongOrigin = Atomic<Int64>(0)
     private let publishedEpoch = Atomic<UInt64>(0)
@@ -159,6 +163,7 @@ public final class ClickRenderer: @unchecked Sendable {
         publishedClock.store(clock, ordering: .relaxed)
         publishedVoices.store(voices.activeCount, ordering: .relaxed)
         publishedFramesUntilSilent.store(voices.framesUntilSilent, ordering: .relaxed)
+        publishedToneFramesUntilSilent.store(tone.framesUntilSilent, ordering: .relaxed)
         publishedPlaying.store(playing, ordering: .relaxed)
         publishedSongOrigin.store(songOrigin, ordering: .relaxed)
         publishedEpoch.store(appliedEpoch, ordering: .relaxed)
@@ -366,7 +371,7 @@ public final class ClickRenderer: @unchecked Sendable {
     private func startOnsets(of program: EngineProgram, before blockEnd: Int64) {
         guard program.onsetCount > 0 else { return }
         // Onsets up to the longest lead ahead, so each clip begins its lead before its onset.
-        let horizon = blockEnd + program.maxLead
+        let horizon = min(blockEnd + program.maxLead, startLimit.load(ordering: .relaxed))
         while leadInActive {
             let sample = max(program.sample(bar: cursorBar, offset: leadInOffset(program), placement: placement), clock)
             guard sample < horizon else { return }
@@ -524,6 +529,14 @@ public final class ClickRenderer: @unchecked Sendable {
     public var activeVoiceCount: Int { publishedVoices.load(ordering: .relaxed) }
     /// Frames from now until every playing clip has finished.
     public var framesUntilSilent: Int { publishedFramesUntilSilent.load(ordering: .relaxed) }
+    /// Frames until the reference tone has ramped out (0: silent; Int.max while it is on).
+    public var toneFramesUntilSilent: Int { publishedToneFramesUntilSilent.load(ordering: .relaxed) }
+
+    /// Onsets at or after `sample` start no clip (any thread; nil lifts it). An offline
+    /// render sets its end here, since clips with a lead are started ahead of their onsets.
+    public func stopStarting(atSample sample: Int64?) {
+        startLimit.store(sample ?? .max, ordering: .relaxed)
+    }
     /// Onsets dropped because every voice was busy.
     public var droppedOnsetCount: Int { droppedOnsets.load(ordering: .relaxed) }
     public var isPlaying: Bool { publishedPlaying.load(ordering: .relaxed) }

@@ -46,6 +46,13 @@ struct ToneSource {
     /// Something to mix: sounding, ramping or about to start.
     var isActive: Bool { gain > 0 || target > 0 || pending != nil }
 
+    /// Frames until silence when it is ramping out for good; Int.max while it sounds on.
+    var framesUntilSilent: Int {
+        guard isActive else { return 0 }
+        guard target == 0, pending == nil, slope > 0 else { return .max }
+        return Int((gain / slope).rounded(.up)) + 1
+    }
+
     /// The most the tone can add to any frame from now until its next change.
     var levelBound: Float { Float(max(gain, target, pending?.amplitude ?? 0)) }
 
