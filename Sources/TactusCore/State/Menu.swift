@@ -122,7 +122,7 @@ public struct MenuState: Sendable, Hashable {
         switch page {
         case .root:
             [MenuEntry("Tempo markings", .open(.markings)), MenuEntry("Presets", .open(.presets)),
-             MenuEntry("Songs", .songs), MenuEntry("Tone", .open(.tone)), MenuEntry("Settings", .open(.settings)), MenuEntry("Back", .back)]
+             MenuEntry("Songs", .songs), MenuEntry("Settings", .open(.settings)), MenuEntry("Tone", .open(.tone)), MenuEntry("Back", .back)]
         case .markings:
             TempoMarking.alphabetical.map { MenuEntry($0.name, value: "\($0.typicalBPM)", .chooseMarking($0)) } + [MenuEntry("Back", .back)]
         case .presets:
