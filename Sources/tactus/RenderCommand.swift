@@ -216,6 +216,9 @@ struct RenderJob {
             }
             return value
         }
+        if !FileSystem.isDirectory(value) && value.hasPrefix("voice-") && !value.contains("/") {
+            throw ExitError("\(origin) '\(value)' is invalid: no voice set of that name in \(SoundFolder.voiceFolders.joined(separator: ", ")) (make voices builds voice-en, voice-de, voice-es)")
+        }
         guard FileSystem.isDirectory(value) else {
             throw ExitError("\(origin) '\(value)' is invalid: not a built-in sound (\(BuiltInSounds.names.joined(separator: ", "))) nor a folder with accent.wav, beat.wav and sub.wav")
         }

@@ -41,6 +41,9 @@ struct ToneSource {
 
     init(sampleRate: Int) {
         rampFrames = max(1, (ToneSource.rampSeconds * Double(sampleRate)).rounded())
+        // Static constants are initialized lazily (swift_once: a lock, maybe an allocation)
+        // on first use: touch every one the render thread reads here, on the control side.
+        _ = SoundMath.sinCycles(0.3) + ToneSource.organPeak + ToneSource.fullScale
     }
 
     /// Something to mix: sounding, ramping or about to start.
