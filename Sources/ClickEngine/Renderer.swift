@@ -488,9 +488,11 @@ public final class ClickRenderer: @unchecked Sendable {
         }
         var level: Float = 0
         let end = from + Int64(count)
+        // As far as `startOnsets` will look: a lead ahead, never past an offline end.
+        let horizon = min(end + program.maxLead, startLimit.load(ordering: .relaxed))
         while leadInActive {
             let sample = max(program.sample(bar: cursorBar, offset: leadInOffset(program), placement: placement), from)
-            guard sample < end + program.maxLead else { return level }
+            guard sample < horizon else { return level }
             let onset = program.onsets[Int(program.leadIn[leadInIndex])]
             let begin = max(sample - Int64(onset.lead), from)
             if begin < end && sample >= startedUntil {
@@ -504,7 +506,7 @@ public final class ClickRenderer: @unchecked Sendable {
         }
         while true {
             let sample = max(sampleOfCursor(program), from)
-            guard sample < end + program.maxLead else { return level }
+            guard sample < horizon else { return level }
             let onset = program.onsets[cursorIndex]
             let begin = max(sample - Int64(onset.lead), from)
             if begin < end && sample >= startedUntil {

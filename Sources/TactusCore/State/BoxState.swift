@@ -134,8 +134,8 @@ public struct BoxState: Sendable {
     /// What the outside world must do before the first action: the engine's settings,
     /// whether silent practice mutes it and whether the LEDs rest in a gap.
     public var startupEffects: [Effect] {
-        [.silentPractice(saved.preferences.silentPractice), .darkGap(saved.preferences.darkGap), .applySettings(settings),
-         .tone(soundingTone)]
+        // No tone: it starts off after every restart (Preferences.toneOn is not saved).
+        [.silentPractice(saved.preferences.silentPractice), .darkGap(saved.preferences.darkGap), .applySettings(settings)]
     }
 
     /// The reference tone as it should sound now (nil: off).
