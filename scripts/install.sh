@@ -262,7 +262,10 @@ do_uninstall() {
   files+=("$manifest")
   for dest in "${files[@]}"; do rm -f -- "$DESTDIR$dest"; done
   local dir
-  for dir in "$sharedir/boards" "$sharedir/overlays" "$sharedir" "$docdir"; do
+  for dir in "$DESTDIR$sharedir"/voices/voice-*; do
+    [ -d "$dir" ] && rmdir --ignore-fail-on-non-empty "$dir"
+  done
+  for dir in "$sharedir/boards" "$sharedir/overlays" "$sharedir/voices" "$sharedir" "$docdir"; do
     [ -d "$DESTDIR$dir" ] && rmdir --ignore-fail-on-non-empty "$DESTDIR$dir"
   done
   $systemd_running && systemctl daemon-reload
