@@ -23,6 +23,8 @@ public final class ClickEngine {
     /// Settings (and song) of the most recent programs, by serial, for `settings(ofProgram:)`
     /// and `gridPiece(for:)`.
     private var recentPrograms: [(serial: UInt64, settings: MetronomeSettings, song: SongSchedule?)] = []
+    /// The reference tone, or nil (off). It sounds whether or not the clicks play.
+    public private(set) var tone: ReferenceTone?
     /// Sound sets used so far. Kept for the engine's lifetime because voices may still be
     /// playing their clips after a change of sound; they are small (a few hundred KB).
     private var soundSets: [String: SoundSet] = [:]
@@ -54,6 +56,14 @@ public final class ClickEngine {
     public func apply(_ newSettings: MetronomeSettings) throws(UnknownSoundError) {
         _ = try soundSet(named: newSettings.sound)
         settings = newSettings
+        publish()
+    }
+
+    /// Switches the reference tone on (or changes it) or off (nil), from the next render
+    /// call, through a ramp of a few ms: no click. Independent of start and stop.
+    public func setTone(_ newTone: ReferenceTone?) {
+        guard newTone != tone else { return }
+        tone = newTone
         publish()
     }
 
@@ -174,7 +184,8 @@ public final class ClickEngine {
         recentPrograms.append((programSerial, settings, song))
         if recentPrograms.count > 256 { recentPrograms.removeFirst(recentPrograms.count - 256) }
         let program = EngineProgram(settings: settings, sounds: sounds, sampleRate: renderer.sampleRate,
-                                    playing: isPlaying, transportEpoch: transportEpoch, serial: programSerial, song: song)
+                                    playing: isPlaying, transportEpoch: transportEpoch, serial: programSerial, song: song,
+                                    tone: tone.map { ToneParameters($0, sampleRate: renderer.sampleRate) })
         let raw = Unmanaged.passRetained(program).toOpaque()
         if let unclaimed = renderer.pending.exchange(raw, ordering: .acquiringAndReleasing) {
             Unmanaged<EngineProgram>.fromOpaque(unclaimed).release()

@@ -262,6 +262,9 @@ public final class Box: @unchecked Sendable {
                 stateChanged = true
             case .darkGap(let on):
                 darkGap = on
+            case .tone(let tone):
+                engine.setTone(tone)
+                stateChanged = true
             case .silentPractice(let on):
                 silentPractice = on
                 indicatorScheduler.settings.buzzerPulses = on

@@ -38,6 +38,8 @@ public struct ScreenModel: Sendable, Hashable {
         case stopped
         /// The menu (markings, presets, settings ...), a ring of entries.
         case menu(ScreenChoice)
+        /// Menu > Tone.
+        case tone(ToneView)
         /// After the idle time while stopped: little lit, moving, so the OLED does not burn in.
         case dimmed
     }
@@ -107,6 +109,8 @@ public enum ScreenPresenter {
             model.page = .dimmed
             // Move the dimmed content now and then so no pixel stays lit for hours.
             model.dimStep = Int(state.now.nanoseconds / dimStepNanoseconds)
+        } else if let tone = view.menu?.tone {
+            model.page = .tone(tone)
         } else if let menu = view.menu {
             // The ring follows the knob part-way, except while a value is being edited.
             let position = Double(menu.selected) + (menu.editing ? 0 : view.turning)

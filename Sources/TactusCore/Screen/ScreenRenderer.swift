@@ -26,6 +26,9 @@ public enum ScreenRenderer {
         case .menu(let choice):
             drawMenu(choice, into: &bitmap)
             if let notice = model.notice { drawNotice(notice, in: Rect(x: 20, y: 42, width: 108, height: 22), into: &bitmap) }
+        case .tone(let view):
+            drawTone(view, into: &bitmap)
+            if let notice = model.notice { drawNotice(notice, in: Rect(x: 20, y: 42, width: 108, height: 22), into: &bitmap) }
         case .dimmed:
             drawDimmed(model, into: &bitmap)
             return bitmap
@@ -38,6 +41,10 @@ public enum ScreenRenderer {
                 let titleLeft = 123 - SmallFont.width(of: SmallFont.fitting(choice.title, maxWidth: 90))
                 strip = Rect(x: 3, y: 0, width: max(titleLeft - 9, 12), height: beatStrip.height)
             }
+            if case .tone = model.page {
+                // Between the tone's ON/OFF and its title.
+                strip = Rect(x: 24, y: 0, width: 123 - SmallFont.width(of: "Tone") - 9 - 24, height: beatStrip.height)
+            }
             drawBeatStrip(position: position, in: strip, into: &bitmap)
         }
         return bitmap
@@ -45,6 +52,7 @@ public enum ScreenRenderer {
 
     static func isMenu(_ page: ScreenModel.Page) -> Bool {
         if case .menu = page { return true }
+        if case .tone = page { return true }
         return false
     }
 
