@@ -5,8 +5,10 @@
 Usage: scripts/make-voices.py OUT_DIR [LANG ...]     (default: every language below)
 
 Each word is synthesized by espeak-ng (no recorded files of others), trimmed to its sound,
-level-matched and stored as a 16-bit mono WAV at espeak-ng's rate (22050 Hz). Its perceptual
-centre is measured once, by an energy-rise rule:
+level-matched, resampled once from espeak-ng's 22050 Hz to 48000 Hz (the box's rate, so
+the box loads the words without resampling them; Kaiser-windowed sinc, numpy) and stored
+as a 16-bit mono WAV. Its perceptual centre is measured once, at 22050 Hz, by an
+energy-rise rule:
 
   1. envelope: RMS over a 10 ms window, every sample (a running sum of squares);
   2. trim: the word starts 5 ms before the envelope first passes 2 % of its maximum
@@ -16,8 +18,8 @@ centre is measured once, by an energy-rise rule:
   4. the perceptual centre is the first sample where the envelope reaches half way from its
      value at the word's start to that peak (notes/sync-and-companion.md section 4).
 
-The centre's distance from the word's first sample is the word's lead (frames of its WAV),
-written to voice.toml; the engine starts the clip that many frames before the onset, so
+The centre's distance from the word's first sample is the word's lead, converted to frames
+of the 48 kHz WAV (rounded half up) and written to voice.toml; the engine starts the clip that many frames before the onset, so
 the beat's sample is the word's centre. Words are scaled so the envelope's maximum is the
 same in every word (level matching; 0.3 full scale, peaks stay below 0.9).
 
@@ -34,7 +36,10 @@ import sys
 import tempfile
 import wave
 
-RATE = 22050
+import numpy
+
+RATE = 22050                  # espeak-ng's output rate: where words are measured
+OUT_RATE = 48000              # the WAVs' rate
 WINDOW = RATE // 100          # 10 ms
 TRIM_LEVEL = 0.02
 PEAK_SHARE = 0.6
@@ -109,11 +114,11 @@ def measure(x):
     return start, end, centre, top
 
 
-def fade(x, start_ms=2, end_ms=10):
+def fade(x, rate=OUT_RATE, start_ms=2, end_ms=10):
     """Raised-cosine edges, so every clip starts from and ends in silence."""
     n = len(x)
-    a = max(2, RATE * start_ms // 1000)
-    b = max(2, RATE * end_ms // 1000)
+    a = max(2, rate * start_ms // 1000)
+    b = max(2, rate * end_ms // 1000)
     for i in range(min(a, n)):
         x[i] *= 0.5 - 0.5 * math.cos(math.pi * i / a)
     for j in range(min(b, n)):
@@ -123,34 +128,54 @@ def fade(x, start_ms=2, end_ms=10):
     return x
 
 
-def write_wav(path, x):
+def resample(x):
+    """RATE -> OUT_RATE: output n sits exactly at input n * RATE / OUT_RATE; windowed sinc
+    (Kaiser, beta 9, 32 input periods each side, cutoff 0.475 of the input rate)."""
+    x = numpy.asarray(x, dtype=numpy.float64)
+    half = 32
+    count = (len(x) * OUT_RATE + RATE - 1) // RATE
+    t = numpy.arange(count) * (RATE / OUT_RATE)
+    base = numpy.floor(t).astype(numpy.int64)
+    taps = numpy.arange(-half + 1, half + 1)
+    index = base[:, None] + taps[None, :]
+    d = t[:, None] - index
+    window = numpy.kaiser(2 * half + 1, 9.0)
+    w = numpy.interp(d, numpy.arange(-half, half + 1), window, left=0, right=0)
+    h = 0.95 * numpy.sinc(0.95 * d) * w
+    valid = (index >= 0) & (index < len(x))
+    samples = numpy.where(valid, x[numpy.clip(index, 0, len(x) - 1)], 0.0)
+    return list((samples * h).sum(axis=1))
+
+
+def write_wav(path, x, rate=OUT_RATE):
     data = array.array("h", (max(-32767, min(32767, int(round(v * 32767)))) for v in x))
     if sys.byteorder == "big":
         data.byteswap()
     with wave.open(path, "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
-        w.setframerate(RATE)
+        w.setframerate(rate)
         w.writeframes(data.tobytes())
 
 
 def click(frequency, seconds=0.03, level=0.8):
     """A short decaying sine: the set's sound where no word is spoken."""
-    n = int(RATE * seconds)
-    return fade([level * math.exp(-i / (RATE * 0.006)) * math.sin(2 * math.pi * frequency * i / RATE) for i in range(n)],
-                start_ms=1, end_ms=3)
+    n = int(OUT_RATE * seconds)
+    return fade([level * math.exp(-i / (OUT_RATE * 0.006)) * math.sin(2 * math.pi * frequency * i / OUT_RATE) for i in range(n)],
+                rate=OUT_RATE, start_ms=1, end_ms=3)
 
 
 def word(voice, speed, text):
-    """(samples, lead): trimmed, level-matched, faded."""
+    """(samples at OUT_RATE, lead in frames of OUT_RATE): trimmed, level-matched, faded."""
     x = speak(voice, speed, text)
     start, end, centre, top = measure(x)
     gain = TARGET / top
-    clip = [v * gain for v in x[start:end]]
+    clip = resample([v * gain for v in x[start:end]])
     peak = max(abs(v) for v in clip)
     if peak > 0.9:
         clip = [v * 0.9 / peak for v in clip]
-    return fade(clip), centre - start
+    lead = (2 * (centre - start) * OUT_RATE + RATE) // (2 * RATE)
+    return fade(clip), lead
 
 
 def build(out, lang):
@@ -167,7 +192,7 @@ def build(out, lang):
         samples, lead = word(spec["voice"], spec["speed"], text)
         write_wav(os.path.join(partial, name + ".wav"), samples)
         leads[name] = lead
-        seconds[name] = len(samples) / RATE
+        seconds[name] = len(samples) / OUT_RATE
 
     for i, text in enumerate(spec["numbers"]):
         make(str(i + 1), text)
@@ -193,11 +218,11 @@ def build(out, lang):
         "layer4 = " + words("layer4"),
         "count_in = " + words("count_in") + "   # the count-in's last two beats",
         "",
-        "# Frames of each word's WAV from its first sample to its perceptual centre (energy rise).",
+        "# Frames of each word's WAV (48000 Hz) from its first sample to its perceptual centre (energy rise).",
         "[lead]",
     ]
     for name in leads:
-        lines.append('%s = %d   # %.1f ms of %.0f ms' % (name, leads[name], 1000 * leads[name] / RATE, 1000 * seconds[name]))
+        lines.append('%s = %d   # %.1f ms of %.0f ms' % (name, leads[name], 1000 * leads[name] / OUT_RATE, 1000 * seconds[name]))
     with open(os.path.join(partial, "voice.toml"), "w") as f:
         f.write("\n".join(lines) + "\n")
     # Replace the folder whole: a half-built set is never left under the real name.

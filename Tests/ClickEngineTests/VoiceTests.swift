@@ -108,6 +108,38 @@ func rebuild(_ events: [OnsetEvent], program: EngineProgram, frames: Int) -> [Do
         #expect(words.filter { $0.kind == .subdivision }.allSatisfy { $0.clipFrames == 3000 })
     }
 
+    @Test func voiceTomlIsReadStrictlyWithOneClearErrorEach() throws {
+        let good = """
+            language = "en"
+            numbers = ["1", "2"]
+            layer2 = ["and"]
+            count_in = ["ready", "go"]
+            [lead]
+            1 = 10
+            2 = 20
+            and = 5
+            ready = 7
+            go = 0
+            """
+        let d = try VoiceDescription.parse(good, file: "voice.toml")
+        #expect(d.numbers == ["1", "2"] && d.layers == [["and"], [], []] && d.countIn == ["ready", "go"] && d.leads["and"] == 5)
+        #expect(d.words == ["1", "2", "and", "ready", "go"])
+        func error(_ text: String) -> String {
+            do { _ = try VoiceDescription.parse(text, file: "voice.toml"); return "" } catch { return "\(error)" }
+        }
+        #expect(error(good.replacingOccurrences(of: "and = 5\n", with: "")).contains("lead.and"))
+        #expect(error(good.replacingOccurrences(of: "layer2 = [\"and\"]", with: "layer2 = [\"and\", \"x\"]")).contains("layer2"))
+        #expect(error(good.replacingOccurrences(of: "numbers = [\"1\", \"2\"]", with: "numbers = [\"../1\"]")).contains("numbers"))
+        #expect(error("speed = 3\n" + good).contains("unknown key"))
+        #expect(error(good.replacingOccurrences(of: "go = 0", with: "go = -1")).contains("lead.go"))
+        for text in [good.replacingOccurrences(of: "and = 5\n", with: ""), "speed = 3\n" + good] {
+            #expect(!error(text).contains("\n"))
+        }
+        // Leads at another rate: round half up (964 frames at 22050 Hz is 2098.5 at 48 kHz).
+        #expect(UserSoundSet.leadFrames(964, from: 22050, to: 48000) == 2099)
+        #expect(UserSoundSet.leadFrames(100, from: 48000, to: 44100) == 92)
+    }
+
     @Test func syllablesGiveWayToTheClickWhenTheyWouldNotEndBeforeTheNextWord() {
         // 240 BPM with layer 4: a sixteenth is 3000 frames, each word 3000+ frames: the
         // syllables would still sound when the next word starts. Numbers always speak.
