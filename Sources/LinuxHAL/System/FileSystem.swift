@@ -107,11 +107,3 @@ public final class OutputFile {
         try system.close(descriptor, path: path)
     }
 }
-
-/// printf's "%.Nf" (the same digits and rounding as `String(format:)`, without Foundation).
-public func fixedDecimal(_ value: Double, decimals: Int) -> String {
-    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 352) { buffer in
-        _ = withVaList([value]) { vsnprintf(buffer.baseAddress!, buffer.count, "%.\(decimals)f", $0) }
-        return String(cString: buffer.baseAddress!)
-    }
-}
