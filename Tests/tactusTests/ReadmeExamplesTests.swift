@@ -72,3 +72,19 @@ import Testing
         #expect(try Self.readme().contains(" \(message) "), "README's board error is not: \(message)")
     }
 }
+
+/// `--board NAME` found nowhere: the folders looked in, the names that work from here.
+@Suite struct BoardNameTests {
+    @Test func anUnknownBoardNameSaysWhereNamesAreLookedUpAndWhichWork() throws {
+        let dir = scratchFolder()
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("boards"), withIntermediateDirectories: true)
+        try "x".write(to: dir.appendingPathComponent("boards/mine.toml"), atomically: true, encoding: .utf8)
+        let run = try tactus(["check", "--board", "nosuchboard"], in: dir)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("--board 'nosuchboard' is invalid: no board file nosuchboard.toml in /etc/tactus/boards, "
+            + "/usr/local/share/tactus/boards, /usr/share/tactus/boards, boards (in the current folder, "))
+        #expect(run.stderr.contains("mine from boards"))
+        #expect(run.stderr.contains("allowed such a name or a board file path"))
+        #expect(run.stderr.split(separator: "\n").count == 1)
+    }
+}
