@@ -51,6 +51,7 @@ test: test-unit test-vm-backends
 
 # klick too: the tempo-map tests compare against `klick -W` where it is installed.
 test-unit: deps
+	@scripts/install-deps.sh test
 	@scripts/install-deps.sh bench
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
