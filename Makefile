@@ -64,6 +64,7 @@ test: test-unit test-vm-backends
 # klick too: the tempo-map tests compare against `klick -W` where it is installed.
 # TACTUS_REQUIRE_VOICES: the voice tests fail (instead of skipping) without voices/.
 test-unit: deps voices
+	@scripts/install-deps.sh test
 	@scripts/install-deps.sh bench
 	$(SWIFT) build --build-tests
 	TACTUS_REQUIRE_VOICES=1 $(SWIFT) test --skip-build

@@ -312,7 +312,7 @@ struct RenderJob {
                 }
             } onEvent: { event in
                 guard let eventsFile else { return }
-                lines += Array(EventJSON.line(event, sampleRate: sampleRate, song: song, schedule: engine.song).utf8)
+                lines += Array(EventJSON.line(event, sampleRate: sampleRate, schedule: song == nil ? nil : engine.song).utf8)
                 if lines.count >= 1 << 16 {
                     try eventsFile.write(lines)
                     lines.removeAll(keepingCapacity: true)
@@ -335,21 +335,10 @@ struct RenderJob {
     }
 }
 
-/// One onset as a JSON object on one line.
+/// One onset as a JSON object on one line: its time from its sample, then the fields every
+/// events file shares (`OnsetEventJSON`).
 enum EventJSON {
-
-    static func line(_ event: OnsetEvent, sampleRate: Int, song: SongRequest? = nil, schedule: SongSchedule? = nil) -> String {
-        let seconds = fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)
-        let kind = event.isCount ? "count" : event.kind.name
-        var line = "{\"t\":\(seconds),\"sample\":\(event.sample),\"kind\":\"\(kind)\",\"layer\":\(event.layer),\"bar\":\(event.bar),\"beat\":\(event.beat)"
-        if event.kind == .poly { line += event.polyJSONFields }
-        if let song, let schedule {
-            let label = schedule.label(song: Int(event.song), section: Int(event.section))
-            line += ",\"section\":\(event.section),\"label\":\(TOMLWriter.quoted(label))"
-            if song.songs.count > 1 { line += ",\"song\":\(event.song),\"song_name\":\(TOMLWriter.quoted(song.songs[Int(event.song)].name))" }
-            line += ",\"bpm\":\(fixedDecimal(event.bpm, decimals: 3)),\"muted\":\(event.muted)"
-            if song.usesRandomMute { line += ",\"seed\":\(song.seed)" }
-        }
-        return line + "}\n"
+    static func line(_ event: OnsetEvent, sampleRate: Int, schedule: SongSchedule?) -> String {
+        "{\"t\":\(fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)),\(OnsetEventJSON.fields(event, schedule: schedule))}\n"
     }
 }

@@ -10,7 +10,7 @@ import HAL
 
     func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Self.dtc, "dtc is missing: run scripts/install-deps.sh (package device-tree-compiler)"))
+        process.executableURL = URL(fileURLWithPath: try #require(Self.dtc, "dtc is missing: run scripts/install-deps.sh test (package device-tree-compiler)"))
         process.arguments = arguments
         let output = Pipe()
         let errors = Pipe()

@@ -28,7 +28,7 @@ import TactusCore
 
     /// The beats (accent and beat onsets, the count-in's included) as heard, from START on.
     static func beats(_ output: MemoryOutput) -> [Beat] {
-        output.events("onset").filter { ["accent", "beat", "soft"].contains($0["kind"] as? String) }.map {
+        output.events("onset").filter { ["accent", "beat", "soft", "count"].contains($0["kind"] as? String) }.map {
             Beat(t: $0["t"] as! Double, beat: $0["beat"] as! Int, bar: $0["bar"] as! Int)
         }
     }

@@ -82,6 +82,21 @@ func simulate(_ script: String, saved: SavedState = SavedState()) throws -> (Mem
         #expect(output.states.last?["bpm"] as? Int == 150)
     }
 
+    /// TAP while playing at 120: quarters, a pause of 1.95 s, then taps 0.25 s apart. The
+    /// outlying interval sets no tempo (never 31 BPM); 240 comes with the next tap, and until
+    /// then every beat stays on the 0.5 s grid: a tap never moves the beat being heard.
+    @Test func anOutlyingTapWhilePlayingSetsNoTempoAndMovesNoBeat() throws {
+        let (output, _, _) = try simulate("0 press start\n0.1 tap\n0.6 tap\n1.1 tap\n1.6 tap\n3.55 tap\n3.8 tap\n4.05 tap\n5 end\n")
+        let bpms = output.states.map { $0["bpm"] as! Int }
+        #expect(!bpms.contains(31))
+        #expect(bpms.last == 240)
+        let change = try #require(output.states.first { $0["bpm"] as? Int == 240 }?["t"] as? Double)
+        #expect(abs(change - 3.8) < 0.1)
+        let beats = output.events("onset").map { $0["t"] as! Double }.filter { $0 <= 3.8 }
+        #expect(beats.count == 8)
+        #expect(beats.enumerated().allSatisfy { abs($0.element - Double($0.offset) * 0.5) < 1e-6 })
+    }
+
     @Test func longPressOpensTheMenuAndDoublePressReturns() throws {
         let (output, _, _) = try simulate("0 press wheel short\n1 press wheel long\n3 press wheel double\n5 end\n")
         let states = output.states.map { ($0["mode"] as! String, $0["menu"] as? String) }

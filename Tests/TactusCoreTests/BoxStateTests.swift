@@ -360,6 +360,10 @@ import Testing
         var b = try BoxState(problem: "settings.toml was corrupt; kept as settings.corrupt-1.toml", at: start)
         #expect(b.screen.notice?.text.contains("corrupt") == true)
         #expect(b.screen.notice?.kind == .problem)
+        // A long notice pages every 2 s (the next page is a deadline), and ends at 8 s.
+        #expect(b.nextDeadline == start + .seconds(2))
+        _ = b.handle(.tick(at: start + .seconds(6)))
+        #expect(b.screen.noticePage == 3)
         #expect(b.nextDeadline == start + .seconds(8))
         _ = b.handle(.tick(at: start + .milliseconds(7999)))
         #expect(b.screen.notice != nil)

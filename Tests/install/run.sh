@@ -96,7 +96,7 @@ run_make install DESTDIR="$d"
 expect_absent "$d/usr/local/share/tactus/boards/retired-board.toml"
 
 # --- 5. Overlays compiled when the overlays folder exists (the Pi's, or OVERLAY_DIR).
-command -v dtc >/dev/null || fail "dtc is missing: scripts/install-deps.sh (package device-tree-compiler)"
+command -v dtc >/dev/null || fail "dtc is missing: scripts/install-deps.sh test (package device-tree-compiler)"
 p=$tmp/pi
 mkdir -p "$p/boot/firmware/overlays"
 echo "dtoverlay=vc4-kms-v3d" >"$p/boot/firmware/overlays/keep.txt"

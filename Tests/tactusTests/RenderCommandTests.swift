@@ -11,7 +11,7 @@ struct Run {
     let stderr: String
 }
 
-func tactus(_ arguments: [String]) throws -> Run {
+func tactus(_ arguments: [String], in directory: URL? = nil) throws -> Run {
     var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("tactus").path) && folder.path != "/" {
         folder.deleteLastPathComponent()
@@ -19,6 +19,7 @@ func tactus(_ arguments: [String]) throws -> Run {
     let process = Process()
     process.executableURL = folder.appendingPathComponent("tactus")
     process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out

@@ -52,8 +52,10 @@ public struct SoundLoadError: Error, Sendable, Equatable, CustomStringConvertibl
 /// engine rate (see `Resampler`), and then made to start and end in silence whatever the
 /// file holds: a raised-cosine fade-in over the first 0.5 ms and fade-out over the last
 /// 3 ms, so the first and last samples are exactly 0 and the mixer never clicks at a
-/// clip's edges. A clip that still exceeds full scale after resampling (sinc overshoot
-/// of a file peaking at 0 dBFS) is scaled down to peak at exactly 1.
+/// clip's edges. A file whose first frame is exactly 0 already starts from silence: it gets
+/// no fade-in (a fade of 0), so a sharp attack keeps its samples as they are. A clip that
+/// still exceeds full scale after resampling (sinc overshoot of a file peaking at 0 dBFS) is
+/// scaled down to peak at exactly 1.
 public enum UserSoundSet {
     public static let fadeInSeconds = 0.0005
     public static let fadeOutSeconds = 0.003
@@ -97,7 +99,8 @@ public enum UserSoundSet {
         if peak > 1 {
             for i in samples.indices { samples[i] /= peak }
         }
-        applyFades(&samples, sampleRate: sampleRate)
+        let startsAtZero = audio.frameCount > 0 && (0..<audio.channels).allSatisfy { audio.frames[$0] == 0 }
+        applyFades(&samples, sampleRate: sampleRate, fadeIn: !startsAtZero)
         let lead = leadFrames(leadInFileFrames, from: audio.sampleRate, to: sampleRate)
         guard lead <= samples.count else { throw .leadPastEnd(lead: leadInFileFrames, frames: audio.frameCount) }
         return Clip(samples: samples, sampleRate: sampleRate, lead: lead)
@@ -113,11 +116,12 @@ public enum UserSoundSet {
         return (0..<audio.frameCount).map { 0.5 * (audio.frames[2 * $0] + audio.frames[2 * $0 + 1]) }
     }
 
-    /// Multiplies in both fades (they overlap harmlessly on clips shorter than 3.5 ms).
-    static func applyFades(_ samples: inout [Float], sampleRate: Int) {
+    /// Multiplies in both fades (they overlap harmlessly on clips shorter than 3.5 ms);
+    /// without `fadeIn` only the first sample is set to 0 (the file's own is 0 already).
+    static func applyFades(_ samples: inout [Float], sampleRate: Int, fadeIn applyingFadeIn: Bool = true) {
         let n = samples.count
         guard n > 0 else { return }
-        let fadeIn = min(n, max(2, Int((fadeInSeconds * Double(sampleRate)).rounded())))
+        let fadeIn = applyingFadeIn ? min(n, max(2, Int((fadeInSeconds * Double(sampleRate)).rounded()))) : 0
         for i in 0..<fadeIn {
             samples[i] *= Float(0.5 - 0.5 * SoundMath.cos(Double.pi * Double(i) / Double(fadeIn)))
         }

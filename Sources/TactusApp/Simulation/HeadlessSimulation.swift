@@ -135,17 +135,9 @@ public final class HeadlessSimulation: BoxObserver {
     // MARK: BoxObserver
 
     public func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime) {
-        // As render's events: a setlist playing on names the song; a random mute its seed.
-        var song = ""
-        if let schedule = box.engine.song {
-            if schedule.songs.count > 1, schedule.songs.indices.contains(Int(onset.song)) {
-                song = ",\"song\":\(onset.song),\"song_name\":\(JSON.string(schedule.songs[Int(onset.song)].name))"
-            }
-            if schedule.songs.contains(where: \.usesRandomMute) { song += ",\"seed\":\(schedule.seed)" }
-        }
-        record(at: time.nanoseconds, """
-            {"t":\(seconds(time.nanoseconds)),"type":"onset","kind":"\(onset.kind.name)","layer":\(onset.layer),"bar":\(onset.bar),"beat":\(onset.beat),"sample":\(onset.sample)\(onset.kind == .poly ? onset.polyJSONFields : "")\(onset.muted ? ",\"muted\":true" : "")\(song)}
-            """)
+        // The fields render's events have (one writer), after the time it is heard.
+        let schedule = box.state.practice.isLoaded ? box.engine.song : nil
+        record(at: time.nanoseconds, "{\"t\":\(seconds(time.nanoseconds)),\"type\":\"onset\",\(OnsetEventJSON.fields(onset, schedule: schedule))}")
     }
 
     public func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime) {

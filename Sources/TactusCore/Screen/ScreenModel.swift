@@ -60,6 +60,8 @@ public struct ScreenModel: Sendable, Hashable {
     public var grid: BeatGrid?
     /// A message drawn over the lower part of the page for a while.
     public var notice: Notice?
+    /// Which page of a notice longer than its column is up (`Notice.page(at:)`).
+    public var noticePage = 0
     /// Moves the dimmed screen's content around (one step every few minutes is enough).
     public var dimStep: Int
     /// The song page's content (song mode).
@@ -102,6 +104,7 @@ public enum ScreenPresenter {
             page: .stopped, settings: settings, marking: view.marking, wheelMode: view.mode, field: view.field,
             turning: view.turning, grid: playing, notice: view.notice)
         model.song = view.song
+        model.noticePage = view.noticePage
         let soundIndex = state.soundNames.firstIndex(of: settings.sound) ?? 0
         let soundTurning = view.field == .sound && view.menu == nil ? view.turning : 0
         model.soundSets = ScreenChoice(title: "Sound", entries: state.soundNames, position: Double(soundIndex) + soundTurning)

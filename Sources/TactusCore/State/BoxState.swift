@@ -6,14 +6,30 @@ public struct Notice: Sendable, Hashable {
     public static let infoDuration: Duration = .seconds(3)
     public static let problemDuration: Duration = .seconds(8)
 
+    /// A notice longer than its box is shown a page of lines at a time, this long each.
+    public static let pageDuration: Duration = .seconds(2)
+
     public var text: String
     public var kind: Kind
     public var until: MonotonicTime
+    public var shownAt: MonotonicTime
 
     public init(_ text: String, kind: Kind, at time: MonotonicTime) {
         self.text = text
         self.kind = kind
+        self.shownAt = time
         self.until = time + (kind == .problem ? Notice.problemDuration : Notice.infoDuration)
+    }
+
+    /// Which page of a long notice is up at `time` (the screen shows page n modulo its pages).
+    public func page(at time: MonotonicTime) -> Int {
+        Int(max(0, (time - shownAt).nanosecondCount) / Notice.pageDuration.nanosecondCount)
+    }
+
+    /// When the next page comes up, if before the notice ends.
+    func nextPageTime(after time: MonotonicTime) -> MonotonicTime? {
+        let next = shownAt + Notice.pageDuration * (page(at: time) + 1)
+        return next < until ? next : nil
     }
 }
 
@@ -56,6 +72,8 @@ public struct BoxView: Sendable, Hashable {
     public var dimmed: Bool
     /// A message that must be seen, shown for a while.
     public var notice: Notice?
+    /// The page of a notice too long for its box (`Notice.page(at:)`).
+    public var noticePage: Int = 0
     /// The knob's position between detents (-1 < x < 1), so rings turn part-way with it.
     public var turning: Double
     /// Song mode, or a song playing: what the song page shows.
@@ -153,6 +171,7 @@ public struct BoxState: Sendable {
         if let d = tempo.nextDeadline { deadlines.append(d) }
         if let d = saves.due { deadlines.append(d) }
         if let d = notice?.until { deadlines.append(d) }
+        if let d = notice?.nextPageTime(after: now) { deadlines.append(d) }
         if let d = practice.timerEnds { deadlines.append(d) }
         if let dim = dimAt, dim > now { deadlines.append(dim) }
         return deadlines.min()
@@ -172,7 +191,7 @@ public struct BoxState: Sendable {
             fieldLabel: FieldEditor.label(field),
             fieldValue: mode == .song ? SongFields.value(field, in: self) : FieldEditor.value(field, in: settings),
             menu: menu.map(menuModel), dimmed: dimAt.map { now >= $0 } ?? false, notice: notice,
-            turning: decoder.partialDetent * direction, song: songView)
+            noticePage: notice?.page(at: now) ?? 0, turning: decoder.partialDetent * direction, song: songView)
     }
 
     func menuModel(_ menu: MenuState) -> MenuModel {
