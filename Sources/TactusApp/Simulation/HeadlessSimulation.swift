@@ -17,6 +17,15 @@ public protocol SimulationOutput: AnyObject {
     func frame(_ frame: Bitmap, milliseconds: Int64) throws
 }
 
+/// Paces a simulation on the real clock (`tactus simulate --headless --realtime`).
+public protocol SimulationPacer: AnyObject {
+    /// CLOCK_MONOTONIC nanoseconds at simulated time 0: events carry `mono` = origin + t.
+    var originNanoseconds: Int64 { get }
+    /// Sleeps until simulated time `nanoseconds` is due on the real clock. Returns the
+    /// simulated time at which the run must end instead (a SIGTERM or SIGINT arrived), or nil.
+    func wait(until nanoseconds: Int64) -> Int64?
+}
+
 /// The whole box on simulated time, faster than real time: the same `Box` as `tactus run`
 /// with SimHAL parts (an offline sink pulled period by period, a manual clock, recorded
 /// LEDs and screen), driven by a script's physical input edges.
@@ -33,6 +42,7 @@ public final class HeadlessSimulation: BoxObserver {
     /// Lines are recorded up to this far ahead of the simulated time (a click is heard a
     /// period later, an LED goes off after its pulse); older ones can no longer change order.
     static let recordHorizon: Int64 = 2_000_000_000
+    static let liveHorizon: Int64 = 20_000_000
     private var lastState: String?
 
     public init(board: BoardDefinition, configuration: ConfigurationFile, saved: SavedState, problem: String?,
@@ -54,11 +64,19 @@ public final class HeadlessSimulation: BoxObserver {
         try audio.start(box.engine.renderer)
     }
 
-    /// Runs the script to its end and writes everything to the output.
-    public func run(_ script: SimulationScript) throws {
+    /// Set while a paced run goes on: every line gets `mono` beside `t`.
+    private var monoOrigin: Int64?
+
+    /// Runs the script to its end and writes everything to the output. With a pacer, each
+    /// step waits for its moment on the real clock, and an interruption ends the run there
+    /// as `end` would; lines are written as soon as nothing earlier can still come.
+    /// Returns the simulated time at which it ended.
+    @discardableResult
+    public func run(_ script: SimulationScript, pacer: (any SimulationPacer)? = nil) throws -> Rational {
+        monoOrigin = pacer?.originNanoseconds
         var edges = script.edgeStream(stepsPerDetent: box.board.encoder.stepsPerDetent, origin: .zero)
         var nextEdge = edges.next()
-        let end = (script.endTime * Rational(1_000_000_000)).rounded
+        var end = (script.endTime * Rational(1_000_000_000)).rounded
         let rate = Int64(format.sampleRate)
         var framesRendered: Int64 = 0
         recordState(box.state, at: 0)
@@ -70,6 +88,10 @@ public final class HeadlessSimulation: BoxObserver {
             // A wakeup that is already due was just handled: time must move on (by 1 µs at least).
             if let wake = box.nextWakeup { next = min(next, max(wake.nanoseconds, clock.now().nanoseconds + 1_000)) }
             guard next < end else { break }
+            if let pacer, let stop = pacer.wait(until: next) {
+                end = max(min(end, stop), clock.now().nanoseconds)
+                if next >= end { break }
+            }
             clock.set(MonotonicTime(nanoseconds: next))
             while let edge = nextEdge, edge.timestamp.nanoseconds <= next {
                 record(at: next, input(edge))
@@ -82,10 +104,14 @@ public final class HeadlessSimulation: BoxObserver {
             }
             box.advance(to: MonotonicTime(nanoseconds: next))
             if records.count >= 256 { try writeRecords(before: min(next - Self.recordHorizon, end + 1)) }
+            // Live readers (a browser, a test) see lines within a fraction of a second: nothing
+            // recorded later is dated before the moment being simulated.
+            if pacer != nil, !records.isEmpty { try writeRecords(before: min(next - Self.liveHorizon, end + 1)) }
         }
         clock.set(MonotonicTime(nanoseconds: end))
         box.advance(to: MonotonicTime(nanoseconds: end))
         try writeRecords(before: end + 1)
+        return Rational(end, 1_000_000_000)
     }
 
     /// Writes, in time order, the recorded lines earlier than `limit` and forgets them.
@@ -93,10 +119,17 @@ public final class HeadlessSimulation: BoxObserver {
         records.sort { ($0.time, $0.order) < ($1.time, $1.order) }
         var written = 0
         while written < records.count && records[written].time < limit {
-            try output.event(records[written].line)
+            try output.event(withMono(records[written].line, at: records[written].time))
             written += 1
         }
         records.removeFirst(written)
+    }
+
+    /// `{"t":T,"mono":M,...}`: every line starts with its `t`; on the real clock `mono`
+    /// (CLOCK_MONOTONIC seconds) follows it.
+    private func withMono(_ line: String, at time: Int64) -> String {
+        guard let origin = monoOrigin, let comma = line.firstIndex(of: ",") else { return line }
+        return String(line[..<comma]) + ",\"mono\":\(seconds(origin + time))" + String(line[comma...])
     }
 
     // MARK: BoxObserver
@@ -175,7 +208,7 @@ public final class HeadlessSimulation: BoxObserver {
         let view = state.screen
         let selected = view.menu.map { JSON.string($0.items[min($0.selected, $0.items.count - 1)]) } ?? "null"
         let layers = s.subdivisions.layers.map { #","sub\#($0)":\#(v.layer($0))"# }.joined()
-        let fields = #""type":"state","bpm":\#(s.tempo.description),"meter":"\#(s.meter)","beat_unit":"\#(s.beatUnit)","accents":"\#(s.accents)","subdivisions":"\#(s.subdivisions)","swing":\#(JSON.optional(s.swing)),"groove":\#(JSON.optional(s.groove)),"poly":"\#(s.poly)","sound":\#(JSON.string(s.sound)),"volume":{"master":\#(v.master),"accent":\#(v.accent),"soft":\#(v.soft),"beat":\#(v.beat)\#(layers),"poly":[\#(v.poly.map(String.init).joined(separator: ","))]},"playing":\#(state.isPlaying),"mode":"\#(state.mode.rawValue)","field":"\#(state.field.name)","menu":\#(selected),"editing":\#(view.menu?.editing ?? false),"dimmed":\#(view.dimmed),"notice":\#(view.notice.map { JSON.string($0.text) } ?? "null"),"song":\#(view.song.map(JSON.song) ?? "null")\#(seed(state))"#
+        let fields = #""type":"state","bpm":\#(s.tempo.description),"meter":"\#(s.meter)","beat_unit":"\#(s.beatUnit)","accents":"\#(s.accents)","subdivisions":"\#(s.subdivisions)","swing":\#(JSON.optional(s.swing)),"groove":\#(JSON.optional(s.groove)),"poly":"\#(s.poly)","sound":\#(JSON.string(s.sound)),"volume":{"master":\#(v.master),"accent":\#(v.accent),"soft":\#(v.soft),"beat":\#(v.beat)\#(layers),"poly":[\#(v.poly.map(String.init).joined(separator: ","))]},"playing":\#(state.isPlaying),"mode":"\#(state.mode.rawValue)","field":"\#(state.field.name)","menu":\#(selected),"editing":\#(view.menu?.editing ?? false),"dimmed":\#(view.dimmed),"notice":\#(view.notice.map { JSON.string($0.text) } ?? "null"),"song":\#(view.song.map(JSON.song) ?? "null"),"tone":\#(state.soundingTone.map(JSON.tone) ?? "null")\#(seed(state))"#
         guard fields != lastState else { return }
         lastState = fields
         record(at: time, "{\"t\":\(seconds(time)),\(fields)}")
@@ -194,6 +227,13 @@ enum JSON {
     static func string(_ text: String) -> String { TOMLWriter.quoted(text) }
     /// The value's text as a JSON string, or null.
     static func optional(_ value: (some CustomStringConvertible)?) -> String { value.map { string($0.description) } ?? "null" }
+    /// The sounding reference tone: note, A4, frequency (Hz, 4 decimals), timbre, volume.
+    static func tone(_ t: ReferenceTone) -> String {
+        let tenThousandths = Int((t.frequency * 10_000).rounded())
+        let fraction = String(tenThousandths % 10_000)
+        let hz = "\(tenThousandths / 10_000).\(String(repeating: "0", count: 4 - fraction.count))\(fraction)"
+        return #"{"note":"\#(t.noteName)","a4":\#(t.reference),"hz":\#(hz),"timbre":"\#(t.timbre.rawValue)","volume":\#(t.volume)}"#
+    }
     /// The song page: name, section, bar of section ("3/8"), tempo, practice program, playing.
     static func song(_ v: SongView) -> String {
         #"{"name":\#(string(v.name)),"section":\#(string(v.section)),"bar":\#(string(v.bar)),"bpm":\#(string(v.bpm)),"program":\#(string(v.program)),"playing":\#(v.playing)}"#

@@ -20,6 +20,10 @@ public struct Preferences: Sendable, Hashable {
     /// Dark gap: in a gap click's muted bars the LEDs and buzzer rest too (else they keep
     /// counting, visual only).
     public var darkGap = false
+    /// The reference tone's note, A4, timbre and volume (Menu > Tone, Menu > Settings).
+    public var tone = ReferenceTone()
+    /// The tone sounds (Menu > Tone, a push): until switched off, not across a restart.
+    public var toneOn = false
 
     public init() {}
 }
