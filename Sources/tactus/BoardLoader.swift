@@ -30,7 +30,7 @@ enum BoardLoader {
         let known = found.isEmpty
             ? "no board files are installed (`make install` or the Debian package puts them in /usr/local/share/tactus/boards or /usr/share/tactus/boards; the repository's boards/ is found only from its top folder)"
             : "the names that work here are \(found.joined(separator: "; "))"
-        return "no board file \(name).toml in \(folders.joined(separator: ", ")); \(known); allowed such a name or a board file path (--board path/to/board.toml)"
+        return "no board file \(name).toml in \(folders.joined(separator: ", ")); \(known); allowed such a name or a board file path (path/to/board.toml)"
     }
 
     /// `origin` says where the name came from in messages: `--board`, or the
