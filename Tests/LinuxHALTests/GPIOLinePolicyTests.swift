@@ -44,8 +44,13 @@ import Testing
         func edge(_ role: InputRole, _ ns: Int64) -> LineEdge {
             LineEdge(role: role, level: true, isActive: false, timestamp: MonotonicInstant(nanoseconds: ns))
         }
-        let merged = mergedByTime([edge(.encoderA, 30), edge(.encoderB, 50), edge(.tap, 10), edge(.startStop, 30), edge(.footswitch, 40)])
-        #expect(merged.map(\.role) == [.tap, .encoderA, .startStop, .footswitch, .encoderB])
+        var batch = EdgeBatch()
+        for edge in [edge(.encoderA, 30), edge(.encoderB, 50), edge(.tap, 10), edge(.startStop, 30), edge(.footswitch, 40)] {
+            batch.append(edge)
+        }
+        var merged: [InputRole] = []
+        batch.deliver { merged.append($0.role) }
+        #expect(merged == [.tap, .encoderA, .startStop, .footswitch, .encoderB])
     }
 
     @Test func lineEdgesReportNoMissedEdgesByDefault() {
