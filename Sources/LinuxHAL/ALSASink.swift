@@ -215,7 +215,7 @@ public final class ALSASink: AudioSink, @unchecked Sendable {
         var lastProgress = clock.now()
         var stalled = false
         while !stopRequested.load(ordering: .relaxed) && session.failure.load(ordering: .relaxed) == 0 {
-            sleepNanoseconds(20_000_000)
+            Syscalls.sleep(nanoseconds: 20_000_000)
             reportXruns(&reportedXruns)
             let frames = position.read().framesRendered
             let now = clock.now()
@@ -271,7 +271,7 @@ public final class ALSASink: AudioSink, @unchecked Sendable {
         var left = nanoseconds
         while left > 0 && shouldContinue() {
             let slice = min(left, 50_000_000)
-            sleepNanoseconds(slice)
+            Syscalls.sleep(nanoseconds: slice)
             left -= slice
         }
     }
@@ -374,7 +374,7 @@ public final class ALSASink: AudioSink, @unchecked Sendable {
             let bufferNanoseconds = Int64(pcm.format.bufferFrames) * 1_000_000_000 / Int64(pcm.format.sampleRate)
             let deadline = clock.now().advanced(byNanoseconds: bufferNanoseconds + 200_000_000)
             while snd_pcm_state(pcm.handle) == SND_PCM_STATE_DRAINING && clock.now() < deadline {
-                sleepNanoseconds(2_000_000)
+                Syscalls.sleep(nanoseconds: 2_000_000)
             }
         }
     }

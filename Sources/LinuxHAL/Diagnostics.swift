@@ -18,7 +18,7 @@ public struct HALLog: Sendable {
     /// One line per message on standard error (write(2): glibc's `stderr` is not Sendable).
     public static let standardError = HALLog { level, message in
         let line = "tactus: \(level.rawValue): \(message)\n"
-        _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        _ = line.withCString { text in Syscalls.retryingEINTR { write(STDERR_FILENO, text, strlen(text)) } }
     }
 }
 
@@ -35,23 +35,6 @@ public struct SystemMonotonicClock: MonotonicClock {
 
 func errnoDescription(_ code: Int32) -> String {
     String(cString: strerror(code))
-}
-
-/// Sleeps on CLOCK_MONOTONIC, resuming after signals.
-func sleepNanoseconds(_ nanoseconds: Int64) {
-    var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
-    var remaining = timespec()
-    while clock_nanosleep(CLOCK_MONOTONIC, 0, &request, &remaining) == EINTR { request = remaining }
-}
-
-/// A non-blocking, close-on-exec pipe used to wake a thread out of poll() (pipe2 is not imported).
-func makeWakePipe(_ fds: inout [Int32]) -> Bool {
-    guard pipe(&fds) == 0 else { return false }
-    for fd in fds {
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-    }
-    return true
 }
 
 extension SystemMonotonicClock {

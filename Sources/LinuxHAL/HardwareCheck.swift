@@ -65,9 +65,9 @@ public enum HardwareCheck {
             // skipped or cut short, and the last ones cut off when the outputs closed).
             for output in board.outputs {
                 outputs.set(output.indicator, on: true)
-                sleepNanoseconds(output.indicator == .buzzer ? 20_000_000 : 100_000_000)
+                Syscalls.sleep(nanoseconds: output.indicator == .buzzer ? 20_000_000 : 100_000_000)
                 outputs.set(output.indicator, on: false)
-                sleepNanoseconds(50_000_000)
+                Syscalls.sleep(nanoseconds: 50_000_000)
             }
             let pressed = states.filter { $0.value }.map(\.key.rawValue).sorted()
             let chips = Set(board.inputs.map(\.chipLabel) + board.outputs.map(\.chipLabel)).sorted().joined(separator: ", ")
@@ -122,7 +122,7 @@ public enum HardwareCheck {
             let clock = SystemMonotonicClock()
             let deadline = clock.now().advanced(byNanoseconds: 5_000_000_000)
             while beep.renderedFrames < beep.length + 2 * max(format.periodFrames, 1) && clock.now() < deadline {
-                sleepNanoseconds(10_000_000)
+                Syscalls.sleep(nanoseconds: 10_000_000)
             }
             sink.stop()
             let xruns = sink.xrunCount

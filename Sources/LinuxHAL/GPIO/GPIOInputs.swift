@@ -52,13 +52,13 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
     /// Delivery runs (and keeps this object alive) until `stop()`.
     public func start(_ handler: @escaping @Sendable (LineEdge) -> Void) throws(HALError) {
         guard !running.exchange(true, ordering: .relaxed) else { return }
-        var fds: [Int32] = [-1, -1]
-        guard makeWakePipe(&fds) else {
+        do {
+            wakePipe = try Syscalls.wakePipe()
+        } catch {
             running.store(false, ordering: .relaxed)
-            throw HALError(.io, errno: errno, "cannot create the GPIO wake-up pipe: \(errnoDescription(errno))")
+            throw HALError(.io, error, "cannot create the GPIO wake-up pipe: \(errnoDescription(error.errno))")
         }
-        wakePipe = (fds[0], fds[1])
-        let wake = fds[0]
+        let wake = wakePipe.read
         let result = thread.start(name: "tactus-gpio-in", fifoPriority: Self.fifoPriority) { [self] in
             read(wake: wake, handler: handler)
         }
@@ -73,8 +73,7 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
     /// stop deterministic: every edge stamped before it is delivered, in time order.
     public func stop() {
         guard running.exchange(false, ordering: .relaxed) else { return }
-        var byte: UInt8 = 1
-        _ = write(wakePipe.write, &byte, 1)
+        Syscalls.wake(wakePipe.write)
         thread.join()
         close(wakePipe.read)
         close(wakePipe.write)
@@ -101,10 +100,10 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
         var reportedFailure = false
         var stopping = false
         while !stopping {
-            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                log.error("GPIO input poll failed: \(errnoDescription(errno)); inputs stop")
+            do {
+                _ = try Syscalls.poll(&descriptors, timeoutMilliseconds: -1)
+            } catch {
+                log.error("GPIO input poll failed: \(errnoDescription(error.errno)); inputs stop")
                 return
             }
             for _ in 0..<Self.drainRounds {
@@ -120,7 +119,7 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
                     }
                     readAny = readAny || count > 0
                 }
-                guard readAny, poll(&descriptors, nfds_t(descriptors.count), 0) > 0 else { break }
+                guard readAny, (try? Syscalls.poll(&descriptors, timeoutMilliseconds: 0)) ?? 0 > 0 else { break }
             }
             if !mayHaveLost.isEmpty { appendLevelsAfterOverflow(&mayHaveLost, to: &batch) }
             batch.deliver { edge in

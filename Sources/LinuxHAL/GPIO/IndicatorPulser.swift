@@ -20,11 +20,11 @@ public final class IndicatorPulser: IndicatorOutput, @unchecked Sendable {
     /// LED lights when the click is heard, and runs at normal priority when refused.
     public init(realtimePriority: Int32? = 60, setLevel: @escaping @Sendable (Indicator, Bool) -> Void) throws(HALError) {
         self.setLevel = setLevel
-        var fds: [Int32] = [-1, -1]
-        guard makeWakePipe(&fds) else {
-            throw HALError(.io, errno: errno, "cannot create the indicator wake-up pipe: \(errnoDescription(errno))")
+        do {
+            wakePipe = try Syscalls.wakePipe()
+        } catch {
+            throw HALError(.io, error, "cannot create the indicator wake-up pipe: \(errnoDescription(error.errno))")
         }
-        wakePipe = (fds[0], fds[1])
         running.store(true, ordering: .relaxed)
         let result = thread.start(name: "tactus-pulses", fifoPriority: realtimePriority) { [self] in run() }
         if case .failure(let error) = result {
@@ -53,17 +53,13 @@ public final class IndicatorPulser: IndicatorOutput, @unchecked Sendable {
         close(wakePipe.write)
     }
 
-    private func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakePipe.write, &byte, 1)
-    }
+    private func wake() { Syscalls.wake(wakePipe.write) }
 
     private func run() {
         // Pulses of a millisecond need wake-ups more precise than the default 50 µs slack.
         _ = tactus_set_timer_slack(10_000)
         var levels: [Indicator: Bool] = [:]
         var descriptor = pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)
-        var drain = [UInt8](repeating: 0, count: 64)
         while running.load(ordering: .relaxed) {
             let now = clock.now()
             let (wanted, next) = timeline.withLock { timeline -> ([Indicator: Bool], MonotonicInstant?) in
@@ -77,8 +73,9 @@ public final class IndicatorPulser: IndicatorOutput, @unchecked Sendable {
                 levels[indicator] = wanted[indicator]
             }
             let wait = next.map { max(0, $0.nanoseconds(since: clock.now())) } ?? -1
+            // EINTR (-1) is the EINTR rule by the loop itself: the wait is computed again.
             let ready = tactus_poll_nanoseconds(&descriptor, 1, wait)
-            if ready > 0 { _ = read(wakePipe.read, &drain, drain.count) }
+            if ready > 0 { Syscalls.drainWake(wakePipe.read) }
         }
         for indicator in Indicator.allCases where levels[indicator] == true { setLevel(indicator, false) }
     }
