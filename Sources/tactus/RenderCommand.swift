@@ -223,23 +223,11 @@ struct RenderJob {
             throw ExitError("\(error)", code: 1)
         }
         do {
-            let encoder = WAVEncoder(sampleRate: sampleRate, channels: channels, format: format)
-            try wav.write(encoder.header(dataByteCount: 0))
-            var dataBytes = 0
-            var frames: Int64 = 0
-            // Written in chunks of 64 KiB or more: one write per render block would be a
-            // system call every 128 frames.
-            var bytes: [UInt8] = []
+            var writer = try WAVStreamWriter(WAVEncoder(sampleRate: sampleRate, channels: channels, format: format),
+                                             write: wav.write, rewrite: wav.rewrite)
             var lines: [UInt8] = []
             try OfflineRender.run(engine: engine, changes: changes, end: renderEnd) { block in
-                let before = bytes.count
-                encoder.encode(block, into: &bytes)
-                dataBytes += bytes.count - before
-                frames += Int64(block.count / channels)
-                if bytes.count >= 1 << 16 {
-                    try wav.write(bytes)
-                    bytes.removeAll(keepingCapacity: true)
-                }
+                try writer.append(block)
             } onEvent: { event in
                 guard let eventsFile else { return }
                 lines += Array(EventJSON.line(event, sampleRate: sampleRate, song: song, schedule: engine.song).utf8)
@@ -248,10 +236,10 @@ struct RenderJob {
                     lines.removeAll(keepingCapacity: true)
                 }
             }
-            try wav.write(bytes + encoder.padding(dataByteCount: dataBytes))
+            try writer.finish()
             try eventsFile?.write(lines)
-            try wav.rewrite(at: 0, encoder.header(dataByteCount: dataBytes))
             try wav.commit()
+            let frames = writer.frameCount
             try eventsFile?.commit()
             let seconds = Double(frames) / Double(sampleRate)
             print("Wrote \(outputPath): \(fixedDecimal(seconds, decimals: 3)) s, \(frames) frames, \(sampleRate) Hz, \(format.rawValue), \(channels) channel\(channels == 1 ? "" : "s")"

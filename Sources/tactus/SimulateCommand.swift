@@ -106,11 +106,9 @@ enum SimulatorBoard {
 /// audio.wav (32-bit float: exactly the rendered samples), events.jsonl and frames/.
 final class SimulationFiles: SimulationOutput {
     let folder: String
-    private let encoder: WAVEncoder
     private let wav: OutputFile
+    private var writer: WAVStreamWriter<SystemError>
     private let events: OutputFile
-    private var dataBytes = 0
-    private var pending: [UInt8] = []
     private(set) var frameCount = 0
 
     init(folder: String, format: AudioDefinition) throws {
@@ -119,19 +117,17 @@ final class SimulationFiles: SimulationOutput {
             throw ExitError("--out '\(folder)' cannot be created: \(error)")
         }
         // The board's channel count: the samples are interleaved that way.
-        encoder = WAVEncoder(sampleRate: format.sampleRate, channels: format.channels, format: .f32)
+        let encoder = WAVEncoder(sampleRate: format.sampleRate, channels: format.channels, format: .f32)
         do {
-            wav = try OutputFile(creating: "\(folder)/audio.wav")
-            try wav.write(encoder.header(dataByteCount: 0))
+            let wav = try OutputFile(creating: "\(folder)/audio.wav")
+            self.wav = wav
+            writer = try WAVStreamWriter(encoder, write: wav.write, rewrite: wav.rewrite)
             events = try OutputFile(creating: "\(folder)/events.jsonl")
         } catch { throw ExitError("--out '\(folder)': cannot create audio.wav and events.jsonl there (\(error))") }
     }
 
     func audio(_ interleaved: [Float]) throws {
-        let before = pending.count
-        interleaved.withUnsafeBufferPointer { encoder.encode($0, into: &pending) }
-        dataBytes += pending.count - before
-        if pending.count >= 1 << 16 { try flush() }
+        try interleaved.withUnsafeBufferPointer { samples throws(SystemError) in try writer.append(samples) }
     }
 
     func event(_ line: String) throws { try events.write(Array((line + "\n").utf8)) }
@@ -145,15 +141,8 @@ final class SimulationFiles: SimulationOutput {
         frameCount += 1
     }
 
-    private func flush() throws {
-        try wav.write(pending)
-        pending.removeAll(keepingCapacity: true)
-    }
-
     func finish() throws {
-        try flush()
-        try wav.write(encoder.padding(dataByteCount: dataBytes))
-        try wav.rewrite(at: 0, encoder.header(dataByteCount: dataBytes))
+        try writer.finish()
         try wav.close()
         try events.close()
     }
