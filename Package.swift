@@ -42,7 +42,7 @@ let package = Package(
         // bounded in size and depth, with errors that name file, line, field and value.
         .target(name: "TOMLReader"),
         .target(name: "TactusCore", dependencies: ["TOMLReader"]),
-        .target(name: "ClickEngine", dependencies: ["TactusCore", "TOMLReader"]),
+        .target(name: "ClickEngine", dependencies: ["TactusCore"]),
 
         // Hardware layers (issue 4). HAL: protocols and value types only, no C imports.
         // Devices: drivers written against HAL alone. LinuxHAL: the only OS code.
@@ -115,7 +115,7 @@ let package = Package(
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),
         // Seeded, bounded fuzzing of every parser of user input (`swift test --filter Fuzz`).
-        .testTarget(name: "FuzzTests", dependencies: ["TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp"]),
+        .testTarget(name: "FuzzTests", dependencies: ["TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp", "tactus"]),
         .testTarget(name: "tactusTests", dependencies: ["TestSupport", "TactusCore", "ClickEngine"]),
     ],
     swiftLanguageModes: [.v6]

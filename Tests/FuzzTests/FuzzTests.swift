@@ -6,6 +6,7 @@ import TactusApp
 import TactusCore
 import TestSupport
 import Testing
+@testable import tactus
 
 /// Seeded, bounded fuzzing of every parser that reads user input: the TOML reader (and the
 /// settings, config and board files on top of it), the number parser, the simulation script

@@ -10,7 +10,8 @@ public struct ScriptError: Error, CustomStringConvertible {
     public var description: String { oneLine("\(file):\(line): \(problem)") }
 }
 
-/// Timed changes for `tactus render --changes FILE`, one per line:
+/// Timed changes for `tactus render --changes FILE`, one per line (a command-line format: the
+/// engine sees only the `TimedChange`s RenderJob makes of it):
 ///     <seconds> set bpm=150 meter=5/4 volume=accent=80,beat=60
 ///     <seconds> stop
 ///     <seconds> start
