@@ -71,10 +71,19 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // `tactus simulate --headless`: the box of TactusApp on simulated time, SimHAL parts
+        // and a script of inputs; writes audio, events and frames.
+        .target(
+            name: "TactusSimulation",
+            dependencies: [
+                "TactusCore", "ClickEngine", "HAL", "SimHAL", "TOMLReader", "TactusApp",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "tactus",
             dependencies: [
-                "TactusCore", "TOMLReader", "ClickEngine", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp",
+                "TactusCore", "TOMLReader", "ClickEngine", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp", "TactusSimulation",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -110,12 +119,12 @@ let package = Package(
         .testTarget(name: "ScreenTests", dependencies: ["TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TactusAppTests", dependencies: [
-            "TactusApp", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "LinuxHAL",
+            "TactusApp", "TactusSimulation", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "LinuxHAL",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),
         // Seeded, bounded fuzzing of every parser of user input (`swift test --filter Fuzz`).
-        .testTarget(name: "FuzzTests", dependencies: ["TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp", "tactus"]),
+        .testTarget(name: "FuzzTests", dependencies: ["TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp", "TactusSimulation", "tactus"]),
         .testTarget(name: "tactusTests", dependencies: ["TestSupport", "TactusCore", "ClickEngine"]),
     ],
     swiftLanguageModes: [.v6]

@@ -5,6 +5,7 @@ import HAL
 import LinuxHAL
 import Logging
 import TactusApp
+import TactusSimulation
 import TactusCore
 
 struct SimulateCommand: AsyncParsableCommand {

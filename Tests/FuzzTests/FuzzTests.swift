@@ -3,6 +3,7 @@ import ClickEngine
 import HAL
 import TOMLReader
 import TactusApp
+import TactusSimulation
 import TactusCore
 import TestSupport
 import Testing

@@ -7,6 +7,7 @@ import HAL
 import Logging
 import Testing
 @testable import TactusApp
+@testable import TactusSimulation
 import TactusCore
 
 /// Keeps a headless simulation's results in memory.

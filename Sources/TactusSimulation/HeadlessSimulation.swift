@@ -4,6 +4,7 @@ import ClickEngine
 import HAL
 import Logging
 import SimHAL
+import TactusApp
 import TactusCore
 
 /// Where a headless simulation's results go: `tactus simulate` writes audio.wav,
