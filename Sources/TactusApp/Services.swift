@@ -75,6 +75,7 @@ public final class ControlLoop: @unchecked Sendable {
 
     private func run() {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
+        box.takeOver()
         var finished = false
         while !finished {
             let now = clock.now()

@@ -7,6 +7,7 @@ import Logging
 import TactusApp
 import TactusSimulation
 import TactusCore
+import Synchronization
 
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -73,9 +74,10 @@ struct SimulateCommand: AsyncParsableCommand {
 }
 
 /// Settings kept in memory only: a simulation without --state leaves no files behind.
-final class MemoryPersistence: SettingsPersistence, @unchecked Sendable {
-    private(set) var last: SavedState?
-    func save(_ saved: SavedState) throws { last = saved }
+final class MemoryPersistence: SettingsPersistence, Sendable {
+    private let saved = Mutex<SavedState?>(nil)
+    var last: SavedState? { saved.withLock { $0 } }
+    func save(_ saved: SavedState) throws { self.saved.withLock { $0 = saved } }
 }
 
 /// The Pi boards' wiring, for simulating without a board file at hand.

@@ -3,7 +3,8 @@ import HAL
 
 /// LEDs and buzzer on GPIO output lines (one request per chip through `Libgpiod`; the inputs
 /// hold requests of their own), with pulses timed by an `IndicatorPulser`.
-public final class LinuxGPIOOutputs: IndicatorOutput, @unchecked Sendable {
+public final class LinuxGPIOOutputs: IndicatorOutput, Sendable {
+    /// libgpiod's handles are not Sendable; after init only the pulser's one thread uses them.
     private final class Lines: @unchecked Sendable {
         let requests: [Libgpiod.Outputs]
         init(_ requests: [Libgpiod.Outputs]) { self.requests = requests }
