@@ -45,10 +45,10 @@ public struct ChangeScript {
                 var assignments: [(String, String)] = []
                 for word in words[2...] {
                     let pair = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                    guard pair.count == 2, MetronomeSettings.assignableNames.contains(String(pair[0])) else {
-                        throw ScriptError(file: file, line: line, problem: "'\(word)' is invalid: expected NAME=VALUE with NAME one of \(MetronomeSettings.assignableNames.joined(separator: ", "))")
+                    guard pair.count == 2, let setting = SettingName(spelling: String(pair[0])) else {
+                        throw ScriptError(file: file, line: line, problem: "'\(word)' is invalid: expected NAME=VALUE with NAME one of \(SettingName.names.joined(separator: ", "))")
                     }
-                    assignments.append((String(pair[0]), String(pair[1])))
+                    assignments.append((setting.name, String(pair[1])))
                 }
                 steps.append((seconds, line, .set(assignments)))
             default:

@@ -81,7 +81,7 @@ struct RenderJob {
                 try settings.assign("bpm", options.bpm)
             }
             try settings.assign("meter", options.meter)
-            try settings.assign("beat-unit", options.beatUnit ?? "1/\(settings.meter.denominator)")
+            try settings.assign(.beatUnit, options.beatUnit ?? "1/\(settings.meter.denominator)")
             if let accents = options.accents { try settings.assign("accents", accents) }
             try settings.assign("subdivisions", options.subdivisions)
             if let swing = options.swing { try settings.assign("swing", swing) }
@@ -92,7 +92,7 @@ struct RenderJob {
                                    allowed: "at most \(PolyLayer.maximumLayers) poly layers (--poly given \(options.poly.count) times)")
             }
             if !options.poly.isEmpty { try settings.assign("poly", options.poly.joined(separator: ",")) }
-            if let volume = options.volume { try settings.assign("volume", volume) }
+            if let volume = options.volume { try settings.assign(.volume, volume) }
             try settings.validate()
         } catch {
             throw ExitError("--\(error.field) '\(error.value)' is invalid: \(error.allowed)")
@@ -137,7 +137,7 @@ struct RenderJob {
                     var holdTempo = false
                     for (name, value) in MetronomeSettings.inAssignmentOrder(assignments) {
                         if song != nil {
-                            if name == "meter" || name == "beat-unit" {
+                            if name == SettingName.meter.name || name == SettingName.beatUnit.name {
                                 throw ExitError("\(path):\(line): \(name) '\(value)' cannot change during a song: its sections set the meter; allowed: bpm (or bpm=hold), accents, subdivisions, swing, groove, poly, sound, volume")
                             }
                             if name == "bpm" && value == "hold" { holdTempo = true; continue }
