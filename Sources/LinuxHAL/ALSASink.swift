@@ -3,6 +3,7 @@ import CALSA
 import Glibc
 import HAL
 import Synchronization
+import TactusBase
 
 /// Plays an `AudioRenderer` on an ALSA PCM from a dedicated real-time thread.
 ///
@@ -394,7 +395,7 @@ final class PositionSeqlock: Sendable {
     private let time = Atomic<Int64>(0)
 
     /// Single writer: the render thread.
-    func publish(addingFrames added: Int64, delay newDelay: Int?, at instant: MonotonicInstant) {
+    func publish(addingFrames added: Int64, delay newDelay: Int?, at instant: MonotonicTime) {
         let start = sequence.load(ordering: .relaxed)
         sequence.store(start &+ 1, ordering: .relaxed)
         atomicMemoryFence(ordering: .releasing)
@@ -409,7 +410,7 @@ final class PositionSeqlock: Sendable {
             let before = sequence.load(ordering: .acquiring)
             let snapshot = AudioOutputPosition(framesRendered: frames.load(ordering: .relaxed),
                                                delayFrames: delay.load(ordering: .relaxed),
-                                               timestamp: MonotonicInstant(nanoseconds: time.load(ordering: .relaxed)))
+                                               timestamp: MonotonicTime(nanoseconds: time.load(ordering: .relaxed)))
             atomicMemoryFence(ordering: .acquiring)
             if before & 1 == 0 && sequence.load(ordering: .relaxed) == before { return snapshot }
         }

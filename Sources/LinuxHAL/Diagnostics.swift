@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import HAL
+import TactusBase
 
 /// Where LinuxHAL's messages go. Never called from the render thread: audio problems are
 /// counted there and reported by the sink's supervisor thread.
@@ -26,10 +27,10 @@ public struct HALLog: Sendable {
 public struct SystemMonotonicClock: MonotonicClock {
     public init() {}
 
-    public func now() -> MonotonicInstant {
+    public func now() -> MonotonicTime {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
-        return MonotonicInstant(nanoseconds: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
+        return MonotonicTime(nanoseconds: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
     }
 }
 
@@ -40,7 +41,7 @@ func errnoDescription(_ code: Int32) -> String {
 extension SystemMonotonicClock {
     /// When this process started, on the monotonic clock (from /proc/self/stat, 10 ms
     /// resolution), so the service can say how long its start-up took; nil if unreadable.
-    public static func processStart() -> MonotonicInstant? {
+    public static func processStart() -> MonotonicTime? {
         guard let file = fopen("/proc/self/stat", "r") else { return nil }
         defer { fclose(file) }
         var buffer = [CChar](repeating: 0, count: 1024)
@@ -59,6 +60,6 @@ extension SystemMonotonicClock {
         let sinceBoot = ticks * 1_000_000_000 / ticksPerSecond
         let bootNow = Int64(boot.tv_sec) * 1_000_000_000 + Int64(boot.tv_nsec)
         let monotonicNow = Int64(monotonic.tv_sec) * 1_000_000_000 + Int64(monotonic.tv_nsec)
-        return MonotonicInstant(nanoseconds: monotonicNow - (bootNow - sinceBoot))
+        return MonotonicTime(nanoseconds: monotonicNow - (bootNow - sinceBoot))
     }
 }

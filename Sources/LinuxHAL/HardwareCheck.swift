@@ -3,6 +3,7 @@ import Devices
 import Glibc
 import HAL
 import Synchronization
+import TactusBase
 
 /// `tactus check`: probes each part of a board and says, one line per part, whether it
 /// works and, if not, why and what to do. Never throws: a missing part is a result.
@@ -95,8 +96,8 @@ public enum HardwareCheck {
     }
 
     /// A border, a diagonal and a checkerboard: dead columns, swapped pages and offsets show at a glance.
-    public static func testCard(width: Int, height: Int) -> MonochromeFrame {
-        var frame = MonochromeFrame(width: width, height: height)
+    public static func testCard(width: Int, height: Int) -> Bitmap {
+        var frame = Bitmap(width: width, height: height)
         for x in 0..<width { frame[x, 0] = true; frame[x, height - 1] = true }
         for y in 0..<height { frame[0, y] = true; frame[width - 1, y] = true }
         for x in 0..<width { frame[x, x * (height - 1) / (width - 1)] = true }

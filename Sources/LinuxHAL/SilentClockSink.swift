@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import HAL
+import TactusBase
 import Synchronization
 
 /// An audio sink with no device that still runs in real time: it renders one period per

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
-import TactusCore
+import TactusBase
 
 /// Draws a frame with Unicode half blocks, two pixel rows per text line, for `tactus simulate`.
 public enum TerminalPicture {
-    public static func render(_ frame: MonochromeFrame) -> [String] {
+    public static func render(_ frame: Bitmap) -> [String] {
         stride(from: 0, to: frame.height, by: 2).map { y in
             String((0..<frame.width).map { x -> Character in
                 switch (frame[x, y], frame[x, y + 1]) {
@@ -22,7 +22,7 @@ public enum TerminalPicture {
 public final class SnapshotDisplay: MonochromeDisplay {
     public let width: Int
     public let height: Int
-    public private(set) var frames: [MonochromeFrame] = []
+    public private(set) var frames: [Bitmap] = []
     public private(set) var contrast: UInt8 = 0xCF
     public private(set) var sleeping = false
     /// How many of the latest frames are kept (a long simulation keeps only the last one).
@@ -34,11 +34,11 @@ public final class SnapshotDisplay: MonochromeDisplay {
         self.keeping = max(keeping, 1)
     }
 
-    public var lastFrame: MonochromeFrame? { frames.last }
+    public var lastFrame: Bitmap? { frames.last }
 
     public func initialize() throws(HALError) { frames.append(blankFrame()) }
 
-    public func show(_ frame: MonochromeFrame) throws(HALError) {
+    public func show(_ frame: Bitmap) throws(HALError) {
         guard frame.width == width, frame.height == height else {
             throw HALError(.invalidArgument, "frame is \(frame.width)x\(frame.height) but the display is \(width)x\(height)")
         }

@@ -4,6 +4,7 @@ import Glibc
 import Devices
 import HAL
 import TactusCore
+import TactusBase
 
 /// Where the engine's samples are being heard, if anywhere: the active audio sink.
 public protocol AudioClockSource: AnyObject, Sendable {
@@ -266,7 +267,7 @@ public final class Box {
 
     public func indicatorsOff() {
         preconditionOnBoxThread()
-        for indicator in Indicator.allCases { indicators.set(indicator, on: false) }
+        for indicator in IndicatorChannel.allCases { indicators.set(indicator, on: false) }
     }
 
     // MARK: effects

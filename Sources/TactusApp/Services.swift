@@ -3,9 +3,11 @@ import CLinuxShim
 import ClickEngine
 import Glibc
 import HAL
+import TactusCore
 import Logging
 import ServiceLifecycle
 import Synchronization
+import TactusBase
 
 /// The box's own thread: the only thread that ever touches the `Box`. Edges from the input
 /// thread, actions from the simulator's keys and work from the service (`perform`) go into

@@ -4,6 +4,7 @@ import ClickEngine
 import LinuxHAL
 import TOMLReader
 import TactusCore
+import TactusBase
 
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

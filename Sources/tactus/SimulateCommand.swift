@@ -8,6 +8,7 @@ import TactusApp
 import TactusSimulation
 import TactusCore
 import Synchronization
+import TactusBase
 
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -100,7 +101,7 @@ enum SimulatorBoard {
         }
         if let board = try? BoardLoader.load("pi4b") { return board }
         let inputs = InputRole.allCases.enumerated().map { InputLineDefinition(role: $1, chipLabel: "simulator", line: .offset($0)) }
-        let outputs = Indicator.allCases.enumerated().map { OutputLineDefinition(indicator: $1, chipLabel: "simulator", line: .offset(10 + $0)) }
+        let outputs = IndicatorChannel.allCases.enumerated().map { OutputLineDefinition(indicator: $1, chipLabel: "simulator", line: .offset(10 + $0)) }
         return BoardDefinition(identifier: "simulator", model: "Tactus simulator", inputs: inputs, outputs: outputs,
                                display: DisplayDefinition(controller: .ssd1306, address: I2CAddress(0x3C)!), audio: AudioDefinition())
     }

@@ -5,6 +5,7 @@ import Testing
 import HAL
 import Devices
 import SimHAL
+import TactusBase
 
 @Suite struct SimulatedPanelTests {
     let address = I2CAddress(0x3C)!
@@ -169,7 +170,7 @@ import SimHAL
 @Suite struct SnapshotTests {
     @Test func pbmRoundTripsAndStaysReadable() throws {
         var random = SplitMix64(state: 42)
-        var frame = MonochromeFrame(width: 128, height: 64)
+        var frame = Bitmap(width: 128, height: 64)
         for page in 0..<8 { for x in 0..<128 { frame.setByte(page: page, column: x, UInt8.random(in: 0...255, using: &random)) } }
         let text = PBM.encode(frame)
         #expect(text.hasPrefix("P1\n128 64\n"))
@@ -180,7 +181,7 @@ import SimHAL
     }
 
     @Test func terminalPictureUsesHalfBlocks() {
-        var frame = MonochromeFrame(width: 3, height: 2)
+        var frame = Bitmap(width: 3, height: 2)
         frame[0, 0] = true
         frame[1, 1] = true
         frame[2, 0] = true

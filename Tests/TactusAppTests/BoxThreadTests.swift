@@ -7,6 +7,7 @@ import SimHAL
 import Testing
 @testable import TactusApp
 import TactusCore
+import TactusBase
 
 /// The box is touched by one thread, checked in debug builds (as NIO's preconditionInEventLoop).
 @Suite struct BoxThreadTests {

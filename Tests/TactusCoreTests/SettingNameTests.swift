@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 @testable import TactusCore
+import TactusBase
 
 /// One typed list of setting names; every place accepts every spelling, and writes its own.
 @Suite struct SettingNameTests {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
+import TactusBase
 
 // GPIO is written once (GPIOInputs.swift, GPIOOutputs.swift: threads, priority, edge order,
 // overflow recovery, the stop rule, errors) over this small protocol. The two libgpiod API
@@ -45,7 +46,7 @@ protocol GPIOInputLines: AnyObject {
 /// Requested output lines on one chip.
 protocol GPIOOutputLines: AnyObject {
     /// Drives `indicator`'s line, true = on (active-low lines go low).
-    func set(_ indicator: Indicator, on: Bool)
+    func set(_ indicator: IndicatorChannel, on: Bool)
 }
 
 /// The distinct chip labels of `labels`, in first-seen order.

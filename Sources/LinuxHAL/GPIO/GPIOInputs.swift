@@ -2,6 +2,7 @@
 import Glibc
 import HAL
 import Synchronization
+import TactusBase
 
 /// The box's input lines: both-edge events with kernel timestamps (CLOCK_MONOTONIC, the clock
 /// the rest of Tactus uses), read by one thread that polls every chip's queues at once. The
@@ -139,7 +140,7 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
                 var now = timespec()
                 clock_gettime(CLOCK_MONOTONIC, &now)
                 batch.append(LineEdge(role: definition.role, level: level, isActive: level != definition.activeLow,
-                                      timestamp: MonotonicInstant(nanoseconds: timespecNanoseconds(now))))
+                                      timestamp: MonotonicTime(nanoseconds: timespecNanoseconds(now))))
             }
         }
         roles.removeAll(keepingCapacity: true)

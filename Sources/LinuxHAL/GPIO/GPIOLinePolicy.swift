@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
+import TactusBase
 
 // What both libgpiod backends decide alike, in plain Swift so it is tested on any machine
 // (the backends themselves: GPIOBackend.swift).

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
+import TactusBase
 
 /// LEDs and buzzer on GPIO output lines (one request per chip through `Libgpiod`; the inputs
 /// hold requests of their own), with pulses timed by an `IndicatorPulser`.
@@ -9,7 +10,7 @@ public final class LinuxGPIOOutputs: IndicatorOutput, Sendable {
         let requests: [Libgpiod.Outputs]
         init(_ requests: [Libgpiod.Outputs]) { self.requests = requests }
         /// Only the pulser's timing thread calls this after init.
-        func set(_ indicator: Indicator, _ on: Bool) {
+        func set(_ indicator: IndicatorChannel, _ on: Bool) {
             for request in requests { request.set(indicator, on: on) }
         }
     }
@@ -30,11 +31,11 @@ public final class LinuxGPIOOutputs: IndicatorOutput, Sendable {
 
     deinit { pulser.shutDown() }
 
-    public func pulse(_ indicator: Indicator, at start: MonotonicInstant, lastingNanoseconds nanoseconds: Int64) {
+    public func pulse(_ indicator: IndicatorChannel, at start: MonotonicTime, lastingNanoseconds nanoseconds: Int64) {
         pulser.pulse(indicator, at: start, lastingNanoseconds: nanoseconds)
     }
 
-    public func set(_ indicator: Indicator, on: Bool) {
+    public func set(_ indicator: IndicatorChannel, on: Bool) {
         pulser.set(indicator, on: on)
     }
 }

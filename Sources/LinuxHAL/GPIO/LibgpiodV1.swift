@@ -4,6 +4,7 @@
 import CGPIOD
 import Glibc
 import HAL
+import TactusBase
 
 /// An open GPIO chip, found by its label (`gpiodetect` prints it) rather than its number:
 /// the Pi 5's header chip is gpiochip4 on some kernels and gpiochip0 on others.
@@ -120,7 +121,7 @@ enum LibgpiodV1: GPIOBackend {
             for event in events[0..<Int(count)] {
                 let level = event.event_type == Int32(GPIOD_LINE_EVENT_RISING_EDGE)
                 batch.append(LineEdge(role: definition.role, level: level, isActive: level != definition.activeLow,
-                                      timestamp: MonotonicInstant(nanoseconds: timespecNanoseconds(event.ts))))
+                                      timestamp: MonotonicTime(nanoseconds: timespecNanoseconds(event.ts))))
             }
             return Int(count)
         }
@@ -134,16 +135,16 @@ enum LibgpiodV1: GPIOBackend {
 
     final class Outputs: GPIOOutputLines {
         let chip: GPIOChip
-        let lines: [Indicator: (line: OpaquePointer, activeLow: Bool)]
+        let lines: [IndicatorChannel: (line: OpaquePointer, activeLow: Bool)]
 
-        fileprivate init(chip: GPIOChip, lines: [Indicator: (line: OpaquePointer, activeLow: Bool)]) {
+        fileprivate init(chip: GPIOChip, lines: [IndicatorChannel: (line: OpaquePointer, activeLow: Bool)]) {
             self.chip = chip
             self.lines = lines
         }
 
         deinit { for entry in lines.values { gpiod_line_release(entry.line) } }
 
-        func set(_ indicator: Indicator, on: Bool) {
+        func set(_ indicator: IndicatorChannel, on: Bool) {
             guard let entry = lines[indicator] else { return }
             _ = gpiod_line_set_value(entry.line, (on != entry.activeLow) ? 1 : 0)
         }
@@ -180,7 +181,7 @@ enum LibgpiodV1: GPIOBackend {
     }
 
     static func requestOutputs(_ definitions: [OutputLineDefinition], on chip: GPIOChip) throws(HALError) -> Outputs {
-        var lines: [Indicator: (line: OpaquePointer, activeLow: Bool)] = [:]
+        var lines: [IndicatorChannel: (line: OpaquePointer, activeLow: Bool)] = [:]
         func releaseAll() { for entry in lines.values { gpiod_line_release(entry.line) } }
         for definition in definitions {
             let line: OpaquePointer

@@ -5,6 +5,7 @@
 import CGPIOD
 import Glibc
 import HAL
+import TactusBase
 
 /// An open GPIO chip, found by its label (`gpiodetect` prints it) rather than its number:
 /// the Pi 5's header chip is gpiochip4 on some kernels and gpiochip0 on others. libgpiod 2
@@ -196,7 +197,7 @@ enum LibgpiodV2: GPIOBackend {
                 if missed > 0 { mayHaveLost.insert(definition.role) }
                 let level = gpiod_edge_event_get_event_type(event) == GPIOD_EDGE_EVENT_RISING_EDGE
                 batch.append(LineEdge(role: definition.role, level: level, isActive: level != definition.activeLow,
-                                      timestamp: MonotonicInstant(nanoseconds: Int64(bitPattern: gpiod_edge_event_get_timestamp_ns(event))),
+                                      timestamp: MonotonicTime(nanoseconds: Int64(bitPattern: gpiod_edge_event_get_timestamp_ns(event))),
                                       missedBefore: missed))
             }
             return Int(count)
@@ -213,16 +214,16 @@ enum LibgpiodV2: GPIOBackend {
     /// One output line request per chip.
     final class Outputs: GPIOOutputLines {
         let request: OpaquePointer
-        let lines: [Indicator: (offset: UInt32, activeLow: Bool)]
+        let lines: [IndicatorChannel: (offset: UInt32, activeLow: Bool)]
 
-        fileprivate init(request: OpaquePointer, lines: [Indicator: (offset: UInt32, activeLow: Bool)]) {
+        fileprivate init(request: OpaquePointer, lines: [IndicatorChannel: (offset: UInt32, activeLow: Bool)]) {
             self.request = request
             self.lines = lines
         }
 
         deinit { gpiod_line_request_release(request) }
 
-        func set(_ indicator: Indicator, on: Bool) {
+        func set(_ indicator: IndicatorChannel, on: Bool) {
             guard let entry = lines[indicator] else { return }
             _ = gpiod_line_request_set_value(request, entry.offset,
                                              (on != entry.activeLow) ? GPIOD_LINE_VALUE_ACTIVE : GPIOD_LINE_VALUE_INACTIVE)
@@ -278,7 +279,7 @@ enum LibgpiodV2: GPIOBackend {
     static func requestOutputs(_ definitions: [OutputLineDefinition], on chip: GPIOChip) throws(HALError) -> Outputs {
         var planned: [(offset: UInt32, settings: GPIOLineSettings)] = []
         var described: [(selector: GPIOLineSelector, offset: UInt32, purpose: String)] = []
-        var lines: [Indicator: (offset: UInt32, activeLow: Bool)] = [:]
+        var lines: [IndicatorChannel: (offset: UInt32, activeLow: Bool)] = [:]
         for definition in definitions {
             let offset = try chip.offset(definition.line)
             let settings = try GPIOLineSettings()

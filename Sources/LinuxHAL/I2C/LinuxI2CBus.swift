@@ -2,6 +2,7 @@
 import CI2C
 import Glibc
 import HAL
+import TactusBase
 
 /// A /dev/i2c-N adapter. Plain I2C transactions go through ioctl(I2C_RDWR); adapters that
 /// only speak SMBus (the kernel's i2c-stub, some USB bridges) get SMBus I2C-block writes of

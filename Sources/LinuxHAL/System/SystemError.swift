@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import HAL
+import TactusBase
 
 /// A failed system call, with the errno kept so the message can say what to do: the one
 /// errno error type of LinuxHAL (`Syscalls`, files, pipes, poll, device nodes). Hardware
