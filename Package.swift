@@ -41,15 +41,18 @@ let package = Package(
         // The TOML reader and writer for config, board and settings files: pure Swift,
         // bounded in size and depth, with errors that name file, line, field and value.
         .target(name: "TOMLReader"),
-        .target(name: "TactusCore", dependencies: ["TOMLReader"]),
-        .target(name: "ClickEngine", dependencies: ["TactusCore", "TOMLReader"]),
+        // The base both floors use: monotonic time, 1-bit bitmaps (screen frames), the
+        // indicator channels. No logic of the box, no I/O.
+        .target(name: "TactusBase"),
+        .target(name: "TactusCore", dependencies: ["TactusBase", "TOMLReader"]),
+        .target(name: "ClickEngine", dependencies: ["TactusBase", "TactusCore"]),
 
         // Hardware layers (issue 4). HAL: protocols and value types only, no C imports.
         // Devices: drivers written against HAL alone. LinuxHAL: the only OS code.
         // SimHAL: the same protocols in memory, for tests and `tactus simulate`.
-        // HAL uses TactusCore for frame and time types, TOMLReader for board files.
-        .target(name: "HAL", dependencies: ["TactusCore", "TOMLReader"]),
-        .target(name: "Devices", dependencies: ["HAL"]),
+        // HAL uses TactusBase for frame and time types (never the core), TOMLReader for board files.
+        .target(name: "HAL", dependencies: ["TactusBase", "TOMLReader"]),
+        .target(name: "Devices", dependencies: ["TactusBase", "HAL"]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         // libi2c-dev ships no .pc file: the module map links libi2c itself.
@@ -58,23 +61,32 @@ let package = Package(
         .target(name: "CLinuxShim"),
         // Devices only for HardwareCheck (`tactus check`), which drives the real display.
         // GPIO/*V2.swift is the libgpiod 2 backend, compiled when gpioBackend defines it.
-        .target(name: "LinuxHAL", dependencies: ["TactusCore", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim"],
+        .target(name: "LinuxHAL", dependencies: ["TactusBase", "TactusCore", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim"],
                 swiftSettings: gpioBackend),
-        .target(name: "SimHAL", dependencies: ["HAL"]),
+        .target(name: "SimHAL", dependencies: ["TactusBase", "HAL"]),
         // The box: services and wiring, written against HAL only, so `tactus run` (LinuxHAL
         // parts) and `tactus simulate` (SimHAL parts) share every line of it.
         .target(
             name: "TactusApp",
             dependencies: [
-                "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim",
+                "TactusBase", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // `tactus simulate --headless`: the box of TactusApp on simulated time, SimHAL parts
+        // and a script of inputs; writes audio, events and frames.
+        .target(
+            name: "TactusSimulation",
+            dependencies: [
+                "TactusBase", "TactusCore", "ClickEngine", "HAL", "SimHAL", "TOMLReader", "TactusApp",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "tactus",
             dependencies: [
-                "TactusCore", "TOMLReader", "ClickEngine", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp",
+                "TactusBase", "TactusCore", "TOMLReader", "ClickEngine", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp", "TactusSimulation", "TactusCommandLine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -83,23 +95,26 @@ let package = Package(
         // Every reader of outside input as a fuzz target (bytes in, one-line error or a value
         // that renders); tactus-fuzz is the libFuzzer binary (scripts/fuzz.sh builds it with
         // -sanitize=fuzzer,address -D FUZZING) and, built plainly, a replayer of files.
-        .target(name: "FuzzTargets", dependencies: ["TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp"]),
+        // What the command line reads beside its flags (change scripts), shared with the fuzzers.
+        .target(name: "TactusCommandLine", dependencies: ["TOMLReader", "TactusCore"]),
+        .target(name: "FuzzTargets", dependencies: ["TactusBase", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp",
+                                                    "TactusSimulation", "TactusCommandLine"]),
         .executableTarget(name: "tactus-fuzz", dependencies: ["FuzzTargets"]),
         .executableTarget(
             name: "tactus-bench",
-            dependencies: ["TactusCore", "ClickEngine", "RealtimeAudit"],
+            dependencies: ["TactusBase", "TactusCore", "ClickEngine", "RealtimeAudit"],
             path: "Benchmarks/RenderBench"
         ),
         // The hand model: detents and time to reach a tempo on Tactus's wheel and two others.
         .executableTarget(
             name: "tactus-wheel-bench",
-            dependencies: ["TactusCore", "TestSupport"],
+            dependencies: ["TactusBase", "TactusCore", "TestSupport"],
             path: "Benchmarks/WheelBench"
         ),
         // Screen frame pacing over the simulated I2C bus: bytes per frame, fps at 400 kHz.
         .executableTarget(
             name: "tactus-screen-bench",
-            dependencies: ["TactusCore", "HAL", "Devices", "SimHAL", "TactusApp"],
+            dependencies: ["TactusBase", "TactusCore", "HAL", "Devices", "SimHAL", "TactusApp"],
             path: "Benchmarks/ScreenBench"
         ),
         // Interposes malloc and pthread_mutex_lock inside the test binary so tests can
@@ -108,21 +123,21 @@ let package = Package(
         // Helpers shared by the test targets (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TOMLReaderTests", dependencies: ["TestSupport", "TOMLReader"]),
-        .testTarget(name: "TactusCoreTests", dependencies: ["TestSupport", "TactusCore", "TOMLReader"]),
-        .testTarget(name: "ClickEngineTests", dependencies: ["TestSupport", "ClickEngine", "TactusCore", "RealtimeAudit"]),
-        .testTarget(name: "HALTests", dependencies: ["TestSupport", "HAL", "Devices", "SimHAL", "TOMLReader"]),
-        .testTarget(name: "LinuxHALTests", dependencies: ["TactusCore", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
-        .testTarget(name: "ScreenTests", dependencies: ["TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
+        .testTarget(name: "TactusCoreTests", dependencies: ["TactusBase", "TestSupport", "TactusCore", "TOMLReader"]),
+        .testTarget(name: "ClickEngineTests", dependencies: ["TactusBase", "TestSupport", "ClickEngine", "TactusCore", "RealtimeAudit"]),
+        .testTarget(name: "HALTests", dependencies: ["TactusBase", "TestSupport", "HAL", "Devices", "SimHAL", "TOMLReader", "TactusCore"]),
+        .testTarget(name: "LinuxHALTests", dependencies: ["TactusBase", "TactusCore", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
+        .testTarget(name: "ScreenTests", dependencies: ["TactusBase", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TactusAppTests", dependencies: [
-            "TactusApp", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "LinuxHAL",
+            "TactusBase", "TactusApp", "TactusSimulation", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "LinuxHAL",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),
         // Seeded, bounded fuzzing of every parser of user input (`swift test --filter Fuzz`).
         // The corpora and every crash the fuzzers found (Fuzz/) replay here too.
-        .testTarget(name: "FuzzTests", dependencies: ["TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp", "FuzzTargets"]),
-        .testTarget(name: "tactusTests", dependencies: ["TestSupport", "TactusCore", "ClickEngine"]),
+        .testTarget(name: "FuzzTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp", "TactusSimulation", "TactusCommandLine", "FuzzTargets"]),
+        .testTarget(name: "tactusTests", dependencies: ["TactusBase", "TestSupport", "TactusCore", "ClickEngine"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TactusCore
+import TactusBase
 
 /// A sound set name that is neither built in nor registered.
 public struct UnknownSoundError: Error, Sendable, CustomStringConvertible {

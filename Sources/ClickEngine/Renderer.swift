@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Synchronization
 import TactusCore
+import TactusBase
 
 /// The real-time half of the engine: turns the current program into samples. Only the audio
 /// thread calls `render`; it never allocates, locks, logs or does I/O. New programs arrive

@@ -4,6 +4,9 @@ import HAL
 import TOMLReader
 import TactusApp
 import TactusCore
+import TactusBase
+import TactusCommandLine
+import TactusSimulation
 
 /// Every reader of outside input as one fuzz target: bytes in, and either a clear one-line
 /// error or a value that then plays for a bounded time ("accepted" must mean "plays").
@@ -227,14 +230,12 @@ public enum FuzzTargets {
     /// `render` and change files read them, then the whole settings render.
     static func flags(_ bytes: [UInt8], _ budget: Budget) {
         guard let first = bytes.first else { return }
-        let names = MetronomeSettings.assignableNames.filter { $0 != "sound" }
+        let names = SettingName.names.filter { $0 != "sound" }
         let name = names[Int(first) % names.count]
         let value = text(Array(bytes.dropFirst()))
         var settings = MetronomeSettings()
-        do {
-            try settings.assign(name, value)
-            try settings.validate()
-        } catch { expectOneLine(error.allowed); return }
+        do { try settings.assign(name, value) } catch { expectOneLine(error.allowed); return }
+        do { try settings.validate() } catch { expectOneLine(error.allowed); return }
         render(settings, seconds: budget.scale / 2 + 1)
     }
 

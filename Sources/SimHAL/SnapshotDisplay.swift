@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
-import TactusCore
+import TactusBase
 
 /// Draws a frame with Unicode half blocks, two pixel rows per text line, for `tactus simulate`.
 public enum TerminalPicture {
@@ -29,7 +29,7 @@ public enum TerminalPicture {
     }
 
     /// The frame in Braille patterns, 2 x 4 pixels per character (U+2800 + one bit per dot).
-    public static func braille(_ frame: MonochromeFrame) -> [String] {
+    public static func braille(_ frame: Bitmap) -> [String] {
         // Dot bits: column 0 rows 0-3 = 1, 2, 4, 64; column 1 rows 0-3 = 8, 16, 32, 128.
         let bits: [[UInt32]] = [[0x01, 0x02, 0x04, 0x40], [0x08, 0x10, 0x20, 0x80]]
         return stride(from: 0, to: frame.height, by: 4).map { y in
@@ -49,7 +49,7 @@ public enum TerminalPicture {
     /// its contrast and lights only half of the content's pixels, which a terminal cannot
     /// dim; here each lit pixel also lights its right-hand neighbour, so the half-lit digits
     /// read solid again (the caller draws them faint).
-    public static func undithered(_ frame: MonochromeFrame) -> MonochromeFrame {
+    public static func undithered(_ frame: Bitmap) -> Bitmap {
         var out = frame
         for y in 0..<frame.height {
             for x in 1..<frame.width where frame[x - 1, y] { out[x, y] = true }
@@ -57,7 +57,7 @@ public enum TerminalPicture {
         return out
     }
 
-    public static func render(_ frame: MonochromeFrame) -> [String] {
+    public static func render(_ frame: Bitmap) -> [String] {
         stride(from: 0, to: frame.height, by: 2).map { y in
             String((0..<frame.width).map { x -> Character in
                 switch (frame[x, y], frame[x, y + 1]) {
@@ -75,7 +75,7 @@ public enum TerminalPicture {
 public final class SnapshotDisplay: MonochromeDisplay {
     public let width: Int
     public let height: Int
-    public private(set) var frames: [MonochromeFrame] = []
+    public private(set) var frames: [Bitmap] = []
     public private(set) var contrast: UInt8 = 0xCF
     public private(set) var sleeping = false
     /// How many of the latest frames are kept (a long simulation keeps only the last one).
@@ -87,11 +87,11 @@ public final class SnapshotDisplay: MonochromeDisplay {
         self.keeping = max(keeping, 1)
     }
 
-    public var lastFrame: MonochromeFrame? { frames.last }
+    public var lastFrame: Bitmap? { frames.last }
 
     public func initialize() throws(HALError) { frames.append(blankFrame()) }
 
-    public func show(_ frame: MonochromeFrame) throws(HALError) {
+    public func show(_ frame: Bitmap) throws(HALError) {
         guard frame.width == width, frame.height == height else {
             throw HALError(.invalidArgument, "frame is \(frame.width)x\(frame.height) but the display is \(width)x\(height)")
         }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
+import Glibc
 import Devices
 import HAL
 import TactusCore
+import TactusBase
 
 /// Where the engine's samples are being heard, if anywhere: the active audio sink.
 public protocol AudioClockSource: AnyObject, Sendable {
@@ -39,8 +41,11 @@ public protocol BoxObserver: AnyObject {
 /// screen frames, LED and buzzer pulses and settings saves. It never reads a clock and owns
 /// no thread, so the service runs it in real time and the simulator in simulated time.
 ///
-/// One thread at a time: the service's control thread, or the simulator's loop.
-public final class Box: @unchecked Sendable {
+/// One thread touches it: the service's control thread (`ControlLoop`, which takes it over
+/// when its thread starts), or the simulator's loop. Not Sendable, so the compiler keeps it
+/// where it is made; debug builds also check each entry point (`preconditionOnBoxThread`, as
+/// NIO's `preconditionInEventLoop`).
+public final class Box {
     public private(set) var state: BoxState
     public let engine: ClickEngine
     public let board: BoardDefinition
@@ -90,10 +95,38 @@ public final class Box: @unchecked Sendable {
         perform(state.startupEffects, at: time)
     }
 
+    // MARK: the one thread
+
+    #if DEBUG
+    /// The thread the box belongs to: the first to use it after init, or the one that took it
+    /// over (`takeOver()`); 0 until then.
+    private var boxThread: UInt = 0
+    #endif
+
+    /// Debug builds stop here when a second thread touches the box; release builds compile it
+    /// away (the ControlLoop's queue is what keeps the box on its thread there).
+    @inline(__always)
+    func preconditionOnBoxThread(_ function: StaticString = #function) {
+        #if DEBUG
+        let current = UInt(bitPattern: Int(bitPattern: pthread_self()))
+        if boxThread == 0 { boxThread = current }
+        precondition(boxThread == current, "Box.\(function) on a second thread: only the box's thread may touch it (post to its ControlLoop)")
+        #endif
+    }
+
+    /// Makes the calling thread the box's thread, for a loop that starts a thread of its own
+    /// and hands the box to it (nothing else may hold the box afterwards).
+    public func takeOver() {
+        #if DEBUG
+        boxThread = UInt(bitPattern: Int(bitPattern: pthread_self()))
+        #endif
+    }
+
     // MARK: input
 
     /// One edge of a physical input line, with the kernel's timestamp.
     public func handle(_ edge: LineEdge) {
+        preconditionOnBoxThread()
         if edge.missedBefore > 0, edge.role == .encoderA || edge.role == .encoderB { state.encoderLostEdges() }
         let action: Action = switch edge.role {
         case .encoderA: .encoderEdge(.a, isHigh: edge.isActive, at: edge.timestamp)
@@ -108,12 +141,14 @@ public final class Box: @unchecked Sendable {
 
     /// Any action (the interactive simulator's keys send detents and gestures directly).
     public func handle(_ action: Action) {
+        preconditionOnBoxThread()
         now = max(now, action.time)
         perform(state.handle(action), at: action.time)
     }
 
     /// A part (display, sound device) went missing or came back: the screen says so.
     public func part(_ name: String, working: Bool) {
+        preconditionOnBoxThread()
         handle(.part(name, working: working, at: now))
     }
 
@@ -147,6 +182,7 @@ public final class Box: @unchecked Sendable {
     /// Everything due by `time`: reducer deadlines, onsets reported by the engine (LED and
     /// buzzer pulses at the moment they are heard), and the next screen frame.
     public func advance(to time: MonotonicTime) {
+        preconditionOnBoxThread()
         now = max(now, time)
         if let deadline = state.nextDeadline, deadline <= now {
             perform(state.handle(.tick(at: now)), at: now)
@@ -193,6 +229,7 @@ public final class Box: @unchecked Sendable {
 
     /// No new clicks; those in flight play to their end.
     public func stopPlayback() {
+        preconditionOnBoxThread()
         if state.isPlaying {
             // As if START/STOP were pressed, so the state machine knows it stopped.
             perform(state.handle(.gesture(.startStop, .press, at: now)), at: now)
@@ -203,16 +240,19 @@ public final class Box: @unchecked Sendable {
 
     /// Writes the settings file now (the reducer's debounce may still be waiting).
     public func saveNow() {
+        preconditionOnBoxThread()
         do { try persistence.save(state.saved) } catch { report("saving settings failed: \(error)") }
     }
 
     public func initializeDisplay() {
+        preconditionOnBoxThread()
         guard let display else { return report("display: none configured") }
         do { try display.initialize() } catch { report("display: \(error); running without it, retrying") }
         screenChanged = true
     }
 
     public func blankDisplay() {
+        preconditionOnBoxThread()
         guard let display else { return }
         do {
             try display.show(display.blankFrame())
@@ -221,7 +261,8 @@ public final class Box: @unchecked Sendable {
     }
 
     public func indicatorsOff() {
-        for indicator in Indicator.allCases { indicators.set(indicator, on: false) }
+        preconditionOnBoxThread()
+        for indicator in IndicatorChannel.allCases { indicators.set(indicator, on: false) }
     }
 
     // MARK: effects

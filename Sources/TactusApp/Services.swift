@@ -3,9 +3,11 @@ import CLinuxShim
 import ClickEngine
 import Glibc
 import HAL
+import TactusCore
 import Logging
 import ServiceLifecycle
 import Synchronization
+import TactusBase
 
 /// The box's own thread: the only thread that ever touches the `Box`. Edges from the input
 /// thread, actions from the simulator's keys and work from the service (`perform`) go into
@@ -75,6 +77,7 @@ public final class ControlLoop: @unchecked Sendable {
 
     private func run() {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
+        box.takeOver()
         var finished = false
         while !finished {
             let now = clock.now()

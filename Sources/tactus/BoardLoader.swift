@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
+import TactusCore
+import TactusBase
 import LinuxHAL
 
 /// Reads a board file (`--board PATH`, or a name such as `pi4b` looked up in the boards

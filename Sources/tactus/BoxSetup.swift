@@ -2,6 +2,7 @@
 import ClickEngine
 import Glibc
 import HAL
+import TactusBase
 import LinuxHAL
 import Logging
 import TactusApp

@@ -2,6 +2,7 @@
 import ArgumentParser
 import LinuxHAL
 import TactusCore
+import TactusBase
 
 struct ImportKlickCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

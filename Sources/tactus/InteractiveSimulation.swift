@@ -9,6 +9,7 @@ import SimHAL
 import Synchronization
 import TactusApp
 import TactusCore
+import TactusBase
 
 /// The box in a terminal: the 128x64 screen in Unicode half blocks, the LEDs as coloured
 /// dots, keys for the wheel and the buttons, sound on the ALSA default device (or silent,
@@ -83,7 +84,7 @@ enum InteractiveSimulation {
                 let s = box.state.settings
                 return "\(s.tempo) BPM  \(s.meter)  \(box.state.isPlaying ? "playing" : "stopped")  mode: \(box.state.mode.rawValue)"
             }
-            let leds = [(Indicator.accentLED, "31"), (.beatLED, "32"), (.subdivisionLED, "33"), (.buzzer, "36")].map { indicator, colour in
+            let leds = [(IndicatorChannel.accentLED, "31"), (.beatLED, "32"), (.subdivisionLED, "33"), (.buzzer, "36")].map { indicator, colour in
                 indicators.isOn(indicator, at: now) ? "\u{1B}[\(colour)m●\u{1B}[0m" : "\u{1B}[2m○\u{1B}[0m"
             }
             let size = RawTerminal.size()
@@ -137,7 +138,7 @@ final class TerminalScreen: MonochromeDisplay, @unchecked Sendable {
     /// The panel's contrast as the box set it (low when dimmed).
     var contrast: UInt8 { level.withLock { $0 } }
     func initialize() {}
-    func show(_ new: MonochromeFrame) { frame.withLock { $0 = new } }
+    func show(_ new: Bitmap) { frame.withLock { $0 = new } }
     func setContrast(_ new: UInt8) { level.withLock { $0 = new } }
     func setSleeping(_ sleeping: Bool) {}
 }

@@ -2,6 +2,7 @@
 import Glibc
 import Synchronization
 import TactusApp
+import TactusSimulation
 
 /// Set by SIGTERM or SIGINT during a real-time simulation (a signal handler may only store).
 private let stopRequested = Atomic<Int64>(0)

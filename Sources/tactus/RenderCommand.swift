@@ -4,6 +4,8 @@ import ClickEngine
 import LinuxHAL
 import TOMLReader
 import TactusCore
+import TactusBase
+import TactusCommandLine
 
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -95,7 +97,7 @@ struct RenderJob {
                 try settings.assign("bpm", options.bpm)
             }
             try settings.assign("meter", options.meter)
-            try settings.assign("beat-unit", options.beatUnit ?? "1/\(settings.meter.denominator)")
+            try settings.assign(.beatUnit, options.beatUnit ?? "1/\(settings.meter.denominator)")
             if let accents = options.accents { try settings.assign("accents", accents) }
             try settings.assign("subdivisions", options.subdivisions)
             if let swing = options.swing { try settings.assign("swing", swing) }
@@ -106,7 +108,7 @@ struct RenderJob {
                                    allowed: "at most \(PolyLayer.maximumLayers) poly layers (--poly given \(options.poly.count) times)")
             }
             if !options.poly.isEmpty { try settings.assign("poly", options.poly.joined(separator: ",")) }
-            if let volume = options.volume { try settings.assign("volume", volume) }
+            if let volume = options.volume { try settings.assign(.volume, volume) }
             try settings.validate()
         } catch {
             throw ExitError("--\(error.field) '\(error.value)' is invalid: \(error.allowed)")
@@ -160,7 +162,7 @@ struct RenderJob {
                     var holdTempo = false
                     for (name, value) in MetronomeSettings.inAssignmentOrder(assignments) {
                         if song != nil {
-                            if name == "meter" || name == "beat-unit" {
+                            if name == SettingName.meter.name || name == SettingName.beatUnit.name {
                                 throw ExitError("\(path):\(line): \(name) '\(value)' cannot change during a song: its sections set the meter; allowed: bpm (or bpm=hold), accents, subdivisions, swing, groove, poly, sound, volume")
                             }
                             if name == "bpm" && value == "hold" { holdTempo = true; continue }
@@ -293,23 +295,11 @@ struct RenderJob {
             throw ExitError("\(error)", code: 1)
         }
         do {
-            let encoder = WAVEncoder(sampleRate: sampleRate, channels: channels, format: format)
-            try wav.write(encoder.header(dataByteCount: 0))
-            var dataBytes = 0
-            var frames: Int64 = 0
-            // Written in chunks of 64 KiB or more: one write per render block would be a
-            // system call every 128 frames.
-            var bytes: [UInt8] = []
+            var writer = try WAVStreamWriter(WAVEncoder(sampleRate: sampleRate, channels: channels, format: format),
+                                             write: wav.write, rewrite: wav.rewrite)
             var lines: [UInt8] = []
             try OfflineRender.run(engine: engine, changes: changes, end: renderEnd) { block in
-                let before = bytes.count
-                encoder.encode(block, into: &bytes)
-                dataBytes += bytes.count - before
-                frames += Int64(block.count / channels)
-                if bytes.count >= 1 << 16 {
-                    try wav.write(bytes)
-                    bytes.removeAll(keepingCapacity: true)
-                }
+                try writer.append(block)
             } onEvent: { event in
                 guard let eventsFile else { return }
                 lines += Array(EventJSON.line(event, sampleRate: sampleRate, schedule: song == nil ? nil : engine.song).utf8)
@@ -318,10 +308,10 @@ struct RenderJob {
                     lines.removeAll(keepingCapacity: true)
                 }
             }
-            try wav.write(bytes + encoder.padding(dataByteCount: dataBytes))
+            try writer.finish()
             try eventsFile?.write(lines)
-            try wav.rewrite(at: 0, encoder.header(dataByteCount: dataBytes))
             try wav.commit()
+            let frames = writer.frameCount
             try eventsFile?.commit()
             let seconds = Double(frames) / Double(sampleRate)
             print("Wrote \(outputPath): \(fixedDecimal(seconds, decimals: 3)) s, \(frames) frames, \(sampleRate) Hz, \(format.rawValue), \(channels) channel\(channels == 1 ? "" : "s")"

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Devices
 import HAL
+import TactusBase
 import LinuxHAL
 import Logging
 import ServiceLifecycle

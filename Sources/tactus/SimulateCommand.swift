@@ -5,7 +5,10 @@ import HAL
 import LinuxHAL
 import Logging
 import TactusApp
+import TactusSimulation
 import TactusCore
+import Synchronization
+import TactusBase
 
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -81,9 +84,10 @@ struct SimulateCommand: AsyncParsableCommand {
 }
 
 /// Settings kept in memory only: a simulation without --state leaves no files behind.
-final class MemoryPersistence: SettingsPersistence, @unchecked Sendable {
-    private(set) var last: SavedState?
-    func save(_ saved: SavedState) throws { last = saved }
+final class MemoryPersistence: SettingsPersistence, Sendable {
+    private let saved = Mutex<SavedState?>(nil)
+    var last: SavedState? { saved.withLock { $0 } }
+    func save(_ saved: SavedState) throws { self.saved.withLock { $0 = saved } }
 }
 
 /// The Pi boards' wiring, for simulating without a board file at hand.
@@ -106,7 +110,7 @@ enum SimulatorBoard {
         }
         if let board = try? BoardLoader.load("pi4b") { return board }
         let inputs = InputRole.allCases.enumerated().map { InputLineDefinition(role: $1, chipLabel: "simulator", line: .offset($0)) }
-        let outputs = Indicator.allCases.enumerated().map { OutputLineDefinition(indicator: $1, chipLabel: "simulator", line: .offset(10 + $0)) }
+        let outputs = IndicatorChannel.allCases.enumerated().map { OutputLineDefinition(indicator: $1, chipLabel: "simulator", line: .offset(10 + $0)) }
         return BoardDefinition(identifier: "simulator", model: "Tactus simulator", inputs: inputs, outputs: outputs,
                                display: DisplayDefinition(controller: .ssd1306, address: I2CAddress(0x3C)!), audio: AudioDefinition())
     }
@@ -115,11 +119,9 @@ enum SimulatorBoard {
 /// audio.wav (32-bit float: exactly the rendered samples), events.jsonl and frames/.
 final class SimulationFiles: SimulationOutput {
     let folder: String
-    private let encoder: WAVEncoder
     private let wav: OutputFile
+    private var writer: WAVStreamWriter<SystemError>
     private let events: OutputFile
-    private var dataBytes = 0
-    private var pending: [UInt8] = []
     private(set) var frameCount = 0
 
     init(folder: String, format: AudioDefinition) throws {
@@ -128,19 +130,17 @@ final class SimulationFiles: SimulationOutput {
             throw ExitError("--out '\(folder)' cannot be created: \(error)")
         }
         // The board's channel count: the samples are interleaved that way.
-        encoder = WAVEncoder(sampleRate: format.sampleRate, channels: format.channels, format: .f32)
+        let encoder = WAVEncoder(sampleRate: format.sampleRate, channels: format.channels, format: .f32)
         do {
-            wav = try OutputFile(creating: "\(folder)/audio.wav")
-            try wav.write(encoder.header(dataByteCount: 0))
+            let wav = try OutputFile(creating: "\(folder)/audio.wav")
+            self.wav = wav
+            writer = try WAVStreamWriter(encoder, write: wav.write, rewrite: wav.rewrite)
             events = try OutputFile(creating: "\(folder)/events.jsonl")
         } catch { throw ExitError("--out '\(folder)': cannot create audio.wav and events.jsonl there (\(error))") }
     }
 
     func audio(_ interleaved: [Float]) throws {
-        let before = pending.count
-        interleaved.withUnsafeBufferPointer { encoder.encode($0, into: &pending) }
-        dataBytes += pending.count - before
-        if pending.count >= 1 << 16 { try flush() }
+        try interleaved.withUnsafeBufferPointer { samples throws(SystemError) in try writer.append(samples) }
     }
 
     func event(_ line: String) throws { try events.write(Array((line + "\n").utf8)) }
@@ -154,15 +154,8 @@ final class SimulationFiles: SimulationOutput {
         frameCount += 1
     }
 
-    private func flush() throws {
-        try wav.write(pending)
-        pending.removeAll(keepingCapacity: true)
-    }
-
     func finish() throws {
-        try flush()
-        try wav.write(encoder.padding(dataByteCount: dataBytes))
-        try wav.rewrite(at: 0, encoder.header(dataByteCount: dataBytes))
+        try writer.finish()
         try wav.close()
         try events.close()
     }

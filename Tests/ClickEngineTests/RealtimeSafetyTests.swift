@@ -6,6 +6,7 @@ import Foundation
 import RealtimeAudit
 import Testing
 import TactusCore
+import TactusBase
 
 /// The render call must never allocate, lock or write: proven by counting the calls the
 /// render thread makes into malloc, pthread mutexes/rwlocks and write(2).

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 import HAL
+import TactusBase
 import TactusCore
 
 /// etc/config.toml, the example `make install` puts in /etc/tactus: as shipped it changes

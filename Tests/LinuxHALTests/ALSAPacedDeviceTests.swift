@@ -2,6 +2,8 @@
 import Foundation
 import Testing
 import HAL
+import TactusCore
+import TactusBase
 import LinuxHAL
 
 /// A device that plays in real time: JACK's dummy backend behind ALSA's jack and plug

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 import TactusCore
+import TactusBase
 
 /// The screens as golden images. A frame is a function of the model and the heard sample,
 /// so each case names both.

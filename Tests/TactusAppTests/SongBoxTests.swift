@@ -4,6 +4,7 @@ import Testing
 import ClickEngine
 import TactusApp
 import TactusCore
+import TactusBase
 
 /// The song mode on the whole simulated box: pushes to the mode, a turn chooses the song,
 /// START plays it with its count-in at exact samples; the footswitch jumps to the next

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TactusApp
 import TactusCore
+import TactusBase
 
 /// The one timeline on the whole simulated box: a song with a count-in, a ramp 60-180 over
 /// 8 bars of 4/4, a section in 3/4 at 200 and a trainer's steps (+10 BPM every bar), checked

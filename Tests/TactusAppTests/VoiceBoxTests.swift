@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Testing
 @testable import TactusApp
+import TactusSimulation
 import TactusCore
 
 /// The repository's voices/voice-LANG (from `make voices`); see ClickEngineTests' VoiceFixture.

@@ -7,7 +7,9 @@ import HAL
 import Logging
 import Testing
 @testable import TactusApp
+@testable import TactusSimulation
 import TactusCore
+import TactusBase
 
 /// Keeps a headless simulation's results in memory.
 final class MemoryOutput: SimulationOutput {
@@ -32,7 +34,7 @@ final class RecordingPersistence: SettingsPersistence, @unchecked Sendable {
 
 func testBoard() -> BoardDefinition {
     let inputs = InputRole.allCases.enumerated().map { InputLineDefinition(role: $1, chipLabel: "sim", line: .offset($0)) }
-    let outputs = Indicator.allCases.enumerated().map { OutputLineDefinition(indicator: $1, chipLabel: "sim", line: .offset(10 + $0)) }
+    let outputs = IndicatorChannel.allCases.enumerated().map { OutputLineDefinition(indicator: $1, chipLabel: "sim", line: .offset(10 + $0)) }
     return BoardDefinition(identifier: "test", model: "test", inputs: inputs, outputs: outputs,
                            display: DisplayDefinition(controller: .ssd1306, address: I2CAddress(0x3C)!), audio: AudioDefinition())
 }

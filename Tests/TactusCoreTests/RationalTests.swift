@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 @testable import TactusCore
+import TactusBase
 
 @Suite struct RationalTests {
     @Test func reducesAndNormalisesSign() {

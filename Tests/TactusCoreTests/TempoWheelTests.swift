@@ -2,6 +2,7 @@
 import Testing
 import TestSupport
 @testable import TactusCore
+import TactusBase
 
 @Suite struct TempoWheelTests {
     func tempos(_ events: [TempoWheel.Event]) -> [Int] {

@@ -3,6 +3,7 @@ import ClickEngine
 import Foundation
 import Testing
 import TactusCore
+import TactusBase
 
 /// Runs the built `tactus` executable.
 struct Run {

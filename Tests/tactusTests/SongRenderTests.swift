@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 import TactusCore
+import TactusBase
 
 /// Onsets of a 16-bit WAV: the first non-zero sample after at least `gap` silent ones.
 func wavOnsets(_ url: URL, gap: Int = 2000) throws -> [Int64] {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// Tap tempo (SPEC 5): the tempo is the average of all intervals of the current series.
 ///
 /// - The first tap of a series gives nothing; from the second on, every tap gives a tempo.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// Turns a `ScreenModel` and the sample being heard into a 128x64 frame. Pure: the same
 /// model and sample give the same pixels, which the snapshot tests rely on.
 public enum ScreenRenderer {

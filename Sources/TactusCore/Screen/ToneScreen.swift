@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// What Menu > Tone shows: the note large, its exact frequency, A4, timbre, volume, on/off.
 public struct ToneView: Sendable, Hashable {
     public var on: Bool

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// The physical controls.
 public enum ControlButton: String, Sendable, Hashable, CaseIterable {
     case wheel        // the tempo wheel's push switch

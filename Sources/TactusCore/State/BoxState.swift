@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// A message on the screen for a while: a few seconds for news, longer for problems.
 public struct Notice: Sendable, Hashable {
     public enum Kind: Sendable, Hashable { case info, problem }

@@ -46,7 +46,7 @@ public enum DrawMode: Sendable, Hashable {
 ///
 /// Every primitive clips to the bitmap and to `clip`, so drawing code never checks bounds.
 /// The one 1-bit frame type of the project: the screen renderer draws it and the display
-/// drivers send it (HAL calls it `MonochromeFrame`). Stored in the SSD1306 page layout: byte
+/// drivers send it (HAL calls it `Bitmap`). Stored in the SSD1306 page layout: byte
 /// `page * width + x` holds column x of rows page*8 ... page*8+7, bit 0 at the top, so "which
 /// bytes changed" is a plain byte compare.
 public struct Bitmap: Sendable, Hashable {

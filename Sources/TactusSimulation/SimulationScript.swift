@@ -2,6 +2,7 @@
 import HAL
 import TOMLReader
 import TactusCore
+import TactusBase
 
 /// A line of a simulation script that cannot be used; names the file and line.
 public struct SimulationScriptError: Error, CustomStringConvertible, Equatable {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TOMLReader
 import TactusCore
+import TactusBase
 
 /// A line of a change script that cannot be used; names the file and line.
 public struct ScriptError: Error, CustomStringConvertible {
@@ -10,7 +11,8 @@ public struct ScriptError: Error, CustomStringConvertible {
     public var description: String { oneLine("\(file):\(line): \(problem)") }
 }
 
-/// Timed changes for `tactus render --changes FILE`, one per line:
+/// Timed changes for `tactus render --changes FILE`, one per line (a command-line format: the
+/// engine sees only the `TimedChange`s RenderJob makes of it):
 ///     <seconds> set bpm=150 meter=5/4 volume=accent=80,beat=60
 ///     <seconds> stop
 ///     <seconds> start
@@ -44,10 +46,10 @@ public struct ChangeScript {
                 var assignments: [(String, String)] = []
                 for word in words[2...] {
                     let pair = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                    guard pair.count == 2, MetronomeSettings.assignableNames.contains(String(pair[0])) else {
-                        throw ScriptError(file: file, line: line, problem: "'\(word)' is invalid: expected NAME=VALUE with NAME one of \(MetronomeSettings.assignableNames.joined(separator: ", "))")
+                    guard pair.count == 2, let setting = SettingName(spelling: String(pair[0])) else {
+                        throw ScriptError(file: file, line: line, problem: "'\(word)' is invalid: expected NAME=VALUE with NAME one of \(SettingName.names.joined(separator: ", "))")
                     }
-                    assignments.append((String(pair[0]), String(pair[1])))
+                    assignments.append((setting.name, String(pair[1])))
                 }
                 steps.append((seconds, line, .set(assignments)))
             default:

@@ -4,7 +4,9 @@ import ClickEngine
 import HAL
 import Logging
 import SimHAL
+import TactusApp
 import TactusCore
+import TactusBase
 
 /// Where a headless simulation's results go: `tactus simulate` writes audio.wav,
 /// events.jsonl and frames/*.pbm; tests keep them in memory.
@@ -210,8 +212,8 @@ public final class HeadlessSimulation: BoxObserver {
 /// LEDs and buzzer for the headless simulation: the observer writes every pulse as an
 /// event, so nothing needs keeping here (a 24 h run would otherwise hold every pulse).
 final class DiscardingIndicators: IndicatorOutput {
-    func pulse(_ indicator: Indicator, at start: MonotonicInstant, lastingNanoseconds nanoseconds: Int64) {}
-    func set(_ indicator: Indicator, on: Bool) {}
+    func pulse(_ indicator: IndicatorChannel, at start: MonotonicTime, lastingNanoseconds nanoseconds: Int64) {}
+    func set(_ indicator: IndicatorChannel, on: Bool) {}
 }
 
 enum JSON {
