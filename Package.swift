@@ -56,9 +56,14 @@ let package = Package(
         .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
         // The few glibc calls Swift cannot import (pthread_setname_np, prctl).
         .target(name: "CLinuxShim"),
+        // Ableton Link (Debian's ableton-link-dev headers, GPL-2.0-or-later) behind a C
+        // interface of our own: Swift cannot import ableton::Link itself.
+        .target(name: "CLink",
+                cxxSettings: [.define("LINK_PLATFORM_LINUX", to: "1")],
+                linkerSettings: [.linkedLibrary("m"), .linkedLibrary("stdc++")]),
         // Devices only for HardwareCheck (`tactus check`), which drives the real display.
         // GPIO/*V2.swift is the libgpiod 2 backend, compiled when gpioBackend defines it.
-        .target(name: "LinuxHAL", dependencies: ["TactusCore", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim"],
+        .target(name: "LinuxHAL", dependencies: ["TactusCore", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim", "CLink"],
                 swiftSettings: gpioBackend),
         .target(name: "SimHAL", dependencies: ["HAL"]),
         // The box: services and wiring, written against HAL only, so `tactus run` (LinuxHAL
@@ -118,5 +123,6 @@ let package = Package(
         .testTarget(name: "FuzzTests", dependencies: ["TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp"]),
         .testTarget(name: "tactusTests", dependencies: ["TestSupport", "TactusCore", "ClickEngine"]),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )

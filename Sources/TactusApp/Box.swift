@@ -41,7 +41,7 @@ public protocol BoxObserver: AnyObject {
 ///
 /// One thread at a time: the service's control thread, or the simulator's loop.
 public final class Box: @unchecked Sendable {
-    public private(set) var state: BoxState
+    public internal(set) var state: BoxState
     public let engine: ClickEngine
     public let board: BoardDefinition
     public weak var observer: (any BoxObserver)?
@@ -60,14 +60,17 @@ public final class Box: @unchecked Sendable {
     /// first; the one in effect for a sample is the last whose anchor is not after it.
     private var timelines: [BeatTimeline] = []
     /// The grid in effect at the sample being heard now.
-    private var timeline: BeatTimeline? {
+    var timeline: BeatTimeline? {
         guard let heard = heardSample(at: now) else { return timelines.last }
         return timelines.last { $0.anchorTwice <= 2 * heard } ?? timelines.first
     }
     private var screenChanged = true
     private var lastFrame: Bitmap?
     private var lastContrast: UInt8?
-    private var now: MonotonicTime
+    private(set) var now: MonotonicTime
+    /// The Ableton Link session (Sync: Link), when the box has one; see Box+Link.swift.
+    public var link: (any LinkSession)?
+    var linkFollow = LinkFollow()
 
     public init(
         board: BoardDefinition, state: BoxState, engine: ClickEngine, audio: any AudioClockSource,
@@ -157,6 +160,7 @@ public final class Box: @unchecked Sendable {
             perform(state.handle(.tick(at: now)), at: now)
         }
         drainOnsets()
+        followLink()
         checkSongEnd()
         drawIfDue()
         retryMissingDisplay()
@@ -191,6 +195,8 @@ public final class Box: @unchecked Sendable {
         if let retry = nextDisplayRetry { wakeups.append(retry) }
         // Onsets arrive from the render thread: look for them at least every few ms while playing.
         if state.isPlaying || engine.renderer.activeVoiceCount > 0 { wakeups.append(now.advanced(byNanoseconds: 4_000_000)) }
+        // A Link session is looked at every 10 ms (peers, tempo, start/stop) even when stopped.
+        if linkFollow.enabled { wakeups.append(now.advanced(byNanoseconds: 10_000_000)) }
         return wakeups.min()
     }
 
@@ -231,7 +237,7 @@ public final class Box: @unchecked Sendable {
 
     // MARK: effects
 
-    private func perform(_ effects: [Effect], at time: MonotonicTime) {
+    func perform(_ effects: [Effect], at time: MonotonicTime) {
         var stateChanged = false
         for effect in effects {
             switch effect {
@@ -253,13 +259,14 @@ public final class Box: @unchecked Sendable {
                 screenChanged = true
                 stateChanged = true
             case .start:
-                engine.start()
+                startEngine()
                 if practiceStartedAt == nil { practiceStartedAt = time }
                 startPressedAt = time
                 timelines = [] // anchored by the grid the engine publishes at the start
                 screenChanged = true
                 stateChanged = true
             case .stop:
+                linkStopped(at: time)
                 engine.stop()
                 logPractice(until: time)
                 timelines = []
@@ -307,7 +314,7 @@ public final class Box: @unchecked Sendable {
         observer?.box(self, didPulse: pulse, because: reason)
     }
 
-    private var outputClock: AudioOutputClock? {
+    var outputClock: AudioOutputClock? {
         guard let position = audio.outputPosition else { return nil }
         return AudioOutputClock(sampleRate: engine.renderer.sampleRate, engineSample: position.framesRendered,
                                 outputDelayFrames: Int64(position.delayFrames), nanoseconds: position.timestamp.nanoseconds)
@@ -341,6 +348,7 @@ public final class Box: @unchecked Sendable {
                 inform("first click heard \((heard.nanoseconds - pressed.nanoseconds) / 1_000_000) ms after START")
             }
             observer?.box(self, didStart: event, heardAt: heard)
+            if engine.song != nil { linkFollow.songBPM = event.bpm }
             if state.practice.isLoaded && (event.kind.isBeat || event.isCount) {
                 perform(state.handle(.songProgress(section: Int(event.section), bar: event.bar, bpm: event.bpm,
                                                    song: Int(event.song), at: now)), at: now)

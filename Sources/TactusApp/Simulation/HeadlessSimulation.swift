@@ -47,7 +47,7 @@ public final class HeadlessSimulation: BoxObserver {
 
     public init(board: BoardDefinition, configuration: ConfigurationFile, saved: SavedState, problem: String?,
                 notice: String? = nil, persistence: any SettingsPersistence, userSounds: [SoundSet] = [], output: any SimulationOutput,
-                logger: Logger) throws {
+                link: (any LinkSession)? = nil, logger: Logger) throws {
         let clock = ManualClock(start: .zero)
         // One period of output delay: the period rendered at time t is heard from t on.
         format = AudioFormat(sampleRate: board.audio.sampleRate, channels: board.audio.channels,
@@ -56,7 +56,7 @@ public final class HeadlessSimulation: BoxObserver {
         let audio = try AudioOutput(device: sink, silent: sink)
         let parts = BoxParts(board: board, configuration: configuration, audio: audio, input: ScriptedInput(),
                              display: SnapshotDisplay(width: board.display?.width ?? 128, height: board.display?.height ?? 64, keeping: 1),
-                             indicators: DiscardingIndicators(), persistence: persistence, clock: clock, userSounds: userSounds)
+                             indicators: DiscardingIndicators(), persistence: persistence, clock: clock, userSounds: userSounds, link: link)
         box = try BoxAssembly.makeBox(parts, saved: saved, problem: problem, notice: notice, logger: logger)
         self.clock = clock
         self.output = output
@@ -76,6 +76,7 @@ public final class HeadlessSimulation: BoxObserver {
         monoOrigin = pacer?.originNanoseconds
         var edges = script.edgeStream(stepsPerDetent: box.board.encoder.stepsPerDetent, origin: .zero)
         var nextEdge = edges.next()
+        var actions = script.actions(origin: .zero)[...]
         var end = (script.endTime * Rational(1_000_000_000)).rounded
         let rate = Int64(format.sampleRate)
         var framesRendered: Int64 = 0
@@ -85,6 +86,7 @@ public final class HeadlessSimulation: BoxObserver {
             let periodTime = framesRendered * 1_000_000_000 / rate
             var next = periodTime
             if let edge = nextEdge { next = min(next, edge.timestamp.nanoseconds) }
+            if let action = actions.first { next = min(next, action.time.nanoseconds) }
             // A wakeup that is already due was just handled: time must move on (by 1 µs at least).
             if let wake = box.nextWakeup { next = min(next, max(wake.nanoseconds, clock.now().nanoseconds + 1_000)) }
             guard next < end else { break }
@@ -93,6 +95,12 @@ public final class HeadlessSimulation: BoxObserver {
                 if next >= end { break }
             }
             clock.set(MonotonicTime(nanoseconds: next))
+            // Settings lines first: `sync link` and a press at the same time start in Link.
+            while let action = actions.first, action.time.nanoseconds <= next {
+                box.handle(action)
+                box.advance(to: MonotonicTime(nanoseconds: next))
+                actions.removeFirst()
+            }
             while let edge = nextEdge, edge.timestamp.nanoseconds <= next {
                 record(at: next, input(edge))
                 box.handle(edge)

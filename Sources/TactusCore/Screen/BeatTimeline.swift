@@ -103,6 +103,14 @@ public struct BeatTimeline: Sendable, Hashable {
 
     public var beatSeconds: Double { samplesPerBeat.doubleValue / Double(sampleRate) }
 
+    /// Whole notes since bar 0's downbeat at `sample` on this grid (a float: Link compares
+    /// its phase with it to well under a sample).
+    public func wholeNotes(atSample sample: Double) -> Double {
+        let beats = Double(anchorBar) * beatsPerBar.doubleValue + anchorBeatsEstimate
+            + (sample - Double(anchorTwice) / 2) / samplesPerBeat.doubleValue
+        return beats * settings.beatUnit.wholeNotes.doubleValue
+    }
+
     /// The beat whose sample is at or before `sample` and the progress towards the next one.
     /// Steps are whole samples of the rounded grid, so at a beat's sample the fraction is exactly 0.
     public func position(atSample sample: Double) -> Position {

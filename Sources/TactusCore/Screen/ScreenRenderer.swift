@@ -15,6 +15,8 @@ public enum ScreenRenderer {
         case .playing, .stopped:
             if model.wheelMode == .tempo {
                 drawMain(model, position: position, timeline: model.timeline, into: &bitmap)
+                // The Link mark: "L" and the number of other peers, top left (free on this page).
+                if let peers = model.linkPeers { _ = SmallFont.draw("L\(peers)", at: Point(0, 0), into: &bitmap) }
                 if model.timeline == nil { bitmap.blit(model.wheelMode.icon, at: Point(120, 0)) }
                 // Playing, a notice keeps to the left half: the pendulum's half is never covered.
                 let width = model.timeline == nil ? 128 : ScreenRenderer.pendulumArea.x - 2

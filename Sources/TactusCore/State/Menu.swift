@@ -15,7 +15,7 @@ public enum MenuPage: Sendable, Hashable {
 
 /// A box setting changed in Menu > Settings.
 public enum PreferenceField: Sendable, Hashable, CaseIterable {
-    case momentum, tapTolerance, screenDim, footswitch, silentPractice, darkGap
+    case momentum, tapTolerance, screenDim, footswitch, silentPractice, darkGap, sync, linkStartStopSync
 
     public static let screenDimChoices = [0, 10, 30, 60, 120, 300, 600, 1800, 3600]
 
@@ -27,6 +27,8 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .footswitch: "Footswitch"
         case .silentPractice: "Silent practice"
         case .darkGap: "Dark gap"
+        case .sync: "Sync"
+        case .linkStartStopSync: "Link start/stop"
         }
     }
 
@@ -38,6 +40,8 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .footswitch: p.footswitch == .tap ? "tap" : "start"
         case .silentPractice: p.silentPractice ? "on" : "off"
         case .darkGap: p.darkGap ? "on" : "off"
+        case .sync: p.sync.label
+        case .linkStartStopSync: p.linkStartStopSync ? "on" : "off"
         }
     }
 
@@ -56,6 +60,10 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .footswitch: p.footswitch = p.footswitch == .tap ? .startStop : .tap
         case .silentPractice: p.silentPractice.toggle()
         case .darkGap: p.darkGap.toggle()
+        case .sync:
+            let all = SyncSource.allCases
+            p.sync = all[min(max(all.firstIndex(of: p.sync)! + direction, 0), all.count - 1)]
+        case .linkStartStopSync: p.linkStartStopSync.toggle()
         }
         return p
     }
