@@ -55,6 +55,7 @@ test-unit: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	Tests/install/run.sh
+	python3 Tests/Link/run.py $$($(SWIFT) build --show-bin-path)
 
 # Release build, then binary, boards, overlays, unit and (if missing) /etc/tactus/config.toml.
 install:

@@ -14,6 +14,9 @@ public protocol LinkSession: AnyObject {
     func capture(quantum: Double) -> LinkTimeline
     /// Sets the session tempo from `time` on (beat and phase stay continuous there).
     func commit(tempo: Double, at time: MonotonicTime)
+    /// Maps `beat` (quantum `quantum`) to `time` for the whole session, at once (the box
+    /// alone in its session leads the beat: enabling Link never moves its clicks).
+    func commit(beat: Double, at time: MonotonicTime, quantum: Double)
     /// Start/stop sync: starts or stops everyone at `time`.
     func commit(playing: Bool, at time: MonotonicTime)
 }

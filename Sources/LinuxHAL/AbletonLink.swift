@@ -66,6 +66,12 @@ public final class AbletonLink: LinkSession {
         tactus_link_commit_app_state(link, state)
     }
 
+    public func commit(beat: Double, at time: MonotonicTime, quantum: Double) {
+        tactus_link_capture_app_state(link, state)
+        tactus_link_state_force_beat_at_time(state, beat, micros(time, clocks()), quantum)
+        tactus_link_commit_app_state(link, state)
+    }
+
     public func commit(playing: Bool, at time: MonotonicTime) {
         tactus_link_capture_app_state(link, state)
         tactus_link_state_set_playing(state, playing, micros(time, clocks()))

@@ -65,8 +65,16 @@ extension Box {
     func followLink() {
         guard let link else { return }
         if linkWanted != linkFollow.enabled {
-            link.enable(linkWanted)
             linkFollow = LinkFollow(enabled: linkWanted)
+            if linkWanted {
+                // The box's tempo goes in before Link is on: alone, the new session has it
+                // (TEMPO-5); joining, the session's wins (a commit after the join would not).
+                let settings = state.settings
+                let tempo = LinkMath.linkTempo(settings.tempo.bpm, unit: settings.beatUnit)
+                if LinkMath.tempoRange.contains(tempo) { link.commit(tempo: tempo, at: now) }
+                linkFollow.boxTempo = settings.tempo
+            }
+            link.enable(linkWanted)
             if !linkWanted { perform(state.handle(.linkPeers(0, at: now)), at: now) }
         }
         guard linkWanted else { return }
@@ -86,7 +94,8 @@ extension Box {
         var session = link.capture(quantum: quantum.doubleValue)
         followTempo(link, session: &session, settings: settings, peers: peers)
         if linkFollow.startStopSync { followTransport(session) }
-        if !linkFollow.local { alignGrid(session, quantum: quantum) }
+        guard !linkFollow.local else { return }
+        if peers == 0 { leadBeat(link, session, quantum: quantum) } else { alignGrid(session, quantum: quantum) }
     }
 
     private func followTempo(_ link: any LinkSession, session: inout LinkTimeline, settings: MetronomeSettings, peers: Int) {
@@ -149,7 +158,8 @@ extension Box {
     /// START in a Link session: bar 0's downbeat on the next multiple of the quantum (a
     /// peer's start: at or after its start time), far enough ahead to be rendered in time.
     func startEngine() {
-        guard followsLink, let link, let clock = outputClock, engine.song == nil else { return engine.start() }
+        // Alone in the session the box starts at once, as without Link, and Link follows it.
+        guard followsLink, let link, link.peers > 0, let clock = outputClock, engine.song == nil else { return engine.start() }
         let quantum = LinkMath.quantum(state.settings.meter).doubleValue
         let session = link.capture(quantum: quantum)
         let lead = Int64(4 * engine.renderer.maxFrameCount) * 1_000_000_000 / Int64(engine.renderer.sampleRate) + 20_000_000
@@ -166,6 +176,19 @@ extension Box {
     func linkStopped(at time: MonotonicTime) {
         guard followsLink, linkFollow.startStopSync, !linkFollow.remoteTransport, let link else { return }
         link.commit(playing: false, at: time)
+    }
+
+    /// Alone in its session the box leads the beat: Link's beat is put where the box's grid
+    /// is (enabling Link, a meter change), so nothing the box plays moves.
+    private func leadBeat(_ link: any LinkSession, _ session: LinkTimeline, quantum: Rational) {
+        guard state.isPlaying, engine.song == nil, let timeline, let clock = outputClock,
+              timeline.settings.meter == state.settings.meter else { return }
+        if let last = linkFollow.lastAlignment, now.nanoseconds - last.nanoseconds < 200_000_000 { return }
+        let quarters = 4 * timeline.wholeNotes(atSample: clock.heardSample(atNanoseconds: now.nanoseconds))
+        let samplesPerQuarter = timeline.samplesPerBeat.doubleValue / timeline.settings.beatUnit.wholeNotes.doubleValue / 4
+        guard abs(session.beat(at: now) - quarters) * samplesPerQuarter >= 1 else { return }
+        link.commit(beat: quarters, at: now, quantum: quantum.doubleValue)
+        linkFollow.lastAlignment = now
     }
 
     /// Keeps the grid on Link's: where the session's beat lands soon, compared with where

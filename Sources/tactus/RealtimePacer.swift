@@ -30,8 +30,13 @@ final class RealtimePacer: SimulationPacer {
         return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 
+    /// How far behind the real clock a step started, at worst (a loaded machine): the
+    /// simulated times then run late, which the command reports.
+    private(set) var worstLateness: Int64 = 0
+
     func wait(until nanoseconds: Int64) -> Int64? {
         let deadline = originNanoseconds + nanoseconds
+        worstLateness = max(worstLateness, Self.monotonicNanoseconds() - deadline)
         var wake = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
         while true {
             let stoppedAt = stopRequested.load(ordering: .relaxed)

@@ -74,6 +74,9 @@ struct SimulateCommand: AsyncParsableCommand {
                                                     notice: notice, persistence: persistence, userSounds: sounds, output: files,
                                                     link: link, logger: logger)
             let ended = try simulation.run(parsed, pacer: pacer)
+            if let pacer, pacer.worstLateness > 5_000_000 {
+                FileSystem.writeStandardError("tactus: warning: the real-time run fell up to \(pacer.worstLateness / 1_000_000) ms behind the clock (a busy machine)\n")
+            }
             try files.finish()
             print("Simulated \(ended.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/")
         } else {
