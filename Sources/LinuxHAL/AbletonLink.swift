@@ -13,13 +13,16 @@ import TactusCore
 public final class AbletonLink: LinkSession {
     private let link: OpaquePointer
     private let state: OpaquePointer
-    private let originNanoseconds: Int64
+    /// CLOCK_MONOTONIC of the box's time 0, read at every conversion (a real-time simulation
+    /// sets it when its run begins).
+    private let origin: () -> Int64
+    private var originNanoseconds: Int64 { origin() }
 
-    public init?(tempo: Double, originNanoseconds: Int64 = 0) {
+    public init?(tempo: Double, origin: @escaping () -> Int64 = { 0 }) {
         guard let link = tactus_link_create(tempo), let state = tactus_link_state_create() else { return nil }
         self.link = link
         self.state = state
-        self.originNanoseconds = originNanoseconds
+        self.origin = origin
     }
 
     deinit {

@@ -10,7 +10,7 @@ private let stopRequested = Atomic<Int64>(0)
 /// CLOCK_MONOTONIC, counted from the start of the run; SIGTERM or SIGINT end the run where
 /// it is, as the script's `end` would (everything is still written).
 final class RealtimePacer: SimulationPacer {
-    let originNanoseconds: Int64
+    private(set) var originNanoseconds: Int64
 
     init() {
         originNanoseconds = Self.monotonicNanoseconds()
@@ -23,6 +23,8 @@ final class RealtimePacer: SimulationPacer {
         signal(SIGTERM, handler)
         signal(SIGINT, handler)
     }
+
+    func begin() { originNanoseconds = Self.monotonicNanoseconds() }
 
     static func monotonicNanoseconds() -> Int64 {
         var now = timespec()

@@ -69,7 +69,7 @@ struct SimulateCommand: AsyncParsableCommand {
             // On the real clock the box has a Link session (used when Sync is Link), its times
             // counted from the pacer's origin.
             let pacer = realtime ? RealtimePacer() : nil
-            let link = pacer.flatMap { AbletonLink(tempo: 120, originNanoseconds: $0.originNanoseconds) }
+            let link = pacer.flatMap { pacer in AbletonLink(tempo: 120, origin: { pacer.originNanoseconds }) }
             let simulation = try HeadlessSimulation(board: definition, configuration: configuration, saved: saved, problem: problem,
                                                     notice: notice, persistence: persistence, userSounds: sounds, output: files,
                                                     link: link, logger: logger)

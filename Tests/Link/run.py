@@ -70,17 +70,17 @@ def box(ns, folder, script, settings):
         f.write(script)
     return subprocess.Popen(["ip", "netns", "exec", ns, BIN + "/tactus", "simulate", "--headless", "--realtime", "--sync", "link",
                              "--script", folder + "/script.txt", "--out", folder + "/out", "--state", folder + "/state"],
-                            stdout=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=open(folder + "/stderr.txt", "w"))
 
 
 def scenario(name, settings, unit_quarters, quantum, bpm_a, bpm_b, work):
     """unit_quarters: the beat unit in quarter notes (1 for 1/4, 0.5 for 1/8)."""
     print(f"{name}: A at {bpm_a}, B at {bpm_b}, quantum {quantum}")
     folder = tempfile.mkdtemp(prefix=name.replace("/", "-") + "-", dir=work)
-    a = box(NS[0], folder + "/a", "0 link start-stop-sync on\n0.2 press start\n0.8 sync internal\n0.8 sync link\n"
+    a = box(NS[0], folder + "/a", "0 link start-stop-sync on\n0.2 press start\n0.4 sync internal\n0.4 sync link\n"
             "6 turn -18 over 1.8\n19 end\n", settings + f"bpm = {bpm_a}\n")
     started = time.monotonic()
-    # The peer and B come more than 0.5 s after A's session (A re-enables Link at 0.8 s):
+    # The peer and B come more than 0.5 s after A's session (A re-enables Link at 0.4 s):
     # Link's older session wins only by more than 0.5 s (else by a random session id).
     time.sleep(1.5)
     peer_out = open(folder + "/peer.jsonl", "w")
@@ -93,6 +93,13 @@ def scenario(name, settings, unit_quarters, quantum, bpm_a, bpm_b, work):
     for p in (a, b, peer):
         p.wait(timeout=60)
     peer_out.close()
+    for who in ("a", "b"):
+        with open(f"{folder}/{who}/stderr.txt") as f:
+            said = f.read().strip()
+        # A box that fell behind the real clock dated its events late: say so next to the
+        # failures it causes (the release build keeps up; a debug build on a loaded machine may not).
+        check("fell up to" not in said or int(said.split("fell up to ")[1].split()[0]) < 50,
+              f"box {who.upper()} kept up with the real clock ({said or 'no warning'})")
     A, B, C = lines(folder + "/a/out/events.jsonl"), lines(folder + "/b/out/events.jsonl"), lines(folder + "/peer.jsonl")
     a0 = A[0]["mono"] - A[0]["t"]
     b0 = B[0]["mono"] - B[0]["t"]
@@ -113,7 +120,7 @@ def scenario(name, settings, unit_quarters, quantum, bpm_a, bpm_b, work):
     joined = next((e for e in states(B) if float(e["bpm"]) == bpm_a), None)
     check(joined is not None and joined["t"] <= 1.0, f"TEMPO-2/3: B plays {bpm_a} within 1 s of its start "
           f"({joined['t'] if joined else None} s)")
-    session = [c["tempo"] for c in C if 1.5 < c["mono"] - a0 < 6]
+    session = [c["tempo"] for c in C if c["peers"] > 0 and c["mono"] - a0 < 6]
     check(all(abs(t - bpm_a * unit_quarters) < 1e-3 for t in session), f"TEMPO-2: the session stays {bpm_a * unit_quarters} as B joins")
 
     def phase_error(first, last):
@@ -125,7 +132,7 @@ def scenario(name, settings, unit_quarters, quantum, bpm_a, bpm_b, work):
         return len(pairs), worst * 1000
 
     count, worst = phase_error(max(3.0, (joined["mono"] - a0) if joined else 3.0), 6)
-    check(count >= 5 and worst <= 1.0, f"B's {count} beats match A's within {worst:.3f} ms (at most 1 ms)")
+    check(count >= 3 and worst <= 1.0, f"B's {count} beats match A's within {worst:.3f} ms (at most 1 ms)")
 
     # The peer sees A's tempo and phase: every click of A on a beat of the peer, every
     # downbeat of A at the peer's phase 0 (quantum {quantum}), within 1 ms.

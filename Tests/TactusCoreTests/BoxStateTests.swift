@@ -292,7 +292,15 @@ import Testing
         let effects = b.handle(.detent(1, at: clock.advance(ms: 300)))
         #expect(effects.contains(.silentPractice(true)))
         _ = press(&b, .wheel)
-        turn(&b, 2)                     // Dark gap, then Back
+        turn(&b, 2)                     // Dark gap, then Sync
+        #expect(b.screen.menu?.items[b.menu!.selected] == "Sync: Internal")
+        _ = press(&b, .wheel)           // edit Sync: Link
+        _ = b.handle(.detent(1, at: clock.advance(ms: 300)))
+        #expect(b.saved.preferences.sync == .link)
+        _ = press(&b, .wheel)
+        turn(&b, 1)
+        #expect(b.screen.menu?.items[b.menu!.selected] == "Link start/stop: off")
+        turn(&b, 1)                     // Back
         _ = press(&b, .wheel)           // Back: the root, on "Settings"
         #expect(b.menu == MenuState(page: .root, selected: 3))
     }

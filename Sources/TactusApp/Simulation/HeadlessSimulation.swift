@@ -21,6 +21,8 @@ public protocol SimulationOutput: AnyObject {
 public protocol SimulationPacer: AnyObject {
     /// CLOCK_MONOTONIC nanoseconds at simulated time 0: events carry `mono` = origin + t.
     var originNanoseconds: Int64 { get }
+    /// Simulated time 0 is now (the run begins; setting the box up took its time before).
+    func begin()
     /// Sleeps until simulated time `nanoseconds` is due on the real clock. Returns the
     /// simulated time at which the run must end instead (a SIGTERM or SIGINT arrived), or nil.
     func wait(until nanoseconds: Int64) -> Int64?
@@ -73,6 +75,7 @@ public final class HeadlessSimulation: BoxObserver {
     /// Returns the simulated time at which it ended.
     @discardableResult
     public func run(_ script: SimulationScript, pacer: (any SimulationPacer)? = nil) throws -> Rational {
+        pacer?.begin()
         monoOrigin = pacer?.originNanoseconds
         var edges = script.edgeStream(stepsPerDetent: box.board.encoder.stepsPerDetent, origin: .zero)
         var nextEdge = edges.next()
