@@ -14,7 +14,7 @@ struct LinkFollow {
     /// The tempo is outside Link's range: the box plays on its own until it is back inside.
     var local = false
     /// The session's start/stop state at the last look, and until when changes are only
-    /// noted (a peer joined: joining never starts or stops anyone).
+    /// noted (this box joined a session: joining never starts or stops anyone).
     var sessionPlaying: Bool?
     var transportQuietUntil = MonotonicTime.zero
     /// Set while a peer's START or STOP goes through the reducer (not sent back).
@@ -86,7 +86,8 @@ extension Box {
         }
         let peers = link.peers
         if peers != state.linkPeers {
-            linkFollow.transportQuietUntil = now.advanced(byNanoseconds: 1_000_000_000)
+            // Joining a session (alone before) takes on its start/stop state: noted, not acted on.
+            if state.linkPeers == 0 { linkFollow.transportQuietUntil = now.advanced(byNanoseconds: 1_000_000_000) }
             perform(state.handle(.linkPeers(peers, at: now)), at: now)
         }
         let settings = state.settings
