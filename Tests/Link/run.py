@@ -15,7 +15,7 @@ Automated TEST-PLAN cases (Ableton Link's TEST-PLAN.md), per meter:
   TEMPO-4 the session at 20 and 999 quarter notes a minute: followed exactly, or (a box
           counting eighths, 1998) it stays local and says so
   TEMPO-5 enabling Link with no session to join keeps the box's tempo
-  BEATTIME-1 enabling Link (alone: the box leads) and starting moves no click
+  BEATTIME-1 enabling Link while playing, with no session to join, moves no click
   BEATTIME-2 peers joining move none of A's clicks
   STARTSTOPSTATE-1 a peer's STOP and START (start/stop sync on) stop and start the box, the
           start on the quantum
@@ -194,6 +194,20 @@ def scenario(name, settings, unit_quarters, quantum, bpm_a, bpm_b, work):
               f"TEMPO-4: counting eighths, A follows 20 (40 BPM) and stays local at 999 (1998) and says so: {notices[-1:]}")
 
 
+def enabling_while_playing(work):
+    """BEATTIME-1 and TEMPO-5 proper: a box playing on its own turns Link on (no session to
+    join): not one click moves, the tempo stays."""
+    print("BEATTIME-1: Link enabled while playing, alone")
+    folder = tempfile.mkdtemp(prefix="beattime-1-", dir=work)
+    a = box(NS[0], folder + "/a", "0 sync internal\n0.2 press start\n1.1 sync link\n3.5 end\n", 'bpm = 137\n')
+    a.wait(timeout=60)
+    A = lines(folder + "/a/out/events.jsonl")
+    clicks = [e["sample"] for e in A if e["type"] == "onset"]
+    ideal = [9600 + (k * 48000 * 60 * 2 + 137) // (2 * 137) for k in range(len(clicks))]
+    check(len(clicks) >= 7 and clicks == ideal, f"BEATTIME-1: {len(clicks)} clicks at 137 on their exact samples before and after enabling Link")
+    check({e["bpm"] for e in A if e["type"] == "state"} == {137}, "TEMPO-5: the box keeps 137 when Link finds no session")
+
+
 def main():
     if os.geteuid() != 0 or sh("ip", "netns", "add", "tactus-link-probe", check=False).returncode != 0:
         print("SKIP Link tests: cannot make network namespaces here (needs root and a kernel with network namespaces)", file=sys.stderr)
@@ -207,6 +221,7 @@ def main():
     work = tempfile.mkdtemp(prefix="tactus-link-")
     try:
         make_namespaces()
+        enabling_while_playing(work)
         scenario("4/4", 'meter = "4/4"\nbeat-unit = "1/4"\n', 1, 4, 120, 137, work)
         remove_namespaces()
         make_namespaces()
