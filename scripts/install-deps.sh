@@ -53,8 +53,9 @@ fetch_gpiod2() {
   echo "libgpiod $(cat "$prefix/.complete") unpacked into .build-deps/libgpiod2"
 }
 
+# espeak-ng and python3: `make voices` synthesizes the spoken counts (scripts/make-voices.py).
 # ableton-link-dev (headers only, with libasio-dev): Ableton Link, GPL-2.0-or-later (README "Ableton Link").
-packages=(pkg-config libasound2-dev libgpiod-dev libi2c-dev ableton-link-dev libasio-dev)
+packages=(pkg-config libasound2-dev libgpiod-dev libi2c-dev espeak-ng python3 ableton-link-dev libasio-dev)
 # Tests: jackd2 + libasound2-plugins give a real-time paced ALSA device without hardware
 # (JACK dummy backend behind ALSA's jack plugin); device-tree-compiler checks overlays/;
 # alsa-utils (aplay) for diagnosing audio devices.

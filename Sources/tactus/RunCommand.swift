@@ -30,7 +30,7 @@ struct RunCommand: AsyncParsableCommand {
         let locations = BoxLocations(config: config, board: board, state: state)
         let configuration = try locations.configuration()
         let definition = try locations.boardDefinition(configuration)
-        let stateLock = try locations.lockState(configuration)
+        let (stateLock, lockProblem) = try locations.lockStateOrPlayUnsaved(configuration)
         defer { withExtendedLifetime(stateLock) {} }
         let logger = Log.bootstrap(level: level)
         let clock = SystemMonotonicClock()
@@ -69,7 +69,7 @@ struct RunCommand: AsyncParsableCommand {
         } catch { throw ExitError("audio: \(error)", code: 1) }
 
         let store = SettingsStore(path: locations.settingsPath(configuration))
-        var loaded = store.load()
+        var loaded = BoxLocations.load(store, lockProblem: lockProblem)
         if let source { loaded.saved.preferences.sync = source }
         let parts = BoxParts(board: definition, configuration: configuration, audio: audio, input: inputs, display: display,
                              indicators: outputs, persistence: store, clock: clock,

@@ -40,6 +40,19 @@ struct SimulateCommand: AsyncParsableCommand {
         let configuration = config == nil ? ConfigurationFile() : try BoxLocations(config: config).configuration()
         let definition = try board.map { try BoardLoader.load($0) } ?? SimulatorBoard.definition(configuration)
         try SimulatorBoard.checkUsable(definition)
+        // The command's own input first: a bad flag or script must touch nothing in the
+        // state folder (no lock file, no settings file kept aside).
+        var parsed: SimulationScript?
+        if headless {
+            guard let scriptPath = script else { throw ExitError("--headless needs --script FILE") }
+            guard let outPath = out else { throw ExitError("--headless needs --out DIR") }
+            guard !outPath.isEmpty else { throw ExitError("--out '' is invalid: give a folder for audio.wav, events.jsonl and frames/") }
+            let text = try InputFile.text(scriptPath, flag: "--script")
+            do { parsed = try SimulationScript(text: text, file: scriptPath) } catch { throw ExitError(error.description) }
+        } else {
+            guard script == nil, out == nil, !realtime else { throw ExitError("--script, --out and --realtime need --headless") }
+        }
+        if let state { try BoxLocations.checkFolder(state, flag: "--state") }
         let logger = Log.bootstrap(level: level)
         let persistence: any SettingsPersistence
         var saved = SavedState()
@@ -48,9 +61,10 @@ struct SimulateCommand: AsyncParsableCommand {
         var stateLock: StateLock?
         defer { withExtendedLifetime(stateLock) {} }
         if let state {
-            stateLock = try BoxLocations(state: state).lockState(configuration)
+            let lockProblem: String?
+            (stateLock, lockProblem) = try BoxLocations(state: state).lockStateOrPlayUnsaved(configuration)
             let store = SettingsStore(path: "\(state)/settings.toml")
-            let loaded = store.load()
+            let loaded = BoxLocations.load(store, lockProblem: lockProblem)
             (saved, problem, notice, persistence) = (loaded.saved, loaded.problem, loaded.notice, store)
         } else {
             persistence = MemoryPersistence()
@@ -58,13 +72,7 @@ struct SimulateCommand: AsyncParsableCommand {
         if let source { saved.preferences.sync = source }
         let sounds = BoxLocations.userSounds(configuration, sampleRate: definition.audio.sampleRate, logger: logger)
 
-        if headless {
-            guard let scriptPath = script else { throw ExitError("--headless needs --script FILE") }
-            guard let outPath = out else { throw ExitError("--headless needs --out DIR") }
-            guard !outPath.isEmpty else { throw ExitError("--out '' is invalid: give a folder for audio.wav, events.jsonl and frames/") }
-            let text = try InputFile.text(scriptPath, flag: "--script")
-            let parsed: SimulationScript
-            do { parsed = try SimulationScript(text: text, file: scriptPath) } catch { throw ExitError(error.description) }
+        if let parsed, let outPath = out {
             let files = try SimulationFiles(folder: outPath, format: definition.audio)
             // On the real clock the box has a Link session (used when Sync is Link), its times
             // counted from the pacer's origin.
@@ -80,7 +88,6 @@ struct SimulateCommand: AsyncParsableCommand {
             try files.finish()
             print("Simulated \(ended.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/")
         } else {
-            guard script == nil, out == nil, !realtime else { throw ExitError("--script, --out and --realtime need --headless") }
             try await InteractiveSimulation.run(board: definition, configuration: configuration, saved: saved, problem: problem,
                                                 notice: notice, persistence: persistence, userSounds: sounds, logger: logger)
         }

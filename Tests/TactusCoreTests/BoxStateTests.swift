@@ -292,7 +292,7 @@ import Testing
         let effects = b.handle(.detent(1, at: clock.advance(ms: 300)))
         #expect(effects.contains(.silentPractice(true)))
         _ = press(&b, .wheel)
-        turn(&b, 2)                     // Dark gap, then Sync
+        turn(&b, 4)                     // Dark gap, Tone timbre, Tone volume, then Sync
         #expect(b.screen.menu?.items[b.menu!.selected] == "Sync: Internal")
         _ = press(&b, .wheel)           // edit Sync: Link
         _ = b.handle(.detent(1, at: clock.advance(ms: 300)))
@@ -399,7 +399,7 @@ import Testing
         // The state handed in is a value: reducing it again from scratch gives the same.
         let (c, _) = reduce(start, .detent(-1, at: time))
         #expect(c.settings.tempo == Tempo(clampingWholeBPM: 119))
-        #expect(ScreenPresenter.model(for: a, timeline: nil) == ScreenPresenter.model(for: b, timeline: nil))
+        #expect(ScreenPresenter.model(for: a, grid: nil) == ScreenPresenter.model(for: b, grid: nil))
     }
 }
 

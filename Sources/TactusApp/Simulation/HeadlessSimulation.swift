@@ -219,7 +219,7 @@ public final class HeadlessSimulation: BoxObserver {
         let view = state.screen
         let selected = view.menu.map { JSON.string($0.items[min($0.selected, $0.items.count - 1)]) } ?? "null"
         let layers = s.subdivisions.layers.map { #","sub\#($0)":\#(v.layer($0))"# }.joined()
-        let fields = #""type":"state","bpm":\#(s.tempo.description),"meter":"\#(s.meter)","beat_unit":"\#(s.beatUnit)","accents":"\#(s.accents)","subdivisions":"\#(s.subdivisions)","swing":\#(JSON.optional(s.swing)),"groove":\#(JSON.optional(s.groove)),"poly":"\#(s.poly)","sound":\#(JSON.string(s.sound)),"volume":{"master":\#(v.master),"accent":\#(v.accent),"soft":\#(v.soft),"beat":\#(v.beat)\#(layers),"poly":[\#(v.poly.map(String.init).joined(separator: ","))]},"playing":\#(state.isPlaying),"mode":"\#(state.mode.rawValue)","field":"\#(state.field.name)","menu":\#(selected),"editing":\#(view.menu?.editing ?? false),"dimmed":\#(view.dimmed),"notice":\#(view.notice.map { JSON.string($0.text) } ?? "null"),"song":\#(view.song.map(JSON.song) ?? "null")\#(seed(state))"#
+        let fields = #""type":"state","bpm":\#(s.tempo.description),"meter":"\#(s.meter)","beat_unit":"\#(s.beatUnit)","accents":"\#(s.accents)","subdivisions":"\#(s.subdivisions)","swing":\#(JSON.optional(s.swing)),"groove":\#(JSON.optional(s.groove)),"poly":"\#(s.poly)","sound":\#(JSON.string(s.sound)),"volume":{"master":\#(v.master),"accent":\#(v.accent),"soft":\#(v.soft),"beat":\#(v.beat)\#(layers),"poly":[\#(v.poly.map(String.init).joined(separator: ","))]},"playing":\#(state.isPlaying),"mode":"\#(state.mode.rawValue)","field":"\#(state.field.name)","menu":\#(selected),"editing":\#(view.menu?.editing ?? false),"dimmed":\#(view.dimmed),"notice":\#(view.notice.map { JSON.string($0.text) } ?? "null"),"song":\#(view.song.map(JSON.song) ?? "null"),"tone":\#(state.soundingTone.map(JSON.tone) ?? "null")\#(seed(state))"#
         guard fields != lastState else { return }
         lastState = fields
         record(at: time, "{\"t\":\(seconds(time)),\(fields)}")
@@ -238,6 +238,13 @@ enum JSON {
     static func string(_ text: String) -> String { TOMLWriter.quoted(text) }
     /// The value's text as a JSON string, or null.
     static func optional(_ value: (some CustomStringConvertible)?) -> String { value.map { string($0.description) } ?? "null" }
+    /// The sounding reference tone: note, A4, frequency (Hz, 4 decimals), timbre, volume.
+    static func tone(_ t: ReferenceTone) -> String {
+        let tenThousandths = Int((t.frequency * 10_000).rounded())
+        let fraction = String(tenThousandths % 10_000)
+        let hz = "\(tenThousandths / 10_000).\(String(repeating: "0", count: 4 - fraction.count))\(fraction)"
+        return #"{"note":"\#(t.noteName)","a4":\#(t.reference),"hz":\#(hz),"timbre":"\#(t.timbre.rawValue)","volume":\#(t.volume)}"#
+    }
     /// The song page: name, section, bar of section ("3/8"), tempo, practice program, playing.
     static func song(_ v: SongView) -> String {
         #"{"name":\#(string(v.name)),"section":\#(string(v.section)),"bar":\#(string(v.bar)),"bpm":\#(string(v.bpm)),"program":\#(string(v.program)),"playing":\#(v.playing)}"#

@@ -2,6 +2,8 @@
 /// The menu's pages.
 public enum MenuPage: Sendable, Hashable {
     case root, markings, presets, settings
+    /// The reference tone: the wheel sets the note, a pushed turn A4, a push switches it.
+    case tone
 
     public var title: String {
         switch self {
@@ -9,13 +11,14 @@ public enum MenuPage: Sendable, Hashable {
         case .markings: "Tempo markings"
         case .presets: "Presets"
         case .settings: "Settings"
+        case .tone: "Tone"
         }
     }
 }
 
 /// A box setting changed in Menu > Settings.
 public enum PreferenceField: Sendable, Hashable, CaseIterable {
-    case momentum, tapTolerance, screenDim, footswitch, silentPractice, darkGap, sync, linkStartStopSync
+    case momentum, tapTolerance, screenDim, footswitch, silentPractice, darkGap, toneTimbre, toneVolume, sync, linkStartStopSync
 
     public static let screenDimChoices = [0, 10, 30, 60, 120, 300, 600, 1800, 3600]
 
@@ -27,6 +30,8 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .footswitch: "Footswitch"
         case .silentPractice: "Silent practice"
         case .darkGap: "Dark gap"
+        case .toneTimbre: "Tone timbre"
+        case .toneVolume: "Tone volume"
         case .sync: "Sync"
         case .linkStartStopSync: "Link start/stop"
         }
@@ -40,6 +45,8 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .footswitch: p.footswitch == .tap ? "tap" : "start"
         case .silentPractice: p.silentPractice ? "on" : "off"
         case .darkGap: p.darkGap ? "on" : "off"
+        case .toneTimbre: p.tone.timbre.rawValue
+        case .toneVolume: "\(p.tone.volume)%"
         case .sync: p.sync.label
         case .linkStartStopSync: p.linkStartStopSync ? "on" : "off"
         }
@@ -60,6 +67,10 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .footswitch: p.footswitch = p.footswitch == .tap ? .startStop : .tap
         case .silentPractice: p.silentPractice.toggle()
         case .darkGap: p.darkGap.toggle()
+        case .toneTimbre: p.tone.timbre = p.tone.timbre == .sine ? .organ : .sine
+        case .toneVolume:
+            // 5 % a detent: 20 detents from silence to full.
+            p.tone.volume = min(max(p.tone.volume + 5 * direction, ReferenceTone.volumeRange.lowerBound), ReferenceTone.volumeRange.upperBound)
         case .sync:
             let all = SyncSource.allCases
             p.sync = all[min(max(all.firstIndex(of: p.sync)! + direction, 0), all.count - 1)]
@@ -77,6 +88,8 @@ public enum MenuAction: Sendable, Hashable {
     case loadPreset(Int)
     /// To song mode (songs, setlist and practice programs).
     case songs
+    /// The reference tone on or off (the Tone page's push).
+    case toggleTone
     /// Start (or end) changing a setting with the wheel.
     case edit(PreferenceField)
     /// To the root page, or out of the menu from the root.
@@ -117,7 +130,7 @@ public struct MenuState: Sendable, Hashable {
         switch page {
         case .root:
             [MenuEntry("Tempo markings", .open(.markings)), MenuEntry("Presets", .open(.presets)),
-             MenuEntry("Songs", .songs), MenuEntry("Settings", .open(.settings)), MenuEntry("Back", .back)]
+             MenuEntry("Songs", .songs), MenuEntry("Settings", .open(.settings)), MenuEntry("Tone", .open(.tone)), MenuEntry("Back", .back)]
         case .markings:
             TempoMarking.alphabetical.map { MenuEntry($0.name, value: "\($0.typicalBPM)", .chooseMarking($0)) } + [MenuEntry("Back", .back)]
         case .presets:
@@ -126,6 +139,9 @@ public struct MenuState: Sendable, Hashable {
                 + [MenuEntry("Back", .back)]
         case .settings:
             PreferenceField.allCases.map { MenuEntry($0.label, value: $0.value(in: saved.preferences), .edit($0)) } + [MenuEntry("Back", .back)]
+        case .tone:
+            // One row: the page is drawn whole (ToneScreen); the wheel never moves a selection here.
+            [MenuEntry("Tone", value: ToneView(saved.preferences).summary, .toggleTone)]
         }
     }
 
