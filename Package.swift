@@ -59,9 +59,14 @@ let package = Package(
         .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
         // The few glibc calls Swift cannot import (pthread_setname_np, prctl).
         .target(name: "CLinuxShim"),
+        // Ableton Link (Debian's ableton-link-dev headers, GPL-2.0-or-later) behind a C
+        // interface of our own: Swift cannot import ableton::Link itself.
+        .target(name: "CLink",
+                cxxSettings: [.define("LINK_PLATFORM_LINUX", to: "1")],
+                linkerSettings: [.linkedLibrary("m"), .linkedLibrary("stdc++")]),
         // Devices only for HardwareCheck (`tactus check`), which drives the real display.
         // GPIO/*V2.swift is the libgpiod 2 backend, compiled when gpioBackend defines it.
-        .target(name: "LinuxHAL", dependencies: ["TactusBase", "TactusCore", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim"],
+        .target(name: "LinuxHAL", dependencies: ["TactusBase", "TactusCore", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim", "CLink"],
                 swiftSettings: gpioBackend),
         .target(name: "SimHAL", dependencies: ["TactusBase", "HAL"]),
         // The box: services and wiring, written against HAL only, so `tactus run` (LinuxHAL
@@ -117,6 +122,8 @@ let package = Package(
             dependencies: ["TactusBase", "TactusCore", "HAL", "Devices", "SimHAL", "TactusApp"],
             path: "Benchmarks/ScreenBench"
         ),
+        // A Link peer written against our C API, for the Link tests (Tests/Link).
+        .executableTarget(name: "tactus-link-peer", dependencies: ["CLink"], path: "Tests/LinkPeer"),
         // Interposes malloc and pthread_mutex_lock inside the test binary so tests can
         // prove the render thread neither allocates nor locks.
         .target(name: "RealtimeAudit", path: "Tests/RealtimeAudit"),
@@ -139,5 +146,6 @@ let package = Package(
         .testTarget(name: "FuzzTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp", "TactusSimulation", "TactusCommandLine", "FuzzTargets"]),
         .testTarget(name: "tactusTests", dependencies: ["TactusBase", "TestSupport", "TactusCore", "ClickEngine"]),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )

@@ -56,7 +56,8 @@ fetch_gpiod2() {
 }
 
 # espeak-ng, python3 and python3-numpy: `make voices` synthesizes the spoken counts (scripts/make-voices.py).
-packages=(pkg-config libasound2-dev libgpiod-dev libi2c-dev espeak-ng python3 python3-numpy)
+# ableton-link-dev (headers only, with libasio-dev): Ableton Link, GPL-2.0-or-later (README "Ableton Link").
+packages=(pkg-config libasound2-dev libgpiod-dev libi2c-dev espeak-ng python3 python3-numpy ableton-link-dev libasio-dev)
 # Tests: jackd2 + libasound2-plugins give a real-time paced ALSA device without hardware
 # (JACK dummy backend behind ALSA's jack plugin); device-tree-compiler checks overlays/;
 # alsa-utils (aplay) for diagnosing audio devices.

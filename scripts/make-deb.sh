@@ -118,6 +118,13 @@ fi
 depends="adduser, $depends"
 case $depends in *libgpiod*) ;; *) die "the binary links no libgpiod (Depends: $depends)" ;; esac
 
+# Ableton Link is compiled in from ableton-link-dev's headers (GPL-2.0-or-later, which the
+# GPL-3.0-or-later binary accepts): Built-Using names the source it came from, as Debian
+# asks for statically included code. scripts/install-deps.sh build installs it.
+link_version=$(dpkg-query -W -f='${Version}' ableton-link-dev 2>/dev/null) ||
+  die "ableton-link-dev is not installed: scripts/install-deps.sh build"
+built_using="ableton-link (= $link_version)"
+
 installed_size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 cat >"$root/DEBIAN/control" <<EOF
 Package: tactus
@@ -126,6 +133,7 @@ Architecture: $arch
 Maintainer: $(sed -n 's/^ -- \(.*>\)  .*/\1/p' "$pkg/changelog" | head -1)
 Installed-Size: $installed_size
 Depends: $depends
+Built-Using: $built_using
 Suggests: gpiod, i2c-tools, alsa-utils
 Section: sound
 Priority: optional

@@ -122,8 +122,37 @@ public final class ClickEngine {
         return origin.epoch == transportEpoch ? origin.sample + song.endSample : nil
     }
 
+    /// Where the next start puts bar 0's downbeat (twice the sample, exact); nil: at the
+    /// render call that takes the start up.
+    private var startTwice: Int64?
+    /// The latest outside re-placement of the grid (Link), attached to every program until
+    /// the next start; the render thread applies each serial once.
+    private var alignment: (serial: UInt64, twice: Int64, bar: Int64, position: Rational)?
+    private var alignmentSerial: UInt64 = 0
+
+    /// Starts with bar 0's downbeat at sample `twice / 2` (an outside timeline's bar line, in
+    /// the future by at least a period), or at the next render call when nil.
+    public func start(atTwice twice: Int64?) {
+        startTwice = twice
+        alignment = nil
+        startTransport()
+    }
+
+    /// Re-places the playing grid (an outside timeline moved, Link): from sample `twice / 2`
+    /// on, bar `bar` is `position` whole notes in. No onset is doubled; see `ClickRenderer`.
+    public func align(atTwice twice: Int64, bar: Int64, position: Rational) {
+        guard isPlaying, song == nil else { return }
+        alignmentSerial &+= 1
+        alignment = (alignmentSerial, twice, bar, position)
+        publish()
+    }
+
     /// Starts at the beginning of a bar with the next render call.
     public func start() {
+        start(atTwice: nil)
+    }
+
+    private func startTransport() {
         if let song, !song.changes.isEmpty || song.mixes.count > 1 {
             // Live changes hold for one play; a new start plays the song as written.
             self.song = try? SongSchedule(songs: song.songs, seed: song.seed, sounds: soundSets[settings.sound] ?? song.mixes[0].sounds,
@@ -138,6 +167,8 @@ public final class ClickEngine {
     /// Stops starting clips; clips in flight play to their end.
     public func stop() {
         isPlaying = false
+        startTwice = nil
+        alignment = nil
         publish()
     }
 
@@ -187,6 +218,14 @@ public final class ClickEngine {
         let program = EngineProgram(settings: settings, sounds: sounds, sampleRate: renderer.sampleRate,
                                     playing: isPlaying, transportEpoch: transportEpoch, serial: programSerial, song: song,
                                     tone: tone.map { ToneParameters($0, sampleRate: renderer.sampleRate) })
+        program.startTwice = startTwice
+        if let alignment {
+            // The position on this program's grid, exactly (whole notes x grid units per whole).
+            let grid = alignment.position * Rational(program.gridPerWhole)
+            let parts = Anchor.split(Int128(grid.numerator), Int128(grid.denominator))
+            program.alignment = (alignment.serial, Anchor(twice: alignment.twice, bar: alignment.bar, grid: parts.whole,
+                                                          numerator: parts.numerator, denominator: parts.denominator))
+        }
         let raw = Unmanaged.passRetained(program).toOpaque()
         if let unclaimed = renderer.pending.exchange(raw, ordering: .acquiringAndReleasing) {
             Unmanaged<EngineProgram>.fromOpaque(unclaimed).release()

@@ -38,6 +38,8 @@ public final class ClickRenderer: @unchecked Sendable {
     // Render-thread state.
     private var current: UnsafeMutableRawPointer?
     private var appliedEpoch: UInt64 = 0
+    /// The last outside alignment applied (`EngineProgram.alignment`).
+    private var appliedAlignment: UInt64 = 0
     private var playing = false
     /// Where the current program's grid is pinned to the sample clock (exact).
     private var placement = Placement(anchor: .start(atSample: 0), lag: .zero)
@@ -184,7 +186,7 @@ public final class ClickRenderer: @unchecked Sendable {
                 if restart || !playing || previous == nil {
                     // With spoken words the song starts one longest lead later, so even
                     // its first word begins its lead before its onset.
-                    songOrigin = clock + song.maxLead
+                    songOrigin = program.startTwice.map { ($0 + 1) >> 1 } ?? clock + song.maxLead
                     songCursor = 0
                     startedUntil = clock
                 } else if previous !== song, let sameBefore = song.sameBefore, clock - songOrigin > sameBefore {
@@ -198,15 +200,21 @@ public final class ClickRenderer: @unchecked Sendable {
                     leadInActive = false
                     // The downbeat one longest lead after START (0 for clicks), so the
                     // first word too begins its lead before its onset.
-                    placement = program.placement(of: .start(atSample: clock + program.maxLead))
+                    placement = program.placement(of: program.startTwice.map { Anchor(twice: $0, bar: 0, grid: 0) }
+                                                  ?? .start(atSample: clock + program.maxLead))
                     cursorBar = 0
                     cursorIndex = 0
                     startedUntil = clock
+                    skipLateOnsets(of: program)
                 } else if let current {
                     Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { old in
                         keepPhase(from: old, to: program)
                     }
+                    if let alignment = program.alignment, alignment.serial != appliedAlignment {
+                        realign(program, to: alignment.anchor)
+                    }
                 }
+                if let alignment = program.alignment { appliedAlignment = alignment.serial }
             }
             appliedEpoch = program.transportEpoch
             playing = program.playing
@@ -278,6 +286,28 @@ public final class ClickRenderer: @unchecked Sendable {
         placement = new.placement(of: Anchor(twice: pivotTwice, bar: bar, grid: parts.whole,
                                              numerator: parts.numerator, denominator: parts.denominator))
         if carry { carryMovedNotes(from: old, to: new, oldCut: cut, newCut: cutOnNew, bar: cut.bar) }
+    }
+
+    /// An outside timeline (Link) moved the grid: the same musical positions land on new
+    /// samples from `anchor` on. The cursor keeps its place in the music, so no onset is
+    /// played twice; one the move made due up to 5 ms ago plays now, older ones (a jump, as
+    /// when joining a session) are passed over instead of bursting out together.
+    private func realign(_ program: EngineProgram, to anchor: Anchor) {
+        leadInActive = false
+        placement = program.placement(of: anchor)
+        skipLateOnsets(of: program)
+    }
+
+    private func skipLateOnsets(of program: EngineProgram) {
+        guard program.onsetCount > 0 else { return }
+        let late = clock - Int64(sampleRate / 200)
+        while sampleOfCursor(program) < late {
+            cursorIndex += 1
+            if cursorIndex == program.onsetCount {
+                cursorIndex = 0
+                cursorBar += 1
+            }
+        }
     }
 
     /// Notes that a change moves across the cut (a swing or groove amount changing while

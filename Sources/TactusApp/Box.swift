@@ -46,7 +46,7 @@ public protocol BoxObserver: AnyObject {
 /// where it is made; debug builds also check each entry point (`preconditionOnBoxThread`, as
 /// NIO's `preconditionInEventLoop`).
 public final class Box {
-    public private(set) var state: BoxState
+    public internal(set) var state: BoxState
     public let engine: ClickEngine
     public let board: BoardDefinition
     public weak var observer: (any BoxObserver)?
@@ -64,10 +64,19 @@ public final class Box {
     /// The one timeline: the engine's grid as published with each start and change
     /// (`GridAnchor`), songs included. The screen, LEDs and buzzer read only this.
     public private(set) var grid = BeatGrid()
+    /// The steady grid in effect at the sample heard now (Link compares its phase with it).
+    var timeline: SteadyGrid? {
+        let heard = heardSample(at: now).map(Double.init) ?? Double(grid.pieces.last?.startSample ?? 0)
+        if case .steady(let steady) = grid.piece(atSample: heard) { return steady }
+        return nil
+    }
     private var screenChanged = true
     private var lastFrame: Bitmap?
     private var lastContrast: UInt8?
-    private var now: MonotonicTime
+    private(set) var now: MonotonicTime
+    /// The Ableton Link session (Sync: Link), when the box has one; see Box+Link.swift.
+    public var link: (any LinkSession)?
+    var linkFollow = LinkFollow()
 
     public init(
         board: BoardDefinition, state: BoxState, engine: ClickEngine, audio: any AudioClockSource,
@@ -188,6 +197,7 @@ public final class Box {
             perform(state.handle(.tick(at: now)), at: now)
         }
         drainOnsets()
+        followLink()
         checkSongEnd()
         drawIfDue()
         retryMissingDisplay()
@@ -222,6 +232,8 @@ public final class Box {
         if let retry = nextDisplayRetry { wakeups.append(retry) }
         // Onsets arrive from the render thread: look for them at least every few ms while playing.
         if state.isPlaying || engine.renderer.activeVoiceCount > 0 { wakeups.append(now.advanced(byNanoseconds: 4_000_000)) }
+        // A Link session is looked at every 10 ms (peers, tempo, start/stop) even when stopped.
+        if linkFollow.enabled { wakeups.append(now.advanced(byNanoseconds: 10_000_000)) }
         return wakeups.min()
     }
 
@@ -267,7 +279,7 @@ public final class Box {
 
     // MARK: effects
 
-    private func perform(_ effects: [Effect], at time: MonotonicTime) {
+    func perform(_ effects: [Effect], at time: MonotonicTime) {
         var stateChanged = false
         for effect in effects {
             switch effect {
@@ -289,13 +301,14 @@ public final class Box {
                 screenChanged = true
                 stateChanged = true
             case .start:
-                engine.start()
+                startEngine()
                 if practiceStartedAt == nil { practiceStartedAt = time }
                 startPressedAt = time
                 grid.removeAll() // anchored by the grid the engine publishes at the start
                 screenChanged = true
                 stateChanged = true
             case .stop:
+                linkStopped(at: time)
                 engine.stop()
                 logPractice(until: time)
                 grid.removeAll()
@@ -346,7 +359,7 @@ public final class Box {
         observer?.box(self, didPulse: pulse, because: reason)
     }
 
-    private var outputClock: AudioOutputClock? {
+    var outputClock: AudioOutputClock? {
         guard let position = audio.outputPosition else { return nil }
         return AudioOutputClock(sampleRate: engine.renderer.sampleRate, engineSample: position.framesRendered,
                                 outputDelayFrames: Int64(position.delayFrames), nanoseconds: position.timestamp.nanoseconds)
@@ -373,6 +386,7 @@ public final class Box {
                 inform("first click heard \((heard.nanoseconds - pressed.nanoseconds) / 1_000_000) ms after START")
             }
             observer?.box(self, didStart: event, heardAt: heard)
+            if engine.song != nil { linkFollow.songBPM = event.bpm }
             if state.practice.isLoaded && (event.kind.isBeat || event.isCount) {
                 perform(state.handle(.songProgress(section: Int(event.section), bar: event.bar, bpm: event.bpm,
                                                    song: Int(event.song), at: now)), at: now)

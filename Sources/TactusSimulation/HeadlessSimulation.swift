@@ -23,6 +23,8 @@ public protocol SimulationOutput: AnyObject {
 public protocol SimulationPacer: AnyObject {
     /// CLOCK_MONOTONIC nanoseconds at simulated time 0: events carry `mono` = origin + t.
     var originNanoseconds: Int64 { get }
+    /// Simulated time 0 is now (the run begins; setting the box up took its time before).
+    func begin()
     /// Sleeps until simulated time `nanoseconds` is due on the real clock. Returns the
     /// simulated time at which the run must end instead (a SIGTERM or SIGINT arrived), or nil.
     func wait(until nanoseconds: Int64) -> Int64?
@@ -49,7 +51,7 @@ public final class HeadlessSimulation: BoxObserver {
 
     public init(board: BoardDefinition, configuration: ConfigurationFile, saved: SavedState, problem: String?,
                 notice: String? = nil, persistence: any SettingsPersistence, userSounds: [SoundSet] = [], output: any SimulationOutput,
-                logger: Logger) throws {
+                link: (any LinkSession)? = nil, logger: Logger) throws {
         let clock = ManualClock(start: .zero)
         // One period of output delay: the period rendered at time t is heard from t on.
         format = AudioFormat(sampleRate: board.audio.sampleRate, channels: board.audio.channels,
@@ -58,7 +60,7 @@ public final class HeadlessSimulation: BoxObserver {
         let audio = try AudioOutput(device: sink, silent: sink)
         let parts = BoxParts(board: board, configuration: configuration, audio: audio, input: ScriptedInput(),
                              display: SnapshotDisplay(width: board.display?.width ?? 128, height: board.display?.height ?? 64, keeping: 1),
-                             indicators: DiscardingIndicators(), persistence: persistence, clock: clock, userSounds: userSounds)
+                             indicators: DiscardingIndicators(), persistence: persistence, clock: clock, userSounds: userSounds, link: link)
         box = try BoxAssembly.makeBox(parts, saved: saved, problem: problem, notice: notice, logger: logger)
         self.clock = clock
         self.output = output
@@ -75,9 +77,11 @@ public final class HeadlessSimulation: BoxObserver {
     /// Returns the simulated time at which it ended.
     @discardableResult
     public func run(_ script: SimulationScript, pacer: (any SimulationPacer)? = nil) throws -> Rational {
+        pacer?.begin()
         monoOrigin = pacer?.originNanoseconds
         var edges = script.edgeStream(stepsPerDetent: box.board.encoder.stepsPerDetent, origin: .zero)
         var nextEdge = edges.next()
+        var actions = script.actions(origin: .zero)[...]
         var end = (script.endTime * Rational(1_000_000_000)).rounded
         let rate = Int64(format.sampleRate)
         var framesRendered: Int64 = 0
@@ -87,6 +91,7 @@ public final class HeadlessSimulation: BoxObserver {
             let periodTime = framesRendered * 1_000_000_000 / rate
             var next = periodTime
             if let edge = nextEdge { next = min(next, edge.timestamp.nanoseconds) }
+            if let action = actions.first { next = min(next, action.time.nanoseconds) }
             // A wakeup that is already due was just handled: time must move on (by 1 µs at least).
             if let wake = box.nextWakeup { next = min(next, max(wake.nanoseconds, clock.now().nanoseconds + 1_000)) }
             guard next < end else { break }
@@ -95,6 +100,12 @@ public final class HeadlessSimulation: BoxObserver {
                 if next >= end { break }
             }
             clock.set(MonotonicTime(nanoseconds: next))
+            // Settings lines first: `sync link` and a press at the same time start in Link.
+            while let action = actions.first, action.time.nanoseconds <= next {
+                box.handle(action)
+                box.advance(to: MonotonicTime(nanoseconds: next))
+                actions.removeFirst()
+            }
             while let edge = nextEdge, edge.timestamp.nanoseconds <= next {
                 record(at: next, input(edge))
                 box.handle(edge)

@@ -32,6 +32,9 @@ public struct SimulationScript: Equatable {
         case press(InputRole, Press)
         /// `pushed`: the wheel is held down from the step's time until 50 ms after the last detent.
         case turn(detents: Int, seconds: Rational, pushed: Bool)
+        /// `sync internal|link`: the sync source; `link start-stop-sync on|off`.
+        case sync(SyncSource)
+        case linkStartStopSync(Bool)
         case end
     }
 
@@ -90,12 +93,22 @@ public struct SimulationScript: Equatable {
                     throw fail("turn time '\(rest[3])' is invalid: allowed more than 0 up to 3600 seconds, e.g. 0.3")
                 }
                 step = .turn(detents: detents, seconds: seconds, pushed: rest.count == 5)
+            case "sync":
+                guard rest.count == 2, let source = SyncSource(rawValue: rest[1]) else {
+                    throw fail("expected 'sync \(SyncSource.allCases.map(\.rawValue).joined(separator: "|"))'")
+                }
+                step = .sync(source)
+            case "link":
+                guard rest.count == 3, rest[1] == "start-stop-sync", rest[2] == "on" || rest[2] == "off" else {
+                    throw fail("expected 'link start-stop-sync on|off'")
+                }
+                step = .linkStartStopSync(rest[2] == "on")
             case "end":
                 guard rest.count == 1 else { throw fail("'end' takes nothing after it") }
                 step = .end
                 end = time
             default:
-                throw fail("'\(rest.joined(separator: " "))' is invalid: expected press, tap, turn or end")
+                throw fail("'\(rest.joined(separator: " "))' is invalid: expected press, tap, turn, sync, link or end")
             }
             steps.append((time, line, step))
         }
@@ -112,6 +125,18 @@ public struct SimulationScript: Equatable {
 
     /// The same edges, made as they are read: memory depends on how many steps overlap,
     /// never on the length of the script or of the simulated time.
+    /// The steps that are settings rather than input edges, as actions at their times.
+    public func actions(origin: MonotonicTime) -> [Action] {
+        steps.compactMap { time, _, step in
+            let at = origin.advanced(byNanoseconds: (time * Rational(1_000_000_000)).rounded)
+            switch step {
+            case .sync(let source): return .sync(source, at: at)
+            case .linkStartStopSync(let on): return .linkStartStopSync(on, at: at)
+            default: return nil
+            }
+        }
+    }
+
     public func edgeStream(stepsPerDetent: Int, origin: MonotonicTime) -> EdgeStream {
         EdgeStream(steps: steps.map { ($0.time, $0.step) }, stepsPerDetent: stepsPerDetent, origin: origin)
     }
@@ -211,7 +236,7 @@ public struct SimulationScript: Equatable {
                 source = Source(order: 2 * index + 1)
                 source.turn = (at(time), nanoseconds, quarterSteps, direction, 0, encoderPhase)
                 encoderPhase = ((encoderPhase + direction * quarterSteps) % 4 + 4) % 4
-            case .end: return
+            case .end, .sync, .linkStartStopSync: return
             }
             if source.head != nil { sources.append(source) }
         }

@@ -35,7 +35,8 @@ enum InteractiveSimulation {
         let screen = TerminalScreen(width: board.display?.width ?? 128, height: board.display?.height ?? 64)
         let indicators = SimulatedIndicators()
         let parts = BoxParts(board: board, configuration: configuration, audio: audio, input: ScriptedInput(), display: screen,
-                             indicators: indicators, persistence: persistence, clock: clock, userSounds: userSounds)
+                             indicators: indicators, persistence: persistence, clock: clock, userSounds: userSounds,
+                             link: AbletonLink(tempo: 120))
         // The same service as `tactus run`: its start and stop order, its one control thread.
         let service = try BoxService(parts: parts, saved: saved, problem: problem, notice: notice, logger: logger)
         let loop = service.loop

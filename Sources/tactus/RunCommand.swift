@@ -21,11 +21,13 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "State folder holding settings.toml (default: the configuration's settings_file, /var/lib/tactus/settings.toml).")
     var state: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
+    @Option(help: "Sync source for this run: internal or link (default: the saved Menu > Settings > Sync).") var sync: String?
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ExitError("--log-level '\(logLevel)' is invalid: allowed trace, debug, info, notice, warning, error, critical")
         }
+        let source = try SyncOption.parse(sync)
         let locations = BoxLocations(config: config, board: board, state: state)
         let configuration = try locations.configuration()
         let definition = try locations.boardDefinition(configuration)
@@ -68,10 +70,12 @@ struct RunCommand: AsyncParsableCommand {
         } catch { throw ExitError("audio: \(error)", code: 1) }
 
         let store = SettingsStore(path: locations.settingsPath(configuration))
-        let loaded = BoxLocations.load(store, lockProblem: lockProblem)
+        var loaded = BoxLocations.load(store, lockProblem: lockProblem)
+        if let source { loaded.saved.preferences.sync = source }
         let parts = BoxParts(board: definition, configuration: configuration, audio: audio, input: inputs, display: display,
                              indicators: outputs, persistence: store, clock: clock,
-                             userSounds: BoxLocations.userSounds(configuration, sampleRate: audio.format.sampleRate, logger: logger))
+                             userSounds: BoxLocations.userSounds(configuration, sampleRate: audio.format.sampleRate, logger: logger),
+                             link: AbletonLink(tempo: 120))
         let service: BoxService
         do {
             service = try BoxService(parts: parts, saved: loaded.saved, problem: loaded.problem, notice: loaded.notice, logger: logger,

@@ -30,10 +30,15 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Configuration file (default: none).") var config: String?
     @Option(help: "State folder for settings.toml (default: settings are not saved).") var state: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "warning"
+    @Option(help: "Sync source: internal or link (link needs --realtime when headless).") var sync: String?
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ExitError("--log-level '\(logLevel)' is invalid: allowed trace, debug, info, notice, warning, error, critical")
+        }
+        let source = try SyncOption.parse(sync)
+        if source == .link && headless && !realtime {
+            throw ExitError("--sync link needs --realtime: a Link session runs on the real clock, not on simulated time")
         }
         let configuration = config == nil ? ConfigurationFile() : try BoxLocations(config: config).configuration()
         let definition = try board.map { try BoardLoader.load($0) } ?? SimulatorBoard.definition(configuration)
@@ -67,13 +72,22 @@ struct SimulateCommand: AsyncParsableCommand {
         } else {
             persistence = MemoryPersistence()
         }
+        if let source { saved.preferences.sync = source }
         let sounds = BoxLocations.userSounds(configuration, sampleRate: definition.audio.sampleRate, logger: logger)
 
         if let parsed, let outPath = out {
             let files = try SimulationFiles(folder: outPath, format: definition.audio)
+            // On the real clock the box has a Link session (used when Sync is Link), its times
+            // counted from the pacer's origin.
+            let pacer = realtime ? RealtimePacer() : nil
+            let link = pacer.flatMap { pacer in AbletonLink(tempo: 120, origin: { pacer.originNanoseconds }) }
             let simulation = try HeadlessSimulation(board: definition, configuration: configuration, saved: saved, problem: problem,
-                                                    notice: notice, persistence: persistence, userSounds: sounds, output: files, logger: logger)
-            let ended = try simulation.run(parsed, pacer: realtime ? RealtimePacer() : nil)
+                                                    notice: notice, persistence: persistence, userSounds: sounds, output: files,
+                                                    link: link, logger: logger)
+            let ended = try simulation.run(parsed, pacer: pacer)
+            if let pacer, pacer.worstLateness > 5_000_000 {
+                FileSystem.writeStandardError("tactus: warning: the real-time run fell up to \(pacer.worstLateness / 1_000_000) ms behind the clock (a busy machine)\n")
+            }
             try files.finish()
             print("Simulated \(ended.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/")
         } else {
@@ -158,5 +172,16 @@ final class SimulationFiles: SimulationOutput {
         try writer.finish()
         try wav.close()
         try events.close()
+    }
+}
+
+/// `--sync internal|link` (run and simulate): overrides the saved Menu > Settings > Sync.
+enum SyncOption {
+    static func parse(_ value: String?) throws -> SyncSource? {
+        guard let value else { return nil }
+        guard let source = SyncSource(rawValue: value) else {
+            throw ExitError("--sync '\(value)' is invalid: allowed \(SyncSource.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return source
     }
 }

@@ -137,6 +137,44 @@ import TactusBase
         #expect(total.writes == 0)
     }
 
+    /// Link moves the grid through the engine (a start placed on the quantum, re-placements
+    /// while playing, some jumps big enough to pass clicks over): the render thread takes them
+    /// up without allocating, locking or writing. (It never calls Link itself.)
+    @Test func linkPlacedStartsAndRealignmentsNeitherAllocateNorLock() {
+        var random = SplitMix64(state: 21)
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "137", meter: "7/8", beatUnit: "1/8", subdivisions: "3"), clipFrames: 3000)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        defer { buffer.deallocate() }
+        engine.start()
+        engine.renderer.render(into: buffer, frameCount: 128)
+        var total = realtime_audit_counts()
+        for step in 0..<2000 {
+            let clock = engine.renderer.sampleClock
+            if step % 200 == 0 {
+                engine.stop()
+                engine.start(atTwice: 2 * clock + Int64.random(in: 0...20_000, using: &random))
+            } else if step % 5 == 0 {
+                // Control side (allocates, not audited): bar 0..3, anywhere in the 7/8 bar.
+                let position = Rational(Int64.random(in: 0..<7 * 64, using: &random), 8 * 64)
+                engine.align(atTwice: 2 * clock + Int64.random(in: -4000...4000, using: &random),
+                             bar: Int64.random(in: 0...3, using: &random), position: position)
+            }
+            realtime_audit_begin()
+            engine.renderer.render(into: buffer, frameCount: 128)
+            let counts = realtime_audit_end()
+            total.allocations += counts.allocations
+            total.frees += counts.frees
+            total.locks += counts.locks
+            total.writes += counts.writes
+            while engine.nextEvent() != nil {}
+        }
+        #expect(engine.renderer.sampleClock == 2001 * 128)
+        #expect(total.allocations == 0)
+        #expect(total.frees == 0)
+        #expect(total.locks == 0)
+        #expect(total.writes == 0)
+    }
+
     @Test func concurrentControlThreadAndRenderThread() async {
         // A real second thread renders while this one publishes as fast as it can.
         let engine = ClickEngine.testEngine(settings: settings(bpm: "300", subdivisions: "2"), clipFrames: 1000)

@@ -293,7 +293,15 @@ import TactusBase
         let effects = b.handle(.detent(1, at: clock.advance(ms: 300)))
         #expect(effects.contains(.silentPractice(true)))
         _ = press(&b, .wheel)
-        turn(&b, 4)                     // Dark gap, Tone timbre, Tone volume, then Back
+        turn(&b, 4)                     // Dark gap, Tone timbre, Tone volume, then Sync
+        #expect(b.screen.menu?.items[b.menu!.selected] == "Sync: Internal")
+        _ = press(&b, .wheel)           // edit Sync: Link
+        _ = b.handle(.detent(1, at: clock.advance(ms: 300)))
+        #expect(b.saved.preferences.sync == .link)
+        _ = press(&b, .wheel)
+        turn(&b, 1)
+        #expect(b.screen.menu?.items[b.menu!.selected] == "Link start/stop: off")
+        turn(&b, 1)                     // Back
         _ = press(&b, .wheel)           // Back: the root, on "Settings"
         #expect(b.menu == MenuState(page: .root, selected: 3))
     }

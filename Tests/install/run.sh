@@ -75,6 +75,16 @@ if command -v systemd-analyze >/dev/null; then
     fail "systemd-analyze verify reports problems in systemd/tactus.service"
   fi
   ok
+  # Ableton Link needs the LAN: no PrivateNetwork, and exactly these address families; the
+  # unit still scores at most 2.0.
+  ! grep -Eq '^PrivateNetwork=' "$unit" || fail "PrivateNetwork= would cut Ableton Link off the LAN"
+  grep -Eqx 'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK' "$unit" ||
+    fail "RestrictAddressFamilies must be AF_UNIX AF_INET AF_INET6 AF_NETLINK (Link: UDP and interface discovery)"
+  score=$(systemd-analyze security --offline=yes "$tmp/tactus.service" 2>/dev/null | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+  if [ -n "$score" ]; then
+    awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }' || fail "systemd-analyze security rates the unit $score (at most 2.0 allowed)"
+  fi
+  ok
 else
   echo "install test: note: systemd-analyze not installed, unit checked by its keys only"
 fi

@@ -57,6 +57,12 @@ final class EngineProgram: @unchecked Sendable {
     /// the finishing beat plays them laid back from the next downbeat, one beat at a time.
     let leadIn: UnsafeMutablePointer<Int32>
     let leadInCount: Int
+    /// A start placed by an outside timeline (Link): bar 0's downbeat at sample `startTwice / 2`
+    /// instead of the render call that takes the start up. Set before publishing, then read only.
+    var startTwice: Int64?
+    /// The grid re-placed by an outside timeline while playing: `anchor` on this program's grid,
+    /// applied once (the render thread remembers the serial). Set before publishing.
+    var alignment: (serial: UInt64, anchor: Anchor)?
     /// The longest clip lead of any onset: the renderer starts onsets this many frames
     /// ahead of the block, so a clip can begin up to its lead before its onset.
     let maxLead: Int64

@@ -66,6 +66,8 @@ public struct ScreenModel: Sendable, Hashable {
     public var dimStep: Int
     /// The song page's content (song mode).
     public var song: SongView? = nil
+    /// Sync: Link: the number of other peers in the session, drawn as the Link mark.
+    public var linkPeers: Int? = nil
 
     public init(page: Page = .stopped, settings: MetronomeSettings = MetronomeSettings(), marking: String = "",
                 wheelMode: WheelMode = .tempo, field: Field = .tempo, turning: Double = 0,
@@ -105,6 +107,7 @@ public enum ScreenPresenter {
             turning: view.turning, grid: playing, notice: view.notice)
         model.song = view.song
         model.noticePage = view.noticePage
+        model.linkPeers = view.linkPeers
         let soundIndex = state.soundNames.firstIndex(of: settings.sound) ?? 0
         let soundTurning = view.field == .sound && view.menu == nil ? view.turning : 0
         model.soundSets = ScreenChoice(title: "Sound", entries: state.soundNames, position: Double(soundIndex) + soundTurning)

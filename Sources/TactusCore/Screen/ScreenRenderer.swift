@@ -16,6 +16,8 @@ public enum ScreenRenderer {
         case .playing, .stopped:
             if model.wheelMode == .tempo {
                 drawMain(model, position: position, into: &bitmap)
+                // The Link mark: "L" and the number of other peers, top left (free on this page).
+                if let peers = model.linkPeers { _ = SmallFont.draw("L\(peers)", at: Point(0, 0), into: &bitmap) }
                 if position == nil { bitmap.blit(model.wheelMode.icon, at: Point(120, 0)) }
                 // Playing, a notice keeps to the left half: the pendulum's half is never covered.
                 let width = position == nil ? 128 : ScreenRenderer.pendulumArea.x - 2

@@ -32,11 +32,20 @@ public enum Action: Sendable, Hashable {
     case songProgress(section: Int, bar: Int64, bpm: Double, song: Int = 0, at: MonotonicTime)
     /// The song (or the setlist playing on) has been heard to its end.
     case songEnded(at: MonotonicTime)
+    /// The sync source or Link's start/stop sync set from outside the menu (a script line).
+    case sync(SyncSource, at: MonotonicTime)
+    case linkStartStopSync(Bool, at: MonotonicTime)
+    /// The Link session: its peer count changed; a peer set the tempo (already the box's
+    /// tempo unit); something about it the screen must say (a tempo out of range).
+    case linkPeers(Int, at: MonotonicTime)
+    case linkTempo(Tempo, at: MonotonicTime)
+    case linkNotice(String, at: MonotonicTime)
 
     public var time: MonotonicTime {
         switch self {
         case .encoderEdge(_, _, let t), .buttonEdge(_, _, let t), .detent(_, let t), .pushedDetent(_, let t),
-             .gesture(_, _, let t), .tick(let t), .saveFailed(_, let t), .part(_, _, let t), .songProgress(_, _, _, _, let t), .songEnded(let t):
+             .gesture(_, _, let t), .tick(let t), .saveFailed(_, let t), .part(_, _, let t), .songProgress(_, _, _, _, let t), .songEnded(let t),
+             .sync(_, let t), .linkStartStopSync(_, let t), .linkPeers(_, let t), .linkTempo(_, let t), .linkNotice(_, let t):
             t
         }
     }

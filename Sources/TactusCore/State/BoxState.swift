@@ -79,6 +79,8 @@ public struct BoxView: Sendable, Hashable {
     public var turning: Double
     /// Song mode, or a song playing: what the song page shows.
     public var song: SongView? = nil
+    /// In a Link session (Sync: Link): the number of other peers, for the Link mark.
+    public var linkPeers: Int? = nil
 }
 
 public struct MenuModel: Sendable, Hashable {
@@ -113,6 +115,8 @@ public struct BoxState: Sendable {
     /// Song mode: the song chosen, the practice program, where the song is.
     public internal(set) var practice = SongPractice()
     public let soundNames: [String]
+    /// Other peers in the Link session (Sync: Link), as the box last heard.
+    public internal(set) var linkPeers = 0
 
     var decoder: QuadratureDecoder
     let reverseEncoder: Bool
@@ -192,7 +196,8 @@ public struct BoxState: Sendable {
             fieldLabel: FieldEditor.label(field),
             fieldValue: mode == .song ? SongFields.value(field, in: self) : FieldEditor.value(field, in: settings),
             menu: menu.map(menuModel), dimmed: dimAt.map { now >= $0 } ?? false, notice: notice,
-            noticePage: notice?.page(at: now) ?? 0, turning: decoder.partialDetent * direction, song: songView)
+            noticePage: notice?.page(at: now) ?? 0, turning: decoder.partialDetent * direction, song: songView,
+            linkPeers: saved.preferences.sync == .link ? linkPeers : nil)
     }
 
     func menuModel(_ menu: MenuState) -> MenuModel {
@@ -249,6 +254,25 @@ extension BoxState {
             songProgress(song: song, section: section, bar: bar, bpm: bpm)
         case .songEnded:
             effects += songEnded()
+        case .sync(let source, _):
+            saved.preferences.sync = source
+        case .linkStartStopSync(let on, _):
+            saved.preferences.linkStartStopSync = on
+        case .linkPeers(let count, _):
+            let before = linkPeers
+            linkPeers = count
+            if count != before {
+                let peers = count == 1 ? "1 peer" : "\(count) peers"
+                show(count > before ? "Link: a peer joined, \(peers)" : "Link: a peer left, \(peers)", .info)
+            }
+        case .linkTempo(let tempo, _):
+            // A peer's tempo becomes the box's; the wheel goes on from it.
+            if saved.settings.tempo != tempo {
+                saved.settings.tempo = tempo
+                self.tempo.set(tempo)
+            }
+        case .linkNotice(let text, _):
+            show(text, .info)
         }
         if let until = notice?.until, now >= until { notice = nil }
         navigation.clamp(to: settings)

@@ -18,7 +18,7 @@ public enum MenuPage: Sendable, Hashable {
 
 /// A box setting changed in Menu > Settings.
 public enum PreferenceField: Sendable, Hashable, CaseIterable {
-    case momentum, tapTolerance, screenDim, footswitch, silentPractice, darkGap, toneTimbre, toneVolume
+    case momentum, tapTolerance, screenDim, footswitch, silentPractice, darkGap, toneTimbre, toneVolume, sync, linkStartStopSync
 
     public static let screenDimChoices = [0, 10, 30, 60, 120, 300, 600, 1800, 3600]
 
@@ -32,6 +32,8 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .darkGap: "Dark gap"
         case .toneTimbre: "Tone timbre"
         case .toneVolume: "Tone volume"
+        case .sync: "Sync"
+        case .linkStartStopSync: "Link start/stop"
         }
     }
 
@@ -45,6 +47,8 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .darkGap: p.darkGap ? "on" : "off"
         case .toneTimbre: p.tone.timbre.rawValue
         case .toneVolume: "\(p.tone.volume)%"
+        case .sync: p.sync.label
+        case .linkStartStopSync: p.linkStartStopSync ? "on" : "off"
         }
     }
 
@@ -67,6 +71,10 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .toneVolume:
             // 5 % a detent: 20 detents from silence to full.
             p.tone.volume = min(max(p.tone.volume + 5 * direction, ReferenceTone.volumeRange.lowerBound), ReferenceTone.volumeRange.upperBound)
+        case .sync:
+            let all = SyncSource.allCases
+            p.sync = all[min(max(all.firstIndex(of: p.sync)! + direction, 0), all.count - 1)]
+        case .linkStartStopSync: p.linkStartStopSync.toggle()
         }
         return p
     }
