@@ -34,6 +34,12 @@ public protocol BoxObserver: AnyObject {
     func box(_ box: Box, didShow frame: Bitmap, at time: MonotonicTime)
 }
 
+/// What the control socket follows: the onsets as heard and every state change.
+public protocol BoxControlObserver: AnyObject {
+    func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime)
+    func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime)
+}
+
 /// The whole box as one discrete-event machine on the control side: physical input goes in
 /// as timestamped edges, time goes in as `advance(to:)`, and out come engine changes,
 /// screen frames, LED and buzzer pulses and settings saves. It never reads a clock and owns
@@ -45,6 +51,8 @@ public final class Box: @unchecked Sendable {
     public let engine: ClickEngine
     public let board: BoardDefinition
     public weak var observer: (any BoxObserver)?
+    /// The control socket's clients (the companion's live view): onsets and state changes.
+    public weak var controlObserver: (any BoxControlObserver)?
 
     private let audio: any AudioClockSource
     private let display: (any MonochromeDisplay)?
@@ -67,7 +75,7 @@ public final class Box: @unchecked Sendable {
     private var screenChanged = true
     private var lastFrame: Bitmap?
     private var lastContrast: UInt8?
-    private var now: MonotonicTime
+    public private(set) var now: MonotonicTime
 
     public init(
         board: BoardDefinition, state: BoxState, engine: ClickEngine, audio: any AudioClockSource,
@@ -291,6 +299,10 @@ public final class Box: @unchecked Sendable {
                     let endless = songs?.contains(where: \.isEndless) ?? false
                     try engine.load(songs: songs, seed: seed, samples: endless ? Int64(engine.renderer.sampleRate) * 3600 : nil)
                 } catch { report("song: \(error)") }
+            case .drawPairingCode:
+                var random = SystemRandomNumberGenerator()
+                perform(state.handle(.remote(.showPairingCode(Companion.code(from: random.next())), at: time)), at: time)
+                stateChanged = true
             case .save(let saved):
                 do { try persistence.save(saved) } catch {
                     report("saving settings failed: \(error)")
@@ -298,7 +310,10 @@ public final class Box: @unchecked Sendable {
                 }
             }
         }
-        if stateChanged { observer?.box(self, didChange: state, at: time) }
+        if stateChanged {
+            observer?.box(self, didChange: state, at: time)
+            controlObserver?.box(self, didChange: state, at: time)
+        }
     }
 
     private func emit(_ pulse: IndicatorPulse, because reason: PulseReason) {
@@ -341,6 +356,7 @@ public final class Box: @unchecked Sendable {
                 inform("first click heard \((heard.nanoseconds - pressed.nanoseconds) / 1_000_000) ms after START")
             }
             observer?.box(self, didStart: event, heardAt: heard)
+            controlObserver?.box(self, didStart: event, heardAt: heard)
             if state.practice.isLoaded && (event.kind.isBeat || event.isCount) {
                 perform(state.handle(.songProgress(section: Int(event.section), bar: event.bar, bpm: event.bpm,
                                                    song: Int(event.song), at: now)), at: now)

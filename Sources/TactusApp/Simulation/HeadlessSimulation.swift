@@ -159,23 +159,13 @@ public final class HeadlessSimulation: BoxObserver {
         return "\(text.dropLast(6)).\(text.suffix(6))"
     }
 
-    /// `,"seed":N` while a song with a random mute is loaded (a new seed at each START).
-    private func seed(_ state: BoxState) -> String {
-        state.practice.isLoaded && state.practice.usesRandomMute(state.saved) ? ",\"seed\":\(state.practice.seed)" : ""
-    }
-
     private func input(_ edge: LineEdge) -> String {
         #"{"t":\#(seconds(edge.timestamp.nanoseconds)),"type":"input","line":"\#(edge.role.rawValue)","active":\#(edge.isActive)}"#
     }
 
     /// A "state" line with the whole current settings, when anything in it changed.
     private func recordState(_ state: BoxState, at time: Int64) {
-        let s = state.settings
-        let v = s.volumes
-        let view = state.screen
-        let selected = view.menu.map { JSON.string($0.items[min($0.selected, $0.items.count - 1)]) } ?? "null"
-        let layers = s.subdivisions.layers.map { #","sub\#($0)":\#(v.layer($0))"# }.joined()
-        let fields = #""type":"state","bpm":\#(s.tempo.description),"meter":"\#(s.meter)","beat_unit":"\#(s.beatUnit)","accents":"\#(s.accents)","subdivisions":"\#(s.subdivisions)","swing":\#(JSON.optional(s.swing)),"groove":\#(JSON.optional(s.groove)),"poly":"\#(s.poly)","sound":\#(JSON.string(s.sound)),"volume":{"master":\#(v.master),"accent":\#(v.accent),"soft":\#(v.soft),"beat":\#(v.beat)\#(layers),"poly":[\#(v.poly.map(String.init).joined(separator: ","))]},"playing":\#(state.isPlaying),"mode":"\#(state.mode.rawValue)","field":"\#(state.field.name)","menu":\#(selected),"editing":\#(view.menu?.editing ?? false),"dimmed":\#(view.dimmed),"notice":\#(view.notice.map { JSON.string($0.text) } ?? "null"),"song":\#(view.song.map(JSON.song) ?? "null")\#(seed(state))"#
+        let fields = #""type":"state","# + StateJSON.fields(state)
         guard fields != lastState else { return }
         lastState = fields
         record(at: time, "{\"t\":\(seconds(time)),\(fields)}")

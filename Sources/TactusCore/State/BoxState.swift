@@ -91,12 +91,16 @@ public struct BoxState: Sendable {
     public internal(set) var saves = SaveSchedule()
     /// Song mode: the song chosen, the practice program, where the song is.
     public internal(set) var practice = SongPractice()
-    public let soundNames: [String]
+    /// Pairing with the browser companion: the code shown and the paired browsers' hashes.
+    public internal(set) var companion = Companion()
+    public internal(set) var soundNames: [String]
 
     var decoder: QuadratureDecoder
     let reverseEncoder: Bool
     var buttons: [ControlButton: ButtonGestures]
     var lastActivity: MonotonicTime
+    /// Effects asked for deep inside a handler that returns none (a menu choice).
+    var pendingEffects: [Effect] = []
 
     public var isPlaying: Bool { transport.isPlaying }
     public var mode: WheelMode { navigation.mode }
@@ -148,6 +152,7 @@ public struct BoxState: Sendable {
         if let d = saves.due { deadlines.append(d) }
         if let d = notice?.until { deadlines.append(d) }
         if let d = practice.timerEnds { deadlines.append(d) }
+        if let d = companion.codeUntil, d > now { deadlines.append(d) }
         if let dim = dimAt, dim > now { deadlines.append(dim) }
         return deadlines.min()
     }
@@ -170,7 +175,7 @@ public struct BoxState: Sendable {
     }
 
     func menuModel(_ menu: MenuState) -> MenuModel {
-        MenuModel(page: menu.page, title: menu.page.title, entries: MenuState.entries(menu.page, saved: saved),
+        MenuModel(page: menu.page, title: menu.page.title, entries: MenuState.entries(menu.page, saved: saved, companion: companion),
                   selected: menu.selected, editing: menu.editing)
     }
 }
@@ -223,8 +228,17 @@ extension BoxState {
             songProgress(song: song, section: section, bar: bar, bpm: bpm)
         case .songEnded:
             effects += songEnded()
+        case .remote(let request, _):
+            effects += remote(request)
         }
+        if let until = companion.codeUntil, now >= until { companion.code = nil; companion.codeUntil = nil }
         if let until = notice?.until, now >= until { notice = nil }
+        effects += pendingEffects
+        pendingEffects = []
+        if !saved.preferences.companion, !companion.browsers.isEmpty || companion.code != nil {
+            // Switched off at the box: every pairing ends with it.
+            companion = Companion()
+        }
         navigation.clamp(to: settings)
         if saved != before.saved { saves.changed(at: now) }
         if saved.settings != before.saved.settings { effects.append(.applySettings(saved.settings)) }
@@ -303,7 +317,7 @@ extension BoxState {
 
     mutating func menuTurn(_ direction: Int) -> [Effect] {
         guard var m = menu else { return [] }
-        let entries = MenuState.entries(m.page, saved: saved)
+        let entries = MenuState.entries(m.page, saved: saved, companion: companion)
         if m.editing, case .edit(let preference) = entries[m.selected].action {
             let p = preference.adjust(saved.preferences, by: direction)
             if p == saved.preferences { return [.buzzer(.bump, at: now)] }
@@ -320,7 +334,7 @@ extension BoxState {
 
     mutating func menuSelect() {
         guard var m = menu else { return }
-        let entries = MenuState.entries(m.page, saved: saved)
+        let entries = MenuState.entries(m.page, saved: saved, companion: companion)
         switch entries[min(m.selected, entries.count - 1)].action {
         case .open(let page):
             m = MenuState.opening(page, settings: settings)
@@ -346,7 +360,53 @@ extension BoxState {
             return
         case .edit:
             m.editing.toggle()
+        case .pairBrowser:
+            pendingEffects.append(.drawPairingCode)
+        case .revokeBrowser(let id):
+            _ = companion.revoke(id)
+            m.selected = min(m.selected, MenuState.entries(m.page, saved: saved, companion: companion).count - 1)
+            show("Browser \(id) revoked", .info)
         }
         menu = m
+    }
+
+    // MARK: Companion and control socket
+
+    mutating func remote(_ request: RemoteRequest) -> [Effect] {
+        switch request {
+        case .settings(let new):
+            settings = new
+            tempo.set(new.tempo)
+        case .transport(let playing):
+            if playing != isPlaying { return gesture(.startStop, .press, at: now) }
+        case .library(let library):
+            saved.library = library
+        case .showPairingCode(let code):
+            guard saved.preferences.companion else { return [] }
+            companion.show(code: code, at: now)
+            notice = Notice("Pairing code \(code)", kind: .info, at: now)
+            notice?.until = now + Companion.codeLifetime
+        case .pair(let code, let token, let name):
+            let result = saved.preferences.companion ? companion.pair(code: code, token: token, name: name, at: now) : .wrongCode
+            companion.lastPairing = result
+            switch result {
+            case .paired(let id):
+                if notice?.text.hasPrefix("Pairing code") == true { notice = nil }
+                show("Browser \(id) paired: \(name)", .info)
+            case .locked(let until) where until == now + Companion.lockout:
+                show("Companion pairing locked for a minute (wrong codes)", .problem)
+            default: break
+            }
+        case .revoke(let id):
+            _ = companion.revoke(id)
+        case .soundAdded(let name):
+            if !soundNames.contains(name) { soundNames.append(name) }
+        case .soundRemoved(let name):
+            soundNames.removeAll { $0 == name }
+            if settings.sound == name, let first = soundNames.first { settings.sound = first }
+        case .companion(let on):
+            saved.preferences.companion = on
+        }
+        return []
     }
 }

@@ -20,6 +20,8 @@ public struct Preferences: Sendable, Hashable {
     /// Dark gap: in a gap click's muted bars the LEDs and buzzer rest too (else they keep
     /// counting, visual only).
     public var darkGap = false
+    /// The browser companion (issue 23): off by default, switched on at the box only.
+    public var companion = false
 
     public init() {}
 }
