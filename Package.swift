@@ -91,6 +91,7 @@ let package = Package(
         .executableTarget(
             name: "tactus-web",
             dependencies: [
+                "TactusCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ]

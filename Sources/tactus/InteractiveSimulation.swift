@@ -17,7 +17,8 @@ enum InteractiveSimulation {
     static let help = "←/→ turn  ⇧←/⇧→ (H/L) fast turn  ⏎/w wheel  m menu (long)  b back (double)  space START  t TAP  f foot  q quit"
 
     static func run(board: BoardDefinition, configuration: ConfigurationFile, saved: SavedState, problem: String?,
-                    notice: String?, persistence: any SettingsPersistence, userSounds: [SoundSet], logger: Logger) async throws {
+                    notice: String?, persistence: any SettingsPersistence, userSounds: [SoundSet], logger: Logger,
+                    web: (listen: ListenAddress, practicePath: String?, soundsFolder: String?)? = nil) async throws {
         guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0 else {
             throw ExitError("the interactive simulator needs a terminal; use --headless --script FILE --out DIR")
         }
@@ -40,6 +41,19 @@ enum InteractiveSimulation {
         let serviceRun = Task { try await group.run() }
         while service.phase == .starting { try await Task.sleep(for: .milliseconds(5)) }
         if service.phase == .stopped { try await serviceRun.value } // a failed start throws here
+        // The companion's line is printed before the screen takes the terminal (it stays in the scrollback).
+        var companion: SimulatedCompanion?
+        if let web {
+            do {
+                companion = try await SimulatedCompanion.start(loop: loop, listen: web.listen, practicePath: web.practicePath,
+                                                               soundsFolder: web.soundsFolder, sampleRate: audio.format.sampleRate)
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await serviceRun.value
+                throw error
+            }
+        }
+        defer { companion?.stop() }
         let note = audio.deviceProblem.map { "no sound: \($0.message) — running silent" } ?? "sound: \(board.audio.device), \(audio.format)"
 
         let terminal = RawTerminal()

@@ -25,6 +25,8 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Configuration file (default: none).") var config: String?
     @Option(help: "State folder for settings.toml (default: settings are not saved).") var state: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "warning"
+    @Option(help: "Start the browser companion (tactus-web) against the simulated box on ADDR:PORT, e.g. 127.0.0.1:8080.")
+    var web: String?
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
@@ -33,6 +35,12 @@ struct SimulateCommand: AsyncParsableCommand {
         let configuration = config == nil ? ConfigurationFile() : try BoxLocations(config: config).configuration()
         let definition = try board.map { try BoardLoader.load($0) } ?? SimulatorBoard.definition(configuration)
         try SimulatorBoard.checkUsable(definition)
+        let webAddress: ListenAddress? = try web.map { text in
+            guard let address = ListenAddress(text) else {
+                throw ExitError("--web '\(text)' is invalid: allowed an IPv4 address and port such as 127.0.0.1:8080")
+            }
+            return address
+        }
         let logger = Log.bootstrap(level: level)
         let persistence: any SettingsPersistence
         var saved = SavedState()
@@ -51,6 +59,7 @@ struct SimulateCommand: AsyncParsableCommand {
         let sounds = BoxLocations.userSounds(configuration, sampleRate: definition.audio.sampleRate, logger: logger)
 
         if headless {
+            guard webAddress == nil else { throw ExitError("--web needs the simulation in real time: interactive, or --headless --realtime") }
             guard let scriptPath = script else { throw ExitError("--headless needs --script FILE") }
             guard let outPath = out else { throw ExitError("--headless needs --out DIR") }
             guard !outPath.isEmpty else { throw ExitError("--out '' is invalid: give a folder for audio.wav, events.jsonl and frames/") }
@@ -66,7 +75,8 @@ struct SimulateCommand: AsyncParsableCommand {
         } else {
             guard script == nil, out == nil else { throw ExitError("--script and --out need --headless") }
             try await InteractiveSimulation.run(board: definition, configuration: configuration, saved: saved, problem: problem,
-                                                notice: notice, persistence: persistence, userSounds: sounds, logger: logger)
+                                                notice: notice, persistence: persistence, userSounds: sounds, logger: logger,
+                                                web: webAddress.map { ($0, state.map { "\($0)/practice.toml" }, configuration.soundsFolder) })
         }
     }
 }
