@@ -139,6 +139,15 @@ struct CompanionServer {
             guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
             return json("{\"toml\":\(answer["toml"]?.json ?? "\"\"")}")
         }
+        router.post("/api/songs/import-klick") { request, _ -> Response in
+            guard let body = try await body(request), let map = body["map"]?.stringValue else {
+                return Problem.response(.badRequest, "the body must be {\"name\":\"...\",\"map\":\"klick tempo map text\"}")
+            }
+            let name = body["name"]?.stringValue ?? "Imported"
+            let answer = try await box.request("\"cmd\":\"import-klick\",\"name\":\(JSONValue.quoted(name)),\"map\":\(JSONValue.quoted(map))")
+            guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
+            return json("{\"toml\":\(answer["toml"]?.json ?? "\"\"")}")
+        }
         router.get("/api/sounds") { _, _ -> Response in
             let answer = try await box.request("\"cmd\":\"sounds\"")
             guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
@@ -150,6 +159,13 @@ struct CompanionServer {
         router.delete("/api/sounds/:set") { _, context -> Response in
             let set = context.parameters.get("set") ?? ""
             return relay(try await box.request("\"cmd\":\"delete-sound\",\"set\":\(JSONValue.quoted(set.removingPercentEncoding ?? set))"), member: nil)
+        }
+        router.get("/api/preferences") { _, _ in relay(try await box.request("\"cmd\":\"preferences\""), member: "preferences") }
+        router.patch("/api/preferences") { request, _ -> Response in
+            guard let fields = try await body(request), case .object = fields else {
+                return Problem.response(.badRequest, "the body must be a JSON object, e.g. {\"momentum\":false}")
+            }
+            return relay(try await box.request("\"cmd\":\"set-preferences\",\"fields\":\(fields.json)"), member: "preferences")
         }
         router.get("/api/practice") { _, _ -> Response in
             let answer = try await box.request("\"cmd\":\"practice\"")

@@ -18,7 +18,8 @@ enum InteractiveSimulation {
 
     static func run(board: BoardDefinition, configuration: ConfigurationFile, saved: SavedState, problem: String?,
                     notice: String?, persistence: any SettingsPersistence, userSounds: [SoundSet], logger: Logger,
-                    web: (listen: ListenAddress, practicePath: String?, soundsFolder: String?)? = nil) async throws {
+                    web: (listen: ListenAddress, practicePath: String?, soundsFolder: String?)? = nil,
+                    control: String? = nil) async throws {
         guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0 else {
             throw ExitError("the interactive simulator needs a terminal; use --headless --script FILE --out DIR")
         }
@@ -46,7 +47,8 @@ enum InteractiveSimulation {
         if let web {
             do {
                 companion = try await SimulatedCompanion.start(loop: loop, listen: web.listen, practicePath: web.practicePath,
-                                                               soundsFolder: web.soundsFolder, sampleRate: audio.format.sampleRate)
+                                                               soundsFolder: web.soundsFolder, sampleRate: audio.format.sampleRate,
+                                                               control: control)
             } catch {
                 await group.triggerGracefulShutdown()
                 try? await serviceRun.value
@@ -54,6 +56,16 @@ enum InteractiveSimulation {
             }
         }
         defer { companion?.stop() }
+        // Only the socket (for `tactus ctl`), without the companion.
+        var link: ControlSocketLink?
+        if web == nil, let control {
+            do {
+                link = try ControlSocketLink(path: control, loop: loop, files: LinuxControlFiles(practicePath: nil, soundsFolder: nil,
+                                                                                                  sampleRate: audio.format.sampleRate),
+                                             configuration: CompanionConfiguration(listen: configuration.webListen))
+            } catch { throw ExitError("--control '\(control)': \(error)", code: 1) }
+        }
+        defer { link?.stop() }
         let note = audio.deviceProblem.map { "no sound: \($0.message) — running silent" } ?? "sound: \(board.audio.device), \(audio.format)"
 
         let terminal = RawTerminal()

@@ -27,6 +27,8 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "warning"
     @Option(help: "Start the browser companion (tactus-web) against the simulated box on ADDR:PORT, e.g. 127.0.0.1:8080.")
     var web: String?
+    @Option(help: "Serve the simulated box's control socket here (default with --web: a private temporary folder).")
+    var control: String?
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
@@ -59,7 +61,7 @@ struct SimulateCommand: AsyncParsableCommand {
         let sounds = BoxLocations.userSounds(configuration, sampleRate: definition.audio.sampleRate, logger: logger)
 
         if headless {
-            guard webAddress == nil else { throw ExitError("--web needs the simulation in real time: interactive, or --headless --realtime") }
+            guard webAddress == nil, control == nil else { throw ExitError("--web and --control need the simulation in real time: interactive, or --headless --realtime") }
             guard let scriptPath = script else { throw ExitError("--headless needs --script FILE") }
             guard let outPath = out else { throw ExitError("--headless needs --out DIR") }
             guard !outPath.isEmpty else { throw ExitError("--out '' is invalid: give a folder for audio.wav, events.jsonl and frames/") }
@@ -76,7 +78,8 @@ struct SimulateCommand: AsyncParsableCommand {
             guard script == nil, out == nil else { throw ExitError("--script and --out need --headless") }
             try await InteractiveSimulation.run(board: definition, configuration: configuration, saved: saved, problem: problem,
                                                 notice: notice, persistence: persistence, userSounds: sounds, logger: logger,
-                                                web: webAddress.map { ($0, state.map { "\($0)/practice.toml" }, configuration.soundsFolder) })
+                                                web: webAddress.map { ($0, state.map { "\($0)/practice.toml" }, configuration.soundsFolder) },
+                                                control: control)
         }
     }
 }

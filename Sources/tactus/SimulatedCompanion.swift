@@ -14,7 +14,7 @@ final class SimulatedCompanion {
     let pid: pid_t
 
     static func start(loop: ControlLoop, listen: ListenAddress, practicePath: String?, soundsFolder: String?,
-                      sampleRate: Int) async throws -> SimulatedCompanion {
+                      sampleRate: Int, control: String? = nil) async throws -> SimulatedCompanion {
         var template = Array("/tmp/tactus-simulate-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw ExitError("--web: cannot make a temporary folder in /tmp", code: 1) }
         let folder = String(cString: made)
@@ -24,7 +24,7 @@ final class SimulatedCompanion {
         let files = LinuxControlFiles(practicePath: practicePath, soundsFolder: sounds, sampleRate: sampleRate)
         let link: ControlSocketLink
         do {
-            link = try ControlSocketLink(path: "\(folder)/control.sock", loop: loop, files: files,
+            link = try ControlSocketLink(path: control ?? "\(folder)/control.sock", loop: loop, files: files,
                                          configuration: CompanionConfiguration(listen: listen.description))
         } catch { throw ExitError("--web: control socket: \(error)", code: 1) }
         var random = SystemRandomNumberGenerator()
@@ -38,7 +38,7 @@ final class SimulatedCompanion {
             link.stop()
             throw ExitError("--web: tactus-web is not beside the tactus binary nor on PATH (swift build builds both)", code: 1)
         }
-        let (pid, output) = try spawn(program, ["--control", "\(folder)/control.sock", "--spool", "\(folder)/spool", "--log-level", "warning", "--once"])
+        let (pid, output) = try spawn(program, ["--control", link.server.path, "--spool", "\(folder)/spool", "--log-level", "warning", "--once"])
         let companion = SimulatedCompanion(folder: folder, link: link, pid: pid)
         // tactus-web says when it listens; only then is the address worth printing.
         guard let line = readLine(output, timeoutMilliseconds: 30_000), line.hasPrefix("tactus-web: listening") else {

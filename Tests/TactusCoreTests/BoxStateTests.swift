@@ -292,7 +292,7 @@ import Testing
         let effects = b.handle(.detent(1, at: clock.advance(ms: 300)))
         #expect(effects.contains(.silentPractice(true)))
         _ = press(&b, .wheel)
-        turn(&b, 2)                     // Dark gap, then Back
+        turn(&b, 3)                     // Dark gap, Companion, then Back
         _ = press(&b, .wheel)           // Back: the root, on "Settings"
         #expect(b.menu == MenuState(page: .root, selected: 3))
     }

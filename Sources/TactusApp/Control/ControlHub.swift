@@ -49,8 +49,8 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
         self.configuration = configuration
     }
 
-    public static let commands = ["state", "set", "transport", "songs", "put-songs", "sounds", "add-sound", "delete-sound",
-                                  "practice", "web", "pair", "auth", "browsers", "revoke", "subscribe"]
+    public static let commands = ["state", "set", "transport", "songs", "put-songs", "import-klick", "sounds", "add-sound", "delete-sound",
+                                  "preferences", "set-preferences", "practice", "web", "pair", "auth", "browsers", "revoke", "subscribe"]
 
     /// A client hung up: its subscription ends.
     public func closed(_ client: Int32) { subscribers.remove(client) }
@@ -113,6 +113,13 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
             }
             act(.library(library), box)
             return ",\"toml\":" + JSONValue.quoted(RemotePatch.toml(box.state.saved.library))
+        case "import-klick":
+            let text = try string(request, "map")
+            let name = request["name"]?.stringValue ?? "Imported"
+            do {
+                let song = try KlickTempoMap(parsing: text).song(name: name)
+                return ",\"toml\":" + JSONValue.quoted(SongFile.encode(SongLibrary(songs: [song])))
+            } catch { throw ControlError(422, "tempo map: \(error)") }
         case "sounds":
             let names = box.state.soundNames.map(JSONValue.quoted).joined(separator: ",")
             let builtIn = BuiltInSounds.names.map(JSONValue.quoted).joined(separator: ",")
@@ -132,6 +139,13 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
             try files.removeSound(set: set)
             act(.soundRemoved(set), box)
             return ""
+        case "preferences":
+            return ",\"preferences\":" + RemotePatch.json(box.state.saved.preferences)
+        case "set-preferences":
+            guard let fields = request["fields"] else { throw ControlError(400, "fields is missing: give an object such as {\"momentum\":false}") }
+            let p = try RemotePatch.preferences(fields, to: box.state.saved.preferences)
+            act(.preferences(p), box)
+            return ",\"preferences\":" + RemotePatch.json(box.state.saved.preferences)
         case "practice":
             return ",\"minutes\":" + files.practiceJSON()
         case "web":

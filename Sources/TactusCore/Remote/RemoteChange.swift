@@ -14,6 +14,8 @@ public enum RemoteRequest: Sendable, Hashable {
     case showPairingCode(String)
     case pair(code: String, token: String, name: String)
     case revoke(browser: Int)
+    /// The box's own settings (Menu > Settings), already checked; the companion switch is kept.
+    case preferences(Preferences)
     /// A sound set the box has just taken into its sounds folder (and its engine).
     case soundAdded(String)
     /// A user sound set removed from the sounds folder (a built-in one cannot be).
@@ -106,6 +108,47 @@ public enum RemotePatch {
             throw Problem(field: field, value: JSONValue.quoted(error.value), allowed: error.allowed)
         }
         return (s, playing)
+    }
+
+    /// The box's settings as the companion names them (the settings file's keys with `_`).
+    public static let preferenceKeys = ["momentum", "tap_tolerance", "screen_dim_seconds", "footswitch", "silent_practice", "dark_gap"]
+
+    public static func json(_ p: Preferences) -> String {
+        #"{"momentum":\#(p.momentum),"tap_tolerance":\#(p.tapTolerancePercent),"screen_dim_seconds":\#(p.screenDimSeconds),"footswitch":"\#(p.footswitch.rawValue)","silent_practice":\#(p.silentPractice),"dark_gap":\#(p.darkGap),"companion":\#(p.companion)}"#
+    }
+
+    /// A `PATCH /api/preferences` body read by the settings file's own `[preferences]`
+    /// reader, so the checks and their words are the file's.
+    public static func preferences(_ patch: JSONValue, to current: Preferences) throws(Problem) -> Preferences {
+        guard case .object(let members) = patch else {
+            throw Problem(field: "body", value: patch.json, allowed: "a JSON object of \(preferenceKeys.joined(separator: ", "))")
+        }
+        var lines: [String] = []
+        for (key, value) in members {
+            if key == "companion" { throw Problem(field: key, value: value.json, allowed: "switched on and off at the box only (Menu > Settings > Companion)") }
+            guard preferenceKeys.contains(key) else { throw Problem(field: key, value: value.json, allowed: "settable are \(preferenceKeys.joined(separator: ", "))") }
+            let text: String = switch value {
+            case .bool(let b): b ? "true" : "false"
+            case .number(let n): n
+            case .string(let s): JSONValue.quoted(s)
+            default: value.json
+            }
+            lines.append("\(key.replacing("_", with: "-")) = \(text)")
+        }
+        let saved: SavedState
+        do { saved = try SettingsFile.decode("schema = 1\n[preferences]\n" + lines.joined(separator: "\n") + "\n", file: "preferences") } catch {
+            let field = (error.field ?? "preferences").replacing("preferences.", with: "").replacing("-", with: "_")
+            throw Problem(field: field, value: error.value ?? "", allowed: error.message)
+        }
+        var p = current
+        let keys = Set(members.map(\.key))
+        if keys.contains("momentum") { p.momentum = saved.preferences.momentum }
+        if keys.contains("tap_tolerance") { p.tapTolerancePercent = saved.preferences.tapTolerancePercent }
+        if keys.contains("screen_dim_seconds") { p.screenDimSeconds = saved.preferences.screenDimSeconds }
+        if keys.contains("footswitch") { p.footswitch = saved.preferences.footswitch }
+        if keys.contains("silent_practice") { p.silentPractice = saved.preferences.silentPractice }
+        if keys.contains("dark_gap") { p.darkGap = saved.preferences.darkGap }
+        return p
     }
 
     /// A songs TOML file (`[[song]]`s and a `[setlist]`) checked as the box checks its

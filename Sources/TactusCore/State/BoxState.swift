@@ -399,6 +399,11 @@ extension BoxState {
             }
         case .revoke(let id):
             _ = companion.revoke(id)
+        case .preferences(let p):
+            var p = p
+            p.companion = saved.preferences.companion
+            saved.preferences = p
+            tempo.follow(p)
         case .soundAdded(let name):
             if !soundNames.contains(name) { soundNames.append(name) }
         case .soundRemoved(let name):
