@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Installs the Debian packages Tactus needs, only those that are missing.
-# Usage: scripts/install-deps.sh [build|bench|install|vm|gpiod2|deb]   (build is the default)
+# Usage: scripts/install-deps.sh [build|bench|install|vm|gpiod2|deb|web]   (build is the default)
+#   web: Debian's chromium for the companion's browser tests (Tests/Web; Playwright from PyPI
+#       drives it with executable_path=/usr/bin/chromium, no browser download).
 #   vm: what the VM integration suite (Tests/VM, `make test-vm`) needs on the host: qemu,
 #       busybox for the guest, the tools it copies into the guest, and what building the
 #       gpio-sim module needs (the kernel headers themselves are fetched by Tests/VM/run.sh,
@@ -67,9 +69,10 @@ case "${1:-build}" in
   install) packages+=("${install_packages[@]}") ;;
   gpiod2) packages=(pkg-config); fetch_gpiod2 ;;
   deb) packages+=(dpkg-dev device-tree-compiler adduser) ;;
+  web) packages+=(chromium python3 python3-pip) ;;
   vm) packages+=(qemu-system-x86 busybox-static gpiod i2c-tools alsa-utils kmod xz-utils
                  python3 gcc make libc6-dev binutils) ;;
-  *) echo "install-deps.sh: unknown set '$1' (expected build, bench, install, vm, gpiod2 or deb)" >&2; exit 2 ;;
+  *) echo "install-deps.sh: unknown set '$1' (expected build, bench, install, vm, gpiod2, deb or web)" >&2; exit 2 ;;
 esac
 
 missing=()

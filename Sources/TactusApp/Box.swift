@@ -36,7 +36,9 @@ public protocol BoxObserver: AnyObject {
 
 /// What the control socket follows: the onsets as heard and every state change.
 public protocol BoxControlObserver: AnyObject {
-    func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime)
+    /// `next`: the beat after a beat onset as the published grid has it, so a remote view can
+    /// draw it on time instead of after the news of it arrives.
+    func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime, next: (bar: Int64, beat: Int, time: MonotonicTime)?)
     func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime)
 }
 
@@ -332,6 +334,14 @@ public final class Box: @unchecked Sendable {
         outputClock.map { Int64($0.heardSample(atNanoseconds: time.nanoseconds).rounded(.down)) }
     }
 
+    /// The beat after `sample` on the grid in effect there: its bar, beat and heard time.
+    private func nextBeat(after sample: Int64, clock: AudioOutputClock) -> (bar: Int64, beat: Int, time: MonotonicTime)? {
+        guard let grid = timelines.last(where: { $0.anchorTwice <= 2 * sample }) ?? timelines.first else { return nil }
+        let next = grid.position(atSample: Double(sample)).nextBeatSample
+        let position = grid.position(atSample: Double(next))
+        return (position.bar, position.beat, MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: next)))
+    }
+
     private func drainOnsets() {
         while let anchor = engine.nextAnchor() {
             guard let settings = engine.settings(ofProgram: anchor.program) else { continue }
@@ -356,7 +366,10 @@ public final class Box: @unchecked Sendable {
                 inform("first click heard \((heard.nanoseconds - pressed.nanoseconds) / 1_000_000) ms after START")
             }
             observer?.box(self, didStart: event, heardAt: heard)
-            controlObserver?.box(self, didStart: event, heardAt: heard)
+            if let controlObserver {
+                let next = event.layer == 0 && event.kind <= .beat ? nextBeat(after: event.sample, clock: clock) : nil
+                controlObserver.box(self, didStart: event, heardAt: heard, next: next)
+            }
             if state.practice.isLoaded && (event.kind.isBeat || event.isCount) {
                 perform(state.handle(.songProgress(section: Int(event.section), bar: event.bar, bpm: event.bpm,
                                                    song: Int(event.song), at: now)), at: now)

@@ -121,10 +121,11 @@ struct CompanionServer {
             return relay(try await box.request("\"cmd\":\"set\",\"fields\":\(fields.json)"), member: "state")
         }
         router.post("/api/transport") { request, _ -> Response in
-            guard let playing = try await body(request)?["playing"]?.boolValue else {
-                return Problem.response(.badRequest, "the body must be {\"playing\":true} or {\"playing\":false}")
+            guard let body = try await body(request), let playing = body["playing"]?.boolValue else {
+                return Problem.response(.badRequest, "the body must be {\"playing\":true} or {\"playing\":false} (and \"song\":\"NAME\" to play a song)")
             }
-            return relay(try await box.request("\"cmd\":\"transport\",\"playing\":\(playing)"), member: "state")
+            let song = body["song"]?.stringValue.map { ",\"song\":\(JSONValue.quoted($0))" } ?? ""
+            return relay(try await box.request("\"cmd\":\"transport\",\"playing\":\(playing)\(song)"), member: "state")
         }
         router.get("/api/songs") { _, _ -> Response in
             let answer = try await box.request("\"cmd\":\"songs\"")

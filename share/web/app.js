@@ -22,6 +22,7 @@ export async function api(method, path, body, type = "application/json") {
 // The box's CLOCK_MONOTONIC in ms minus performance.now(): from pings, the one with the
 // shortest round trip wins (its midpoint is the closest to the box's reading).
 export const clock = { offset: null, rtt: Infinity, toPage(ns) { return ns / 1e6 - this.offset; }, toBox(ms) { return (ms + this.offset) * 1e6; } };
+window.tactusClock = clock;
 const listeners = { state: [], beat: [] };
 export function on(type, f) { listeners[type].push(f); }
 export let state = null;

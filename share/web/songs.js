@@ -150,7 +150,7 @@ async function save() {
     render();
   } catch (e) {
     $("songs-error").textContent = e.message;
-    const owner = e.data && e.data.line ? owners[e.data.line] : null;
+    const owner = e.data && e.data.line ? owners[e.data.line - 1] : null;
     if (owner) { owner.classList.add("bad"); owner.title = e.message; owner.focus(); }
   }
 }
@@ -161,6 +161,12 @@ export const songsPage = {
     $("song-new").addEventListener("click", () => { library.songs.push({ name: `Song ${library.songs.length + 1}`, sections: [{ bars: 8, tempo: "120" }] }); chosen = library.songs.length - 1; render(); });
     $("section-add").addEventListener("click", () => { const song = library.songs[chosen]; if (song) { song.sections.push({ bars: 4 }); render(); } });
     $("song-save").addEventListener("click", save);
+    $("song-play").addEventListener("click", async () => {
+      const song = library.songs[chosen];
+      if (!song) return;
+      try { await api("POST", "/api/transport", { playing: true, song: song.name }); $("songs-error").textContent = `playing ${song.name}`; }
+      catch (e) { $("songs-error").textContent = e.message; }
+    });
     $("song-setlist").addEventListener("click", () => {
       const song = library.songs[chosen];
       if (!song) return;

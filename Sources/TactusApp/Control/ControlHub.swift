@@ -100,7 +100,14 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
             return ",\"state\":" + StateJSON.object(box.state)
         case "transport":
             guard let playing = request["playing"]?.boolValue else { throw ControlError(400, "playing is missing: give true or false") }
-            act(.transport(playing: playing), box)
+            if playing, let song = request["song"]?.stringValue {
+                guard SongPractice.choices(box.state.saved).contains(where: { $0.name == song }) else {
+                    throw ControlError(422, "song \(JSONValue.quoted(song)) is not on the box: allowed \(SongPractice.choices(box.state.saved).map(\.name).joined(separator: ", "))", extra: ",\"field\":\"song\"")
+                }
+                act(.playSong(song), box)
+            } else {
+                act(.transport(playing: playing), box)
+            }
             return ",\"state\":" + StateJSON.object(box.state)
         case "songs":
             return ",\"toml\":" + JSONValue.quoted(RemotePatch.toml(box.state.saved.library))
@@ -187,9 +194,10 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
 
     // MARK: live lines for subscribers
 
-    public func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime) {
+    public func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime, next: (bar: Int64, beat: Int, time: MonotonicTime)?) {
         guard !subscribers.isEmpty, onset.layer == 0, onset.kind <= .beat else { return }
-        let line = "{\"type\":\"beat\",\"bar\":\(onset.bar),\"beat\":\(onset.beat),\"kind\":\"\(onset.kind.name)\",\"ns\":\(time.nanoseconds)\(onset.muted ? ",\"muted\":true" : "")}"
+        let upcoming = next.map { ",\"next\":{\"bar\":\($0.bar),\"beat\":\($0.beat),\"ns\":\($0.time.nanoseconds)}" } ?? ""
+        let line = "{\"type\":\"beat\",\"bar\":\(onset.bar),\"beat\":\(onset.beat),\"kind\":\"\(onset.kind.name)\",\"ns\":\(time.nanoseconds)\(onset.muted ? ",\"muted\":true" : "")\(upcoming)}"
         for client in subscribers { send(client, line) }
     }
 

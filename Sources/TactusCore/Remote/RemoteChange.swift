@@ -8,6 +8,8 @@ public enum RemoteRequest: Sendable, Hashable {
     case settings(MetronomeSettings)
     /// START/STOP to this state (nothing when it is already so).
     case transport(playing: Bool)
+    /// Song mode with this song (of Menu > Songs' choices) chosen from its first section, and START.
+    case playSong(String)
     /// The songs and setlist, already checked (`RemotePatch.library`).
     case library(SongLibrary)
     /// Show this pairing code for 60 s (the box drew it at random).

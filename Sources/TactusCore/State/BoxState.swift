@@ -379,6 +379,16 @@ extension BoxState {
             tempo.set(new.tempo)
         case .transport(let playing):
             if playing != isPlaying { return gesture(.startStop, .press, at: now) }
+        case .playSong(let name):
+            guard let index = songChoices.firstIndex(where: { $0.name == name }) else { return [] }
+            var effects: [Effect] = isPlaying ? gesture(.startStop, .press, at: now) : []
+            menu = nil
+            navigation.open(.song)
+            practice.rebase()
+            practice.choice = index
+            practice.section = 0
+            effects += gesture(.startStop, .press, at: now)
+            return effects
         case .library(let library):
             saved.library = library
         case .showPairingCode(let code):
