@@ -14,11 +14,13 @@ struct SimulateCommand: AsyncParsableCommand {
         discussion: """
             Interactive: the screen in the terminal, keys for the wheel and buttons, sound on the ALSA default device.
             Headless: --headless --script FILE --out DIR runs on simulated time and writes DIR/audio.wav,
-            DIR/events.jsonl and DIR/frames/<milliseconds>.pbm.
+            DIR/events.jsonl and DIR/frames/<milliseconds>.pbm. With --realtime it runs at real speed on the real
+            clock (events then carry mono, CLOCK_MONOTONIC seconds); SIGTERM or SIGINT end it as 'end' does.
             """
     )
 
     @Flag(help: "Run a script on simulated time instead of the terminal.") var headless = false
+    @Flag(help: "Run the headless script at real speed on the real clock (no sound device).") var realtime = false
     @Option(help: "The input script (headless).") var script: String?
     @Option(help: "Folder for audio.wav, events.jsonl and frames/ (headless).") var out: String?
     @Option(help: "Board file or name (default: pi4b's wiring).") var board: String?
@@ -71,11 +73,11 @@ struct SimulateCommand: AsyncParsableCommand {
             let files = try SimulationFiles(folder: outPath, format: definition.audio)
             let simulation = try HeadlessSimulation(board: definition, configuration: configuration, saved: saved, problem: problem,
                                                     notice: notice, persistence: persistence, userSounds: sounds, output: files, logger: logger)
-            try simulation.run(parsed)
+            let ended = try simulation.run(parsed, pacer: realtime ? RealtimePacer() : nil)
             try files.finish()
-            print("Simulated \(parsed.endTime.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/")
+            print("Simulated \(ended.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/")
         } else {
-            guard script == nil, out == nil else { throw ExitError("--script and --out need --headless") }
+            guard script == nil, out == nil, !realtime else { throw ExitError("--script, --out and --realtime need --headless") }
             try await InteractiveSimulation.run(board: definition, configuration: configuration, saved: saved, problem: problem,
                                                 notice: notice, persistence: persistence, userSounds: sounds, logger: logger,
                                                 web: webAddress.map { ($0, state.map { "\($0)/practice.toml" }, configuration.soundsFolder) },
