@@ -3,6 +3,7 @@ import ClickEngine
 import Glibc
 import LinuxHAL
 import Logging
+import Synchronization
 import TactusApp
 import TactusCore
 
@@ -87,16 +88,35 @@ final class ControlSocketLink: @unchecked Sendable {
     let server: ControlSocketServer
     let hub: ControlHub
 
-    init(path: String, loop: ControlLoop, files: LinuxControlFiles, configuration: CompanionConfiguration) throws(SystemError) {
+    /// Runs work on the box's own thread (its control loop, or a headless simulation's steps).
+    typealias Post = @Sendable (@escaping @Sendable (Box) -> Void) -> Void
+
+    convenience init(path: String, loop: ControlLoop, files: LinuxControlFiles, configuration: CompanionConfiguration) throws(SystemError) {
+        try self.init(path: path, post: { loop.post(work: $0) }, files: files, configuration: configuration)
+    }
+
+    init(path: String, post loopPost: @escaping Post, files: LinuxControlFiles, configuration: CompanionConfiguration) throws(SystemError) {
+        let loop = (post: loopPost, ())
         let server = try ControlSocketServer(path: path)
         let hub = ControlHub(send: { [weak server] client, line in server?.send(line, to: client) }, files: files,
                              configuration: configuration)
         self.server = server
         self.hub = hub
-        loop.post(work: { box in box.controlObserver = hub })
-        server.start(line: { client, line in loop.post(work: { box in hub.handle(line, from: client, box: box) }) },
-                     closed: { client in loop.post(work: { _ in hub.closed(client) }) })
+        loop.post { box in box.controlObserver = hub }
+        server.start(line: { client, line in loop.post { box in hub.handle(line, from: client, box: box) } },
+                     closed: { client in loop.post { _ in hub.closed(client) } })
     }
 
     func stop() { server.stop() }
+}
+
+/// Work for a headless simulation's thread, taken at each of its steps.
+final class ControlQueue: @unchecked Sendable {
+    private let items = Mutex<[@Sendable (Box) -> Void]>([])
+
+    func post(_ work: @escaping @Sendable (Box) -> Void) { items.withLock { $0.append(work) } }
+
+    func drain(_ box: Box) {
+        for work in items.withLock({ items -> [@Sendable (Box) -> Void] in defer { items = [] }; return items }) { work(box) }
+    }
 }

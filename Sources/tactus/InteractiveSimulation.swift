@@ -46,9 +46,11 @@ enum InteractiveSimulation {
         var companion: SimulatedCompanion?
         if let web {
             do {
-                companion = try await SimulatedCompanion.start(loop: loop, listen: web.listen, practicePath: web.practicePath,
-                                                               soundsFolder: web.soundsFolder, sampleRate: audio.format.sampleRate,
-                                                               control: control)
+                companion = try await SimulatedCompanion.start(post: { loop.post(work: $0) }, listen: web.listen,
+                                                               practicePath: web.practicePath, soundsFolder: web.soundsFolder,
+                                                               sampleRate: audio.format.sampleRate, control: control) { code in
+                    await loop.perform { box in SimulatedCompanion.switchOn(box, code: code) }
+                }
             } catch {
                 await group.triggerGracefulShutdown()
                 try? await serviceRun.value

@@ -63,7 +63,9 @@ struct SimulateCommand: AsyncParsableCommand {
         let sounds = BoxLocations.userSounds(configuration, sampleRate: definition.audio.sampleRate, logger: logger)
 
         if headless {
-            guard webAddress == nil, control == nil else { throw ExitError("--web and --control need the simulation in real time: interactive, or --headless --realtime") }
+            guard realtime || (webAddress == nil && control == nil) else {
+                throw ExitError("--web and --control need the simulation in real time: interactive, or --headless --realtime")
+            }
             guard let scriptPath = script else { throw ExitError("--headless needs --script FILE") }
             guard let outPath = out else { throw ExitError("--headless needs --out DIR") }
             guard !outPath.isEmpty else { throw ExitError("--out '' is invalid: give a folder for audio.wav, events.jsonl and frames/") }
@@ -73,8 +75,41 @@ struct SimulateCommand: AsyncParsableCommand {
             let files = try SimulationFiles(folder: outPath, format: definition.audio)
             let simulation = try HeadlessSimulation(board: definition, configuration: configuration, saved: saved, problem: problem,
                                                     notice: notice, persistence: persistence, userSounds: sounds, output: files, logger: logger)
-            let ended = try simulation.run(parsed, pacer: realtime ? RealtimePacer() : nil)
+            // The control socket's requests run between the simulation's steps, on its thread.
+            let queue = ControlQueue()
+            var companion: SimulatedCompanion?
+            var link: ControlSocketLink?
+            defer {
+                companion?.stop()
+                link?.stop()
+            }
+            if let webAddress {
+                companion = try await SimulatedCompanion.start(post: queue.post, listen: webAddress, practicePath: state.map { "\($0)/practice.toml" },
+                                                               soundsFolder: configuration.soundsFolder, sampleRate: definition.audio.sampleRate,
+                                                               control: control, pump: { queue.drain(simulation.box) }) { code in
+                    SimulatedCompanion.switchOn(simulation.box, code: code)
+                }
+            } else if let control {
+                do {
+                    link = try ControlSocketLink(path: control, post: queue.post, files: LinuxControlFiles(practicePath: nil, soundsFolder: nil,
+                                                                                                          sampleRate: definition.audio.sampleRate),
+                                                 configuration: CompanionConfiguration(listen: configuration.webListen))
+                } catch { throw ExitError("--control '\(control)': \(error)", code: 1) }
+            }
+            // Paced from here: the companion's start-up is not simulated time.
+            let pacer: RealtimePacer? = realtime ? RealtimePacer() : nil
+            if let pacer, companion != nil || link != nil {
+                let origin = pacer.originNanoseconds
+                queue.post { box in (box.controlObserver as? ControlHub)?.clockOffset = origin }
+                simulation.betweenSteps = { queue.drain($0) }
+            }
+            let ended = try simulation.run(parsed, pacer: pacer)
             try files.finish()
+            // With --web, the companion's line is the only one on standard output.
+            if webAddress != nil {
+                FileSystem.writeStandardError("Simulated \(ended.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/\n")
+                return
+            }
             print("Simulated \(ended.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/")
         } else {
             guard script == nil, out == nil, !realtime else { throw ExitError("--script, --out and --realtime need --headless") }

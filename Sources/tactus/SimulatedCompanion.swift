@@ -13,8 +13,10 @@ final class SimulatedCompanion {
     let link: ControlSocketLink
     let pid: pid_t
 
-    static func start(loop: ControlLoop, listen: ListenAddress, practicePath: String?, soundsFolder: String?,
-                      sampleRate: Int, control: String? = nil) async throws -> SimulatedCompanion {
+    /// `switchOn` turns the companion on at the simulated box and shows the code (on its thread).
+    static func start(post: @escaping ControlSocketLink.Post, listen: ListenAddress, practicePath: String?, soundsFolder: String?,
+                      sampleRate: Int, control: String? = nil, pump: (() -> Void)? = nil,
+                      switchOn: (String) async -> Void) async throws -> SimulatedCompanion {
         var template = Array("/tmp/tactus-simulate-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw ExitError("--web: cannot make a temporary folder in /tmp", code: 1) }
         let folder = String(cString: made)
@@ -24,16 +26,13 @@ final class SimulatedCompanion {
         let files = LinuxControlFiles(practicePath: practicePath, soundsFolder: sounds, sampleRate: sampleRate)
         let link: ControlSocketLink
         do {
-            link = try ControlSocketLink(path: control ?? "\(folder)/control.sock", loop: loop, files: files,
+            link = try ControlSocketLink(path: control ?? "\(folder)/control.sock", post: post, files: files,
                                          configuration: CompanionConfiguration(listen: listen.description))
         } catch { throw ExitError("--web: control socket: \(error)", code: 1) }
         var random = SystemRandomNumberGenerator()
         let code = Companion.code(from: random.next())
         // Switched on at the simulated box, as Menu > Settings > Companion would, with a code shown.
-        await loop.perform { box in
-            box.handle(.remote(.companion(on: true), at: box.now))
-            box.handle(.remote(.showPairingCode(code), at: box.now))
-        }
+        await switchOn(code)
         guard let program = companionProgram() else {
             link.stop()
             throw ExitError("--web: tactus-web is not beside the tactus binary nor on PATH (swift build builds both)", code: 1)
@@ -41,14 +40,23 @@ final class SimulatedCompanion {
         let (pid, output) = try spawn(program, ["--control", link.server.path, "--spool", "\(folder)/spool", "--log-level", "warning", "--once"])
         let companion = SimulatedCompanion(folder: folder, link: link, pid: pid)
         // tactus-web says when it listens; only then is the address worth printing.
-        guard let line = readLine(output, timeoutMilliseconds: 30_000), line.hasPrefix("tactus-web: listening") else {
+        guard let line = readLine(output, timeoutMilliseconds: 30_000, pump: pump), line.hasPrefix("tactus-web: listening") else {
             close(output)
             companion.stop()
             throw ExitError("--web: tactus-web did not start listening on \(listen) (is the port free?)", code: 1)
         }
         close(output)
-        FileSystem.writeStandardOutput("web: http://\(listen) pairing code \(code)\n")
+        FileSystem.writeStandardOutput(SimulatedCompanion.line(listen, code) + "\n")
         return companion
+    }
+
+    /// The one line `simulate --web` prints.
+    static func line(_ listen: ListenAddress, _ code: String) -> String { "web: http://\(listen) pairing code \(code)" }
+
+    /// What Menu > Settings > Companion does at the box: on, with a code for 60 s.
+    static func switchOn(_ box: Box, code: String) {
+        box.handle(.remote(.companion(on: true), at: box.now))
+        box.handle(.remote(.showPairingCode(code), at: box.now))
     }
 
     private init(folder: String, link: ControlSocketLink, pid: pid_t) {
@@ -111,12 +119,21 @@ final class SimulatedCompanion {
     }
 
     /// One line from `fd`, or nil at its end or after the timeout.
-    static func readLine(_ fd: Int32, timeoutMilliseconds: Int32) -> String? {
+    /// `pump` runs every 10 ms meanwhile (a headless box answers its socket only when asked to).
+    static func readLine(_ fd: Int32, timeoutMilliseconds: Int32, pump: (() -> Void)? = nil) -> String? {
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
+        var waited: Int32 = 0
         while true {
             var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, timeoutMilliseconds) > 0, read(fd, &byte, 1) == 1 else { return nil }
+            let slice: Int32 = pump == nil ? timeoutMilliseconds : 10
+            let ready = poll(&entry, 1, slice)
+            if ready == 0, let pump, waited < timeoutMilliseconds {
+                pump()
+                waited += slice
+                continue
+            }
+            guard ready > 0, read(fd, &byte, 1) == 1 else { return nil }
             if byte == 0x0A { return String(decoding: bytes, as: UTF8.self) }
             bytes.append(byte)
         }

@@ -21,46 +21,35 @@ def free_port():
 
 
 class SimulatedBox:
-    """`tactus simulate --web 127.0.0.1:PORT --control SOCKET` in real time. The interactive
-    simulator needs a terminal, so it gets a pseudo-terminal; its first line of output is
-    the companion's address and pairing code."""
+    """`tactus simulate --headless --realtime --web 127.0.0.1:PORT --control SOCKET`: the box
+    on the real clock from a script that only waits; its one line on stdout is the
+    companion's address and pairing code."""
 
-    def __init__(self):
+    def __init__(self, seconds=3600):
         self.port = free_port()
         self.folder = tempfile.mkdtemp(prefix="tactus-web-test-")
         self.control = os.path.join(self.folder, "control.sock")
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:
-            os.execv(binary("tactus"), ["tactus", "simulate", "--web", f"127.0.0.1:{self.port}", "--control", self.control])
-        buffer = b""
-        deadline = time.time() + 90
-        self.line = None
-        while time.time() < deadline and self.line is None:
-            ready, _, _ = select.select([self.fd], [], [], 0.5)
-            if ready:
-                try:
-                    buffer += os.read(self.fd, 65536)
-                except OSError:
-                    break
-            m = re.search(rb"(web: http://(\S+) pairing code (\d{6}))\r?\n", buffer)
-            if m:
-                self.line = m.group(1).decode()
-                self.code = m.group(3).decode()
-        if self.line is None:
+        script = os.path.join(self.folder, "idle.txt")
+        with open(script, "w") as f:
+            f.write(f"{seconds} end\n")
+        self.process = subprocess.Popen(
+            [binary("tactus"), "simulate", "--headless", "--realtime", "--script", script, "--out", os.path.join(self.folder, "out"),
+             "--web", f"127.0.0.1:{self.port}", "--control", self.control],
+            stdout=subprocess.PIPE, stderr=open(os.path.join(self.folder, "stderr.txt"), "wb"))
+        ready, _, _ = select.select([self.process.stdout], [], [], 90)
+        self.line = self.process.stdout.readline().decode().rstrip("\n") if ready else ""
+        m = re.fullmatch(r"web: http://(\S+) pairing code (\d{6})", self.line)
+        if not m:
             self.stop()
-            raise RuntimeError("simulate --web printed no address line: " + buffer[-2000:].decode(errors="replace"))
+            raise RuntimeError(f"simulate --web printed {self.line!r}: " + open(os.path.join(self.folder, "stderr.txt")).read()[-2000:])
+        self.code = m.group(2)
         self.host = f"127.0.0.1:{self.port}"
         self.origin = f"http://{self.host}"
 
-    def drain(self):
-        while True:
-            ready, _, _ = select.select([self.fd], [], [], 0)
-            if not ready:
-                return
-            try:
-                os.read(self.fd, 65536)
-            except OSError:
-                return
+    def events(self):
+        """The simulation's events.jsonl so far (written live in real time)."""
+        with open(os.path.join(self.folder, "out", "events.jsonl")) as f:
+            return [json.loads(line) for line in f if line.strip()]
 
     def web_pid(self):
         for entry in os.listdir("/proc"):
@@ -81,9 +70,6 @@ class SimulatedBox:
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1]) / 1024
         return None
-
-    def box_pid(self):
-        return self.pid
 
     def ctl(self, *args):
         return subprocess.run([binary("tactus"), "ctl", "--socket", self.control, *args], capture_output=True, text=True, timeout=30)
@@ -107,22 +93,14 @@ class SimulatedBox:
         return r.status, payload, r.headers
 
     def stop(self):
-        if self.pid:
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
             try:
-                os.write(self.fd, b"q")
-            except OSError:
-                pass
-            for _ in range(100):
-                done, _ = os.waitpid(self.pid, os.WNOHANG)
-                if done:
-                    break
-                self.drain()
-                time.sleep(0.1)
-            else:
-                os.kill(self.pid, signal.SIGKILL)
-                os.waitpid(self.pid, 0)
-            self.pid = 0
-            os.close(self.fd)
+                self.rest = self.process.communicate(timeout=30)[0]
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
 
 
 def wav(path, frequency, seconds=0.05, rate=48000):

@@ -99,6 +99,13 @@ class Companion(unittest.TestCase):
             # 10 ms, none beyond 25 ms. The first two (no prediction yet) wait for the box's news.
             self.assertLess(late[int(len(late) * 0.9)], 10.0)
             self.assertLess(late[-1], 25.0)
+            # The page's beats are the box's onsets: each at the heard time of the box's own onset event.
+            time.sleep(0.3)  # the simulation writes a line once nothing earlier can come (20 ms)
+            onsets = [e for e in BOX.events() if e["type"] == "onset" and e["layer"] == 0 and e["kind"] in ("accent", "soft", "beat")]
+            self.assertTrue(onsets)
+            for b in beats:
+                nearest = min(abs(e["mono"] * 1e9 - b["ns"]) for e in onsets if (e["bar"], e["beat"]) == (b["bar"], b["beat"]))
+                self.assertLess(nearest, 0.01e6)
             # Consecutive: no beat lost between the first and the last shown.
             positions = [(b["bar"], b["beat"]) for b in beats]
             for (bar0, beat0), (bar1, beat1) in zip(positions, positions[1:]):
@@ -125,6 +132,7 @@ class Companion(unittest.TestCase):
             status, songs, _ = BOX.request("GET", "/api/songs", headers=self.auth())
             self.assertIn('name = "Web Song"', songs["toml"])
             page.click("#song-play")
+            played_from = time.clock_gettime(time.CLOCK_MONOTONIC)
             deadline = time.time() + 10
             while time.time() < deadline:
                 state = json.loads(BOX.ctl("state").stdout)
@@ -135,6 +143,14 @@ class Companion(unittest.TestCase):
             self.assertTrue(state["playing"])
             self.assertEqual(state["bpm"], 121)  # the song's section plays at 150 (song.bpm); the setting stays
             self.assertEqual(state["song"]["bpm"], "150")
+            # The box's own events: the song playing, and its clicks at 150 BPM (0.4 s apart).
+            time.sleep(1.5)
+            events = [e for e in BOX.events() if e["mono"] >= played_from]
+            self.assertTrue(any(e["type"] == "state" and e["song"] and e["song"]["name"] == "Web Song" and e["playing"] for e in events))
+            beats_heard = [e["mono"] for e in events if e["type"] == "onset" and e["layer"] == 0 and e["kind"] != "poly" and e["bar"] >= 0]
+            self.assertGreaterEqual(len(beats_heard), 3)
+            for a, b in zip(beats_heard, beats_heard[1:]):
+                self.assertAlmostEqual(b - a, 0.4, delta=0.001)
             BOX.request("POST", "/api/transport", {"playing": False}, headers=self.auth())
 
             # Setlist: two songs, the first moved down, saved, in the new order on the box.
@@ -170,6 +186,9 @@ class Companion(unittest.TestCase):
             page.goto(BOX.origin + "/#play")
             page.wait_for_function("window.tactusBeats.length >= 4", timeout=20000)
             BOX.request("POST", "/api/transport", {"playing": False}, headers=self.auth())
+            states = [e for e in BOX.events() if e["type"] == "state" and e["sound"] == "browser-set" and e["playing"]]
+            self.assertTrue(states)
+            self.assertTrue(any(e["type"] == "onset" and e["mono"] > states[0]["mono"] for e in BOX.events()))
 
             page.goto(BOX.origin + "/#practice")
             page.wait_for_function("document.getElementById('practice-total').textContent.includes('minutes')")
@@ -303,6 +322,10 @@ class Companion(unittest.TestCase):
         self.assertEqual(status, 429)
         self.assertIn("locked", body["error"])
         self.assertTrue(1 <= int(headers["Retry-After"]) <= 60)
+
+    def test_10_one_line_on_stdout(self):
+        BOX.stop()
+        self.assertEqual(BOX.rest, b"")  # nothing after the companion's line, even at the end
 
 
 if __name__ == "__main__":

@@ -41,6 +41,9 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
     private let files: any ControlFiles
     public var configuration: CompanionConfiguration
     private var subscribers: Set<Int32> = []
+    /// Added to the box's times to give CLOCK_MONOTONIC (a headless real-time simulation
+    /// counts from 0; the live box's clock is CLOCK_MONOTONIC itself).
+    public var clockOffset: Int64 = 0
     private var lastState: String?
 
     public init(send: @escaping Send, files: any ControlFiles, configuration: CompanionConfiguration) {
@@ -196,8 +199,8 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
 
     public func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime, next: (bar: Int64, beat: Int, time: MonotonicTime)?) {
         guard !subscribers.isEmpty, onset.layer == 0, onset.kind <= .beat else { return }
-        let upcoming = next.map { ",\"next\":{\"bar\":\($0.bar),\"beat\":\($0.beat),\"ns\":\($0.time.nanoseconds)}" } ?? ""
-        let line = "{\"type\":\"beat\",\"bar\":\(onset.bar),\"beat\":\(onset.beat),\"kind\":\"\(onset.kind.name)\",\"ns\":\(time.nanoseconds)\(onset.muted ? ",\"muted\":true" : "")\(upcoming)}"
+        let upcoming = next.map { ",\"next\":{\"bar\":\($0.bar),\"beat\":\($0.beat),\"ns\":\($0.time.nanoseconds + clockOffset)}" } ?? ""
+        let line = "{\"type\":\"beat\",\"bar\":\(onset.bar),\"beat\":\(onset.beat),\"kind\":\"\(onset.kind.name)\",\"ns\":\(time.nanoseconds + clockOffset)\(onset.muted ? ",\"muted\":true" : "")\(upcoming)}"
         for client in subscribers { send(client, line) }
     }
 
@@ -206,7 +209,7 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
         let fields = StateJSON.fields(state) + ",\"companion\":\(state.saved.preferences.companion)"
         guard fields != lastState else { return }
         lastState = fields
-        let line = "{\"type\":\"state\",\"ns\":\(time.nanoseconds),\(fields)}"
+        let line = "{\"type\":\"state\",\"ns\":\(time.nanoseconds + clockOffset),\(fields)}"
         for client in subscribers { send(client, line) }
     }
 }

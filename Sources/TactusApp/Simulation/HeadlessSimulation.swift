@@ -64,6 +64,10 @@ public final class HeadlessSimulation: BoxObserver {
         try audio.start(box.engine.renderer)
     }
 
+    /// Work from outside run at each step of a paced run, on the simulation's thread (the
+    /// control socket's requests: `simulate --headless --realtime --web`).
+    public var betweenSteps: ((Box) -> Void)?
+
     /// Set while a paced run goes on: every line gets `mono` beside `t`.
     private var monoOrigin: Int64?
 
@@ -98,6 +102,7 @@ public final class HeadlessSimulation: BoxObserver {
                 box.handle(edge)
                 nextEdge = edges.next()
             }
+            betweenSteps?(box)
             if periodTime <= next {
                 try output.audio(sink.pull(frameCount: format.periodFrames))
                 framesRendered += Int64(format.periodFrames)
