@@ -44,8 +44,13 @@ build: deps
 	SWIFT='$(SWIFT)' $(BUILD)
 
 # The box on this machine: the interactive simulator (screen, LEDs, keys, sound).
+# `make run WEB=127.0.0.1:8080` starts the browser companion too (tactus-web, built beside
+# tactus) and prints `web: http://127.0.0.1:8080 pairing code NNNNNN` (also shown under the
+# screen); open the address and type the code. Headless on the real clock, with a script:
+#   tactus simulate --headless --realtime --script FILE --out DIR --web 127.0.0.1:8080
 run: build
-	$(RUN_BINARY) simulate --board boards/pi4b.toml
+	$(if $(WEB),$(SWIFT) build -c release --product tactus-web)
+	$(RUN_BINARY) simulate --board boards/pi4b.toml $(if $(WEB),--web $(WEB))
 
 test: test-unit test-vm-backends
 
@@ -55,6 +60,7 @@ test-unit: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	Tests/install/run.sh
+	SWIFT='$(SWIFT)' Tests/Web/run.sh
 
 # Release build, then binary, boards, overlays, unit and (if missing) /etc/tactus/config.toml.
 install:
@@ -98,6 +104,10 @@ bench:
 	Benchmarks/compare-klick.sh "$$(SWIFT='$(SWIFT)' scripts/build-release.sh)"
 	$(SWIFT) run -c release tactus-bench
 	$(SWIFT) run -c release tactus-wheel-bench
+	@# The companion under load (30 s; too slow for make test): 20 live views + 200 requests/s.
+	scripts/install-deps.sh web
+	$(SWIFT) build --product tactus && $(SWIFT) build --product tactus-web
+	python3 Tests/Web/load.py
 
 clean:
 	rm -rf .build .build-static .build-vm .build-gpiod2 .build-deps dist

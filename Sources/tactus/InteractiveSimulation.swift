@@ -112,6 +112,7 @@ enum InteractiveSimulation {
             text += "└" + String(repeating: "─", count: screen.width) + "┘\n"
             text += " accent \(leds[0])  beat \(leds[1])  sub \(leds[2])  buzzer \(leds[3])    \(status)\u{1B}[K\n"
             text += " \(note)\u{1B}[K\n \(help)\u{1B}[K\n"
+            if let companion { text += " \(companion.line) (a new code: Menu > Settings > Companion)\u{1B}[K\n" }
             if text != lastDraw {
                 FileSystem.writeStandardOutput(text)
                 lastDraw = text

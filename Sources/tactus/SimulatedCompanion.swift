@@ -11,6 +11,8 @@ import TactusCore
 final class SimulatedCompanion {
     let folder: String
     let link: ControlSocketLink
+    /// `web: http://ADDR:PORT pairing code NNNNNN`, as printed.
+    private(set) var line = ""
     let pid: pid_t
 
     /// `switchOn` turns the companion on at the simulated box and shows the code (on its thread).
@@ -46,7 +48,8 @@ final class SimulatedCompanion {
             throw ExitError("--web: tactus-web did not start listening on \(listen) (is the port free?)", code: 1)
         }
         close(output)
-        FileSystem.writeStandardOutput(SimulatedCompanion.line(listen, code) + "\n")
+        companion.line = SimulatedCompanion.line(listen, code)
+        FileSystem.writeStandardOutput(companion.line + "\n")
         return companion
     }
 
