@@ -111,8 +111,10 @@ put 0644 "$pkg/copyright" /usr/share/doc/tactus/copyright
 gzip -9n <"$pkg/changelog" >"$root/usr/share/doc/tactus/changelog.Debian.gz"
 chmod 0644 "$root/usr/share/doc/tactus/changelog.Debian.gz"
 mkdir -p "$root/usr/share/man/man1"
-gzip -9n <"$pkg/tactus.1" >"$root/usr/share/man/man1/tactus.1.gz"
-chmod 0644 "$root/usr/share/man/man1/tactus.1.gz"
+for page in tactus tactus-web; do
+  gzip -9n <"$pkg/$page.1" >"$root/usr/share/man/man1/$page.1.gz"
+  chmod 0644 "$root/usr/share/man/man1/$page.1.gz"
+done
 
 for script in postinst prerm postrm; do install -m 0755 "$pkg/$script" "$root/DEBIAN/$script"; done
 echo /etc/tactus/config.toml >"$root/DEBIAN/conffiles"

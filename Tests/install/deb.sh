@@ -31,6 +31,14 @@ TACTUS_DEB_DIR=$tmp/dist1 make --no-print-directory deb TACTUS_BINARY="$stub" >"
 deb=$tmp/dist1/tactus_${version}_${arch}.deb
 expect_file "$deb"
 
+# --- 1b. lintian, where it is installed: no error, and no warning but the changelog's
+# (a first upload closes no bug).
+if command -v lintian >/dev/null; then
+  lintian --tag-display-limit 0 "$deb" 2>/dev/null | grep -v 'initial-upload-closes-no-bugs' | grep -E '^(E|W):' >"$tmp/lintian" && \
+    { cat "$tmp/lintian" >&2; fail "lintian finds problems in the package"; }
+  ok
+fi
+
 # --- 2. Contents: every file where it belongs, owned by root.
 dpkg-deb -c "$deb" >"$tmp/contents"
 for path in ./usr/bin/tactus ./lib/systemd/system/tactus.service ./etc/tactus/config.toml \
