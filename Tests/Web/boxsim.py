@@ -29,12 +29,19 @@ class SimulatedBox:
         self.port = free_port()
         self.folder = tempfile.mkdtemp(prefix="tactus-web-test-")
         self.control = os.path.join(self.folder, "control.sock")
+        # A state folder with some practice behind it (minutes on the last days, local time).
+        state = os.path.join(self.folder, "state")
+        os.makedirs(state)
+        self.practice = {time.strftime("%Y-%m-%d", time.localtime(time.time() - 86400 * d)): m
+                         for d, m in ((1, 25.5), (2, 40.0), (4, 12.25), (7, 60.0), (9, 33.0))}
+        with open(os.path.join(state, "practice.toml"), "w") as f:
+            f.write("schema = 1\n\n[minutes]\n" + "".join(f"{day} = {m:.2f}\n" for day, m in sorted(self.practice.items())))
         script = os.path.join(self.folder, "idle.txt")
         with open(script, "w") as f:
             f.write(f"{seconds} end\n")
         self.process = subprocess.Popen(
             [binary("tactus"), "simulate", "--headless", "--realtime", "--script", script, "--out", os.path.join(self.folder, "out"),
-             "--web", f"127.0.0.1:{self.port}", "--control", self.control],
+             "--web", f"127.0.0.1:{self.port}", "--control", self.control, "--state", state],
             stdout=subprocess.PIPE, stderr=open(os.path.join(self.folder, "stderr.txt"), "wb"))
         ready, _, _ = select.select([self.process.stdout], [], [], 90)
         self.line = self.process.stdout.readline().decode().rstrip("\n") if ready else ""

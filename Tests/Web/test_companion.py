@@ -197,6 +197,12 @@ class Companion(unittest.TestCase):
 
             page.goto(BOX.origin + "/#practice")
             page.wait_for_function("document.getElementById('practice-total').textContent.includes('minutes')")
+            # The practice log as the box keeps it, a bar per day with minutes.
+            status, practice, _ = BOX.request("GET", "/api/practice", headers=self.auth())
+            for day, minutes in BOX.practice.items():
+                self.assertAlmostEqual(practice["minutes"][day], minutes, delta=0.01)
+            bars = page.evaluate("[...document.querySelectorAll('#minutes rect')].filter(r => Number(r.getAttribute('height')) > 0).length")
+            self.assertGreaterEqual(bars, len(BOX.practice))
             page.screenshot(path=os.path.join(DOCS, "practice.png"))
             page.goto(BOX.origin + "/#settings")
             page.wait_for_selector("#pref-momentum")

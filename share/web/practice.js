@@ -33,7 +33,7 @@ export const practicePage = {
     bars($("minutes"), shown, shown.map((d) => minutes[d] || 0));
     const total = Object.values(minutes).reduce((a, b) => a + b, 0);
     $("practice-total").textContent = `${total.toFixed(1)} minutes in all, on ${Object.keys(minutes).length} days`;
-    $("tempo-plot").innerHTML = "";
+    $("tempo-plot").style.display = "none";
     $("tempo-note").textContent = "The box does not record the tempo reached per song or coach figures yet; they appear here once it does.";
   },
 };
