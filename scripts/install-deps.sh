@@ -55,7 +55,8 @@ fetch_gpiod2() {
   echo "libgpiod $(cat "$prefix/.complete") unpacked into .build-deps/libgpiod2"
 }
 
-packages=(pkg-config libasound2-dev libgpiod-dev libi2c-dev)
+# espeak-ng and python3: `make voices` synthesizes the spoken counts (scripts/make-voices.py).
+packages=(pkg-config libasound2-dev libgpiod-dev libi2c-dev espeak-ng python3)
 # Tests: jackd2 + libasound2-plugins give a real-time paced ALSA device without hardware
 # (JACK dummy backend behind ALSA's jack plugin); device-tree-compiler checks overlays/;
 # alsa-utils (aplay) for diagnosing audio devices.

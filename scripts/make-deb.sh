@@ -95,6 +95,9 @@ fi
 for f in share/web/*; do put 0644 "$f" "/usr/share/tactus/web/${f#share/web/}"; done
 for f in boards/*.toml boards/README.md; do put 0644 "$f" "/usr/share/tactus/$f"; done
 for f in overlays/*.dts overlays/README.md; do put 0644 "$f" "/usr/share/tactus/$f"; done
+# The voice sets (make voices): /usr/share/tactus/voices/voice-LANG/{*.wav,voice.toml}.
+ls voices/voice-*/voice.toml >/dev/null 2>&1 || die "no voice sets in voices/: run make voices (make deb does)"
+for f in voices/voice-*/*.wav voices/voice-*/voice.toml; do put 0644 "$f" "/usr/share/tactus/$f"; done
 for f in overlays/*.dts; do
   name=$(basename "$f" .dts)
   dtc -@ -q -I dts -O dtb -o "$root/usr/share/tactus/overlays/$name.dtbo" "$f" || die "dtc could not compile $f"

@@ -17,7 +17,8 @@ public final class ClickRenderer: @unchecked Sendable {
     let retired: SPSCRing<UnsafeMutableRawPointer>
     /// Every onset that started a clip.
     public let events: SPSCRing<OnsetEvent>
-    /// Every re-anchoring of the grid (start, change), for the screen, LEDs and buzzer.
+    /// Every re-anchoring of the grid (start, change, a song's start and each live change in
+    /// it): the timeline (`BeatGrid`) that the screen, LEDs and buzzer read.
     public let anchors: SPSCRing<GridAnchor>
     private let droppedOnsets = Atomic<Int>(0)
     /// What `render` leaves behind for other threads (the control thread, the service's
@@ -25,6 +26,10 @@ public final class ClickRenderer: @unchecked Sendable {
     private let publishedClock = Atomic<Int64>(0)
     private let publishedVoices = Atomic<Int>(0)
     private let publishedFramesUntilSilent = Atomic<Int>(0)
+    private let publishedToneFramesUntilSilent = Atomic<Int>(0)
+    /// No onset at or after this sample starts a clip (an offline render's end: onsets are
+    /// started up to a lead ahead, and none past the end may be).
+    private let startLimit = Atomic<Int64>(.max)
     private let publishedPlaying = Atomic<Bool>(false)
     private let publishedSongOrigin = Atomic<Int64>(0)
     private let publishedEpoch = Atomic<UInt64>(0)
@@ -34,7 +39,7 @@ public final class ClickRenderer: @unchecked Sendable {
     private var appliedEpoch: UInt64 = 0
     private var playing = false
     /// Where the current program's grid is pinned to the sample clock (exact).
-    private var placement = Placement(anchor: .start(atSample: 0), lagWhole: 0, lagRest: 0, lagDenominator: 1)
+    private var placement = Placement(anchor: .start(atSample: 0), lag: .zero)
     /// Next onset to play.
     private var cursorBar: Int64 = 0
     private var cursorIndex = 0
@@ -50,7 +55,14 @@ public final class ClickRenderer: @unchecked Sendable {
     /// Song playback: the sample of the song's start and the next scheduled onset.
     private var songOrigin: Int64 = 0
     private var songCursor = 0
+    /// Onsets before this sample were already started (a clip begins up to its lead before
+    /// its onset, so the cursor runs up to the program's longest lead ahead of the block):
+    /// after a change the new program skips them rather than play them twice. With clicks
+    /// only (no lead) it is the block's first sample and skips nothing.
+    private var startedUntil: Int64 = 0
     private var voices: VoicePool
+    /// The reference tone, mixed under the clicks before the limiter.
+    private var tone: ToneSource
     private var limiter: Limiter
     private let mix: UnsafeMutablePointer<Float>
 
@@ -62,6 +74,7 @@ public final class ClickRenderer: @unchecked Sendable {
         events = SPSCRing(minimumCapacity: eventCapacity)
         anchors = SPSCRing(minimumCapacity: 256)
         voices = VoicePool(capacity: voiceCount)
+        tone = ToneSource(sampleRate: sampleRate)
         limiter = Limiter(sampleRate: sampleRate, maxFrames: maxFrameCount)
         mix = .allocate(capacity: maxFrameCount + limiter.lookahead)
     }
@@ -89,8 +102,10 @@ public final class ClickRenderer: @unchecked Sendable {
             program!._withUnsafeGuaranteedRef { p in
                 if let song = p.song {
                     startSongOnsets(of: song, before: blockEnd)
+                    startedUntil = max(startedUntil, blockEnd + song.maxLead)
                 } else {
                     startOnsets(of: p, before: blockEnd)
+                    startedUntil = max(startedUntil, blockEnd + p.maxLead)
                 }
             }
         }
@@ -98,26 +113,34 @@ public final class ClickRenderer: @unchecked Sendable {
         // the look-ahead could reach its ceiling: bounded by the sum of every clip's peak.
         let lookahead = limiter.lookahead
         var limiting = !limiter.isIdle
-        if !limiting && voices.activeCount > 0 {
-            var bound = voices.levelBound
+        if !limiting && (voices.activeCount > 0 || tone.isActive) {
+            var bound = voices.levelBound + tone.levelBound
             if bound <= Limiter.ceiling, let program {
                 bound += program._withUnsafeGuaranteedRef { upcoming(of: $0, from: blockEnd, count: lookahead, into: nil) }
             }
             limiting = bound > Limiter.ceiling
         }
         clock = blockEnd
-        guard voices.activeCount > 0 || limiting else {
+        guard voices.activeCount > 0 || tone.isActive || limiting else {
             buffer.update(repeating: 0, count: frameCount * channels)
             return
         }
         mix.update(repeating: 0, count: frameCount + (limiting ? lookahead : 0))
         if limiting {
             voices.peek(into: mix + frameCount, skip: frameCount, count: lookahead)
+            if tone.isActive {
+                // The tone's frames after this block: advance a copy over the block first.
+                var ahead = tone
+                ahead.render(into: mix, count: frameCount)
+                ahead.peek(into: mix + frameCount, count: lookahead)
+                mix.update(repeating: 0, count: frameCount)
+            }
             if let program {
                 _ = program._withUnsafeGuaranteedRef { upcoming(of: $0, from: blockEnd, count: lookahead, into: mix + frameCount) }
             }
         }
         voices.mix(into: mix, frameCount: frameCount)
+        if tone.isActive { tone.render(into: mix, count: frameCount) }
         if limiting { limiter.process(mix, frameCount: frameCount) }
         switch channels {
         case 1:
@@ -141,6 +164,7 @@ public final class ClickRenderer: @unchecked Sendable {
         publishedClock.store(clock, ordering: .relaxed)
         publishedVoices.store(voices.activeCount, ordering: .relaxed)
         publishedFramesUntilSilent.store(voices.framesUntilSilent, ordering: .relaxed)
+        publishedToneFramesUntilSilent.store(tone.framesUntilSilent, ordering: .relaxed)
         publishedPlaying.store(playing, ordering: .relaxed)
         publishedSongOrigin.store(songOrigin, ordering: .relaxed)
         publishedEpoch.store(appliedEpoch, ordering: .relaxed)
@@ -150,14 +174,18 @@ public final class ClickRenderer: @unchecked Sendable {
         guard let incoming = pending.exchange(nil, ordering: .acquiringAndReleasing) else { return }
         let new = Unmanaged<EngineProgram>.fromOpaque(incoming)
         new._withUnsafeGuaranteedRef { program in
+            tone.set(program.tone)
             let restart = program.transportEpoch != appliedEpoch
             if program.playing, let song = program.song {
                 // A song starts from its beginning at each start; a new program without a
                 // new start (a volume change) keeps its place.
                 let previous = current.flatMap { Unmanaged<EngineProgram>.fromOpaque($0)._withUnsafeGuaranteedRef { $0.song } }
                 if restart || !playing || previous == nil {
-                    songOrigin = clock
+                    // With spoken words the song starts one longest lead later, so even
+                    // its first word begins its lead before its onset.
+                    songOrigin = clock + song.maxLead
                     songCursor = 0
+                    startedUntil = clock
                 } else if previous !== song, let sameBefore = song.sameBefore, clock - songOrigin > sameBefore {
                     // A live change taken up later than planned: go on from here.
                     songCursor = song.firstIndex(atOrAfter: clock - songOrigin)
@@ -167,9 +195,12 @@ public final class ClickRenderer: @unchecked Sendable {
             } else if program.playing {
                 if restart || !playing || current == nil {
                     leadInActive = false
-                    placement = program.placement(of: .start(atSample: clock))
+                    // The downbeat one longest lead after START (0 for clicks), so the
+                    // first word too begins its lead before its onset.
+                    placement = program.placement(of: .start(atSample: clock + program.maxLead))
                     cursorBar = 0
                     cursorIndex = 0
+                    startedUntil = clock
                 } else if let current {
                     Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { old in
                         keepPhase(from: old, to: program)
@@ -277,7 +308,8 @@ public final class ClickRenderer: @unchecked Sendable {
             i += 1
             j += 1
         }
-        guard let late else { return }
+        // With leads, the old program already started what lies ahead of this block.
+        guard let late, startedUntil <= clock else { return }
         if cursorIndex < new.onsetCount && sampleOfCursor(new) <= clock { return } // one click on this sample
         if voices.start(clip: late.clip, frames: late.clipFrames, gain: late.gain, level: late.level, offset: 0) {
             events.push(OnsetEvent(sample: clock, bar: bar, beat: late.beat, layer: late.layer, kind: late.kind, index: late.index,
@@ -323,6 +355,12 @@ public final class ClickRenderer: @unchecked Sendable {
     }
 
     private func publishAnchor(of program: EngineProgram) {
+        if program.song != nil {
+            // A song's beats are all placed in its schedule: the anchor is its start.
+            _ = anchors.push(GridAnchor(sampleTwice: 2 * songOrigin, bar: 0, positionNumerator: 0, positionDenominator: 1,
+                                        program: program.serial))
+            return
+        }
         let anchor = placement.anchor
         let numerator = Int128(anchor.grid) * Int128(anchor.denominator) + Int128(anchor.numerator)
         let denominator = Int128(anchor.denominator) * Int128(program.gridPerWhole)
@@ -339,11 +377,16 @@ public final class ClickRenderer: @unchecked Sendable {
 
     private func startOnsets(of program: EngineProgram, before blockEnd: Int64) {
         guard program.onsetCount > 0 else { return }
+        // Onsets up to the longest lead ahead, so each clip begins its lead before its onset.
+        let horizon = min(blockEnd + program.maxLead, startLimit.load(ordering: .relaxed))
         while leadInActive {
             let sample = max(program.sample(bar: cursorBar, offset: leadInOffset(program), placement: placement), clock)
-            guard sample < blockEnd else { return }
+            guard sample < horizon else { return }
             let onset = program.onsets[Int(program.leadIn[leadInIndex])]
-            if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: Int(sample - clock)) {
+            if sample < startedUntil {
+                // Started under the previous program.
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level,
+                                   offset: clipOffset(sample, lead: onset.lead)) {
                 events.push(OnsetEvent(sample: sample, bar: finishingBar, beat: finishingBeat, layer: onset.layer, kind: onset.kind,
                                        index: onset.index, polySteps: onset.polySteps, polySpanBeats: onset.polySpanBeats))
             } else {
@@ -355,12 +398,13 @@ public final class ClickRenderer: @unchecked Sendable {
             // Never before this block: only onsets due in the half sample before a change
             // (which round to its first sample) can compute earlier.
             let sample = max(sampleOfCursor(program), clock)
-            guard sample < blockEnd else { return }
+            guard sample < horizon else { return }
             let onset = program.onsets[cursorIndex]
-            let offset = Int(max(sample - clock, 0))
-            if onset.playedInBar == cursorBar {
-                // Played under the previous program before a change moved it later.
-            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: offset) {
+            if onset.playedInBar == cursorBar || sample < startedUntil {
+                // Played under the previous program (before a change moved it later, or
+                // started ahead of its onset by its lead).
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level,
+                                   offset: clipOffset(sample, lead: onset.lead)) {
                 events.push(OnsetEvent(sample: sample, bar: cursorBar, beat: onset.beat, layer: onset.layer, kind: onset.kind,
                                         index: onset.index, polySteps: onset.polySteps, polySpanBeats: onset.polySpanBeats))
             } else {
@@ -374,6 +418,14 @@ public final class ClickRenderer: @unchecked Sendable {
         }
     }
 
+    /// Frames from this block's first sample to where a clip anchored `lead` frames in must
+    /// begin for its anchor to sound on `sample`; a clip is never begun before the block
+    /// (right after a start or a change the word begins late rather than part-way in).
+    @inline(__always)
+    private func clipOffset(_ sample: Int64, lead: Int) -> Int {
+        Int(max(sample - Int64(lead), clock) - clock)
+    }
+
     /// Walks the song's table: integers only, no allocation. Muted onsets are reported
     /// (the pendulum and LEDs keep counting) but start no clip.
     private func startSongOnsets(of song: SongSchedule, before blockEnd: Int64) {
@@ -381,13 +433,14 @@ public final class ClickRenderer: @unchecked Sendable {
             let onset = song.onsets[songCursor]
             guard onset.sample < song.endSample else { songCursor = song.count; return }
             let sample = songOrigin + onset.sample
-            guard sample < blockEnd else { return }
+            guard sample < blockEnd + song.maxLead else { return }
             let event = OnsetEvent(sample: sample, bar: onset.bar, beat: onset.beat, layer: onset.layer, kind: onset.kind,
                                    index: onset.index, section: onset.section, song: onset.song, isCount: onset.isCount,
                                    muted: onset.muted, bpm: onset.bpm, polySteps: onset.polySteps, polySpanBeats: onset.polySpanBeats)
             if onset.muted {
                 events.push(event)
-            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: Int(max(sample - clock, 0))) {
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level,
+                                   offset: clipOffset(max(sample, clock), lead: onset.lead)) {
                 events.push(event)
             } else {
                 droppedOnsets.add(1, ordering: .relaxed)
@@ -413,11 +466,12 @@ public final class ClickRenderer: @unchecked Sendable {
             let onset = song.onsets[index]
             guard onset.sample < song.endSample else { break }
             let sample = max(songOrigin + onset.sample, from)
-            guard sample < from + Int64(count) else { break }
-            if !onset.muted {
+            guard sample < from + Int64(count) + song.maxLead else { break }
+            let begin = max(sample - Int64(onset.lead), from)
+            if !onset.muted && begin < from + Int64(count) {
                 level += onset.level
                 if let mix {
-                    let offset = Int(sample - from)
+                    let offset = Int(begin - from)
                     VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
                 }
             }
@@ -440,25 +494,34 @@ public final class ClickRenderer: @unchecked Sendable {
             (leadInActive, leadInTile, leadInIndex) = savedLeadIn
         }
         var level: Float = 0
+        let end = from + Int64(count)
+        // As far as `startOnsets` will look: a lead ahead, never past an offline end.
+        let horizon = min(end + program.maxLead, startLimit.load(ordering: .relaxed))
         while leadInActive {
             let sample = max(program.sample(bar: cursorBar, offset: leadInOffset(program), placement: placement), from)
-            guard sample < from + Int64(count) else { return level }
+            guard sample < horizon else { return level }
             let onset = program.onsets[Int(program.leadIn[leadInIndex])]
-            level += onset.level
-            if let mix {
-                let offset = Int(sample - from)
-                VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+            let begin = max(sample - Int64(onset.lead), from)
+            if begin < end && sample >= startedUntil {
+                level += onset.level
+                if let mix {
+                    let offset = Int(begin - from)
+                    VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+                }
             }
             advanceLeadIn(program)
         }
         while true {
             let sample = max(sampleOfCursor(program), from)
-            guard sample < from + Int64(count) else { return level }
+            guard sample < horizon else { return level }
             let onset = program.onsets[cursorIndex]
-            level += onset.level
-            if let mix {
-                let offset = Int(sample - from)
-                VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+            let begin = max(sample - Int64(onset.lead), from)
+            if begin < end && sample >= startedUntil {
+                level += onset.level
+                if let mix {
+                    let offset = Int(begin - from)
+                    VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+                }
             }
             cursorIndex += 1
             if cursorIndex == program.onsetCount {
@@ -475,6 +538,14 @@ public final class ClickRenderer: @unchecked Sendable {
     public var activeVoiceCount: Int { publishedVoices.load(ordering: .relaxed) }
     /// Frames from now until every playing clip has finished.
     public var framesUntilSilent: Int { publishedFramesUntilSilent.load(ordering: .relaxed) }
+    /// Frames until the reference tone has ramped out (0: silent; Int.max while it is on).
+    public var toneFramesUntilSilent: Int { publishedToneFramesUntilSilent.load(ordering: .relaxed) }
+
+    /// Onsets at or after `sample` start no clip (any thread; nil lifts it). An offline
+    /// render sets its end here, since clips with a lead are started ahead of their onsets.
+    public func stopStarting(atSample sample: Int64?) {
+        startLimit.store(sample ?? .max, ordering: .relaxed)
+    }
     /// Onsets dropped because every voice was busy.
     public var droppedOnsetCount: Int { droppedOnsets.load(ordering: .relaxed) }
     public var isPlaying: Bool { publishedPlaying.load(ordering: .relaxed) }

@@ -45,6 +45,22 @@ struct SimulateCommand: AsyncParsableCommand {
             }
             return address
         }
+        // The command's own input first: a bad flag or script must touch nothing in the
+        // state folder (no lock file, no settings file kept aside).
+        var parsed: SimulationScript?
+        if headless {
+            guard let scriptPath = script else { throw ExitError("--headless needs --script FILE") }
+            guard let outPath = out else { throw ExitError("--headless needs --out DIR") }
+            guard !outPath.isEmpty else { throw ExitError("--out '' is invalid: give a folder for audio.wav, events.jsonl and frames/") }
+            let text = try InputFile.text(scriptPath, flag: "--script")
+            do { parsed = try SimulationScript(text: text, file: scriptPath) } catch { throw ExitError(error.description) }
+        } else {
+            guard script == nil, out == nil, !realtime else { throw ExitError("--script, --out and --realtime need --headless") }
+        }
+        if let state { try BoxLocations.checkFolder(state, flag: "--state") }
+        if headless, !realtime, webAddress != nil || control != nil {
+            throw ExitError("--web and --control need the simulation in real time: interactive, or --headless --realtime")
+        }
         let logger = Log.bootstrap(level: level)
         let persistence: any SettingsPersistence
         var saved = SavedState()
@@ -53,25 +69,17 @@ struct SimulateCommand: AsyncParsableCommand {
         var stateLock: StateLock?
         defer { withExtendedLifetime(stateLock) {} }
         if let state {
-            stateLock = try BoxLocations(state: state).lockState(configuration)
+            let lockProblem: String?
+            (stateLock, lockProblem) = try BoxLocations(state: state).lockStateOrPlayUnsaved(configuration)
             let store = SettingsStore(path: "\(state)/settings.toml")
-            let loaded = store.load()
+            let loaded = BoxLocations.load(store, lockProblem: lockProblem)
             (saved, problem, notice, persistence) = (loaded.saved, loaded.problem, loaded.notice, store)
         } else {
             persistence = MemoryPersistence()
         }
         let sounds = BoxLocations.userSounds(configuration, sampleRate: definition.audio.sampleRate, logger: logger)
 
-        if headless {
-            guard realtime || (webAddress == nil && control == nil) else {
-                throw ExitError("--web and --control need the simulation in real time: interactive, or --headless --realtime")
-            }
-            guard let scriptPath = script else { throw ExitError("--headless needs --script FILE") }
-            guard let outPath = out else { throw ExitError("--headless needs --out DIR") }
-            guard !outPath.isEmpty else { throw ExitError("--out '' is invalid: give a folder for audio.wav, events.jsonl and frames/") }
-            let text = try InputFile.text(scriptPath, flag: "--script")
-            let parsed: SimulationScript
-            do { parsed = try SimulationScript(text: text, file: scriptPath) } catch { throw ExitError(error.description) }
+        if let parsed, let outPath = out {
             let files = try SimulationFiles(folder: outPath, format: definition.audio)
             let simulation = try HeadlessSimulation(board: definition, configuration: configuration, saved: saved, problem: problem,
                                                     notice: notice, persistence: persistence, userSounds: sounds, output: files, logger: logger)
@@ -112,7 +120,6 @@ struct SimulateCommand: AsyncParsableCommand {
             }
             print("Simulated \(ended.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/")
         } else {
-            guard script == nil, out == nil, !realtime else { throw ExitError("--script, --out and --realtime need --headless") }
             try await InteractiveSimulation.run(board: definition, configuration: configuration, saved: saved, problem: problem,
                                                 notice: notice, persistence: persistence, userSounds: sounds, logger: logger,
                                                 web: webAddress.map { ($0, state.map { "\($0)/practice.toml" }, configuration.soundsFolder) },

@@ -34,6 +34,51 @@ import TactusCore
         #expect(counts.writes == 0)
     }
 
+    @Test func wordsWithLeadsAndTheToneThroughChangesNeitherAllocateNorLock() {
+        // Words started ahead of their onsets, syllables giving way, changes skipping what
+        // was started, the tone ramping through note changes and on/off: all on the audit.
+        // The same run twice: the first initializes the runtime's lazy statics (the
+        // limiter's constants ...) as a box's first seconds would, the second is audited.
+        func run(audited: Bool) -> (realtime_audit_counts, Int) {
+            let voice = syntheticVoice()
+            let engine = try! ClickEngine(sampleRate: 48000, channels: 2, maxFrameCount: 4096)
+            engine.register(voice)
+            try! engine.apply(settings(bpm: "200", subdivisions: "2,3,4", sound: voice.name))
+            engine.setTone(ReferenceTone(note: 69, reference: 440, timbre: .organ, volume: 100))
+            engine.start()
+            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * 128)
+            defer { buffer.deallocate() }
+            engine.renderer.render(into: buffer, frameCount: 128)
+            var total = realtime_audit_counts()
+            var busiest = 0
+            for step in 0..<1500 {
+                if step % 10 == 0 {
+                    try! engine.apply(settings(bpm: "\(60 + step % 240)", subdivisions: step % 20 == 0 ? "2,3,4" : "4", sound: voice.name))
+                    engine.setTone(step % 70 == 0 ? nil : ReferenceTone(note: 60 + step % 24, reference: 415 + step % 52))
+                }
+                if audited { realtime_audit_begin() }
+                engine.renderer.render(into: buffer, frameCount: 128)
+                if audited {
+                    let counts = realtime_audit_end()
+                    total.allocations += counts.allocations
+                    total.frees += counts.frees
+                    total.locks += counts.locks
+                    total.writes += counts.writes
+                }
+                while engine.nextEvent() != nil {}
+                busiest = max(busiest, engine.renderer.activeVoiceCount)
+            }
+            return (total, busiest)
+        }
+        _ = run(audited: false)
+        let (total, busiest) = run(audited: true)
+        #expect(busiest >= 2)
+        #expect(total.allocations == 0)
+        #expect(total.frees == 0)
+        #expect(total.locks == 0)
+        #expect(total.writes == 0)
+    }
+
     @Test func songPlaybackNeitherAllocatesNorLocks() throws {
         let engine = ClickEngine.testEngine(settings: settings(bpm: "120", subdivisions: "3"), clipFrames: 3000)
         let song = Song(name: "rt", countIn: .bars(1), sections: [

@@ -292,7 +292,7 @@ import Testing
         let effects = b.handle(.detent(1, at: clock.advance(ms: 300)))
         #expect(effects.contains(.silentPractice(true)))
         _ = press(&b, .wheel)
-        turn(&b, 3)                     // Dark gap, Companion, then Back
+        turn(&b, 5)                     // Dark gap, Tone timbre, Tone volume, Companion, then Back
         _ = press(&b, .wheel)           // Back: the root, on "Settings"
         #expect(b.menu == MenuState(page: .root, selected: 3))
     }
@@ -391,7 +391,7 @@ import Testing
         // The state handed in is a value: reducing it again from scratch gives the same.
         let (c, _) = reduce(start, .detent(-1, at: time))
         #expect(c.settings.tempo == Tempo(clampingWholeBPM: 119))
-        #expect(ScreenPresenter.model(for: a, timeline: nil) == ScreenPresenter.model(for: b, timeline: nil))
+        #expect(ScreenPresenter.model(for: a, grid: nil) == ScreenPresenter.model(for: b, grid: nil))
     }
 }
 

@@ -110,7 +110,7 @@ import Testing
         _ = box.handle(.remote(.pair(code: "123456", token: Self.token, name: "Chromium"), at: clock.advance(ms: 1)))
         let settings = MenuState.entries(.settings, saved: box.saved, companion: box.companion)
         #expect(settings.map(\.text) == ["Momentum: on", "Tap tolerance: 20%", "Screen dim: 60 s", "Footswitch: start", "Silent practice: off",
-                                         "Dark gap: off", "Companion: on", "Back"])
+                                         "Dark gap: off", "Tone timbre: sine", "Tone volume: 50%", "Companion: on", "Back"])
         let page = MenuState.entries(.companion, saved: box.saved, companion: box.companion)
         #expect(page.map(\.text) == ["Companion: on", "Pair a browser", "Revoke 1: Chromium", "Back"])
         box.menu = MenuState(page: .companion, selected: 1)
@@ -123,7 +123,7 @@ import Testing
         // Back returns to Settings, on the Companion row.
         box.menu = MenuState(page: .companion, selected: 2)
         _ = box.handle(.gesture(.wheel, .shortPress, at: clock.advance(ms: 1)))
-        #expect(box.menu == MenuState(page: .settings, selected: 6))
+        #expect(box.menu == MenuState(page: .settings, selected: 8))
     }
 
     @Test func aPatchIsCheckedAsTheSettingsFileChecksIt() throws {

@@ -52,6 +52,15 @@ for f in boards/*.toml overlays/*.dts; do
   grep -q " ./usr/share/tactus/$f\$" "$tmp/contents" || fail "the package lacks /usr/share/tactus/$f"
   ok
 done
+# The voice sets (make deb runs make voices): every WAV and voice.toml of each language.
+for lang in en de; do
+  grep -q " ./usr/share/tactus/voices/voice-$lang/voice.toml\$" "$tmp/contents" || fail "the package lacks voice-$lang"
+  ok
+done
+for f in voices/voice-*/*.wav voices/voice-*/voice.toml; do
+  grep -q " ./usr/share/tactus/$f\$" "$tmp/contents" || fail "the package lacks /usr/share/tactus/$f"
+done
+ok
 for f in overlays/*.dts; do
   grep -q " ./usr/share/tactus/overlays/$(basename "$f" .dts).dtbo\$" "$tmp/contents" || fail "the package lacks the compiled $(basename "$f" .dts).dtbo"
   ok

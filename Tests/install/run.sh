@@ -31,6 +31,8 @@ expect_file "$d/usr/local/bin/tactus"
 expect_same "$stub" "$d/usr/local/bin/tactus"
 for f in boards/*.toml boards/README.md; do expect_same "$f" "$d/usr/local/share/tactus/$f"; done
 for f in overlays/*.dts overlays/README.md; do expect_same "$f" "$d/usr/local/share/tactus/$f"; done
+# The voice sets, when `make voices` made them (make test does).
+for f in voices/voice-*/voice.toml voices/voice-*/*.wav; do [ -f "$f" ] && expect_same "$f" "$d/usr/local/share/tactus/$f"; done
 expect_same etc/config.toml "$d/usr/local/share/tactus/config.toml"
 expect_same docs/install.md "$d/usr/local/share/doc/tactus/install.md"
 expect_same systemd/tactus.service "$d/etc/systemd/system/tactus.service"

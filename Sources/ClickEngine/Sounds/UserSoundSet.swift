@@ -10,16 +10,20 @@ public struct SoundLoadError: Error, Sendable, Equatable, CustomStringConvertibl
         case poly = "poly.wav"
     }
 
-    public enum Problem: Sendable, Equatable, CustomStringConvertible {
+    public enum Problem: Error, Sendable, Equatable, CustomStringConvertible {
         /// The file is not a WAV the decoder accepts.
         case wav(WAVError)
         /// Longer than `Clip.maximumSeconds` once resampled to the engine rate.
         case tooLong(frames: Int, sampleRate: Int)
+        /// A voice word's lead (voice.toml) past the end of its WAV.
+        case leadPastEnd(lead: Int, frames: Int)
 
         public var description: String {
             switch self {
             case .wav(let error):
                 return error.description
+            case .leadPastEnd(let lead, let frames):
+                return "its lead \(lead) in voice.toml is past its end (\(frames) frames)"
             case .tooLong(let frames, let rate):
                 // Hundredths of a millisecond, so a clip just over the limit does not read
                 // as exactly the limit.
@@ -66,16 +70,26 @@ public enum UserSoundSet {
 
     /// One file turned into a clip at `sampleRate`.
     public static func clip(_ bytes: [UInt8], file: SoundLoadError.File, sampleRate: Int) throws(SoundLoadError) -> Clip {
+        do throws(SoundLoadError.Problem) {
+            return try decodeClip(bytes, sampleRate: sampleRate)
+        } catch {
+            throw SoundLoadError(file: file, problem: error)
+        }
+    }
+
+    /// Decodes, resamples and fades one WAV; `leadInFileFrames` (a spoken word's lead, in
+    /// frames of the file) becomes the clip's lead at `sampleRate`, rounded half up.
+    public static func decodeClip(_ bytes: [UInt8], sampleRate: Int, leadInFileFrames: Int = 0) throws(SoundLoadError.Problem) -> Clip {
         let audio: DecodedAudio
         do throws(WAVError) {
             audio = try WAVDecoder.decode(bytes)
         } catch {
-            throw SoundLoadError(file: file, problem: .wav(error))
+            throw .wav(error)
         }
         // Check the length before resampling: a long file is rejected without the work.
         let count = Resampler.outputCount(inputCount: audio.frameCount, from: audio.sampleRate, to: sampleRate)
         guard count <= Clip.maximumSeconds * sampleRate else {
-            throw SoundLoadError(file: file, problem: .tooLong(frames: count, sampleRate: sampleRate))
+            throw .tooLong(frames: count, sampleRate: sampleRate)
         }
         var samples = Resampler.resample(mono(audio), from: audio.sampleRate, to: sampleRate)
         var peak: Float = 0
@@ -84,7 +98,14 @@ public enum UserSoundSet {
             for i in samples.indices { samples[i] /= peak }
         }
         applyFades(&samples, sampleRate: sampleRate)
-        return Clip(samples: samples, sampleRate: sampleRate)
+        let lead = leadFrames(leadInFileFrames, from: audio.sampleRate, to: sampleRate)
+        guard lead <= samples.count else { throw .leadPastEnd(lead: leadInFileFrames, frames: audio.frameCount) }
+        return Clip(samples: samples, sampleRate: sampleRate, lead: lead)
+    }
+
+    /// A lead of `frames` at `from` Hz in frames at `to` Hz: round-half-up(frames x to / from).
+    public static func leadFrames(_ frames: Int, from: Int, to: Int) -> Int {
+        (2 * frames * to + from) / (2 * from)
     }
 
     private static func mono(_ audio: DecodedAudio) -> [Float] {

@@ -222,6 +222,13 @@ enum JSON {
     static func string(_ text: String) -> String { TOMLWriter.quoted(text) }
     /// The value's text as a JSON string, or null.
     static func optional(_ value: (some CustomStringConvertible)?) -> String { value.map { string($0.description) } ?? "null" }
+    /// The sounding reference tone: note, A4, frequency (Hz, 4 decimals), timbre, volume.
+    static func tone(_ t: ReferenceTone) -> String {
+        let tenThousandths = Int((t.frequency * 10_000).rounded())
+        let fraction = String(tenThousandths % 10_000)
+        let hz = "\(tenThousandths / 10_000).\(String(repeating: "0", count: 4 - fraction.count))\(fraction)"
+        return #"{"note":"\#(t.noteName)","a4":\#(t.reference),"hz":\#(hz),"timbre":"\#(t.timbre.rawValue)","volume":\#(t.volume)}"#
+    }
     /// The song page: name, section, bar of section ("3/8"), tempo, practice program, playing.
     static func song(_ v: SongView) -> String {
         #"{"name":\#(string(v.name)),"section":\#(string(v.section)),"bar":\#(string(v.bar)),"bpm":\#(string(v.bpm)),"program":\#(string(v.program)),"playing":\#(v.playing)}"#

@@ -47,6 +47,14 @@ public enum SettingsFile {
         preferences["silent-practice"] = .boolean(saved.preferences.silentPractice)
         preferences["dark-gap"] = .boolean(saved.preferences.darkGap)
         preferences["companion"] = .boolean(saved.preferences.companion)
+        // The tone's keys only once it differs from the defaults: older files stay as they were.
+        let tone = saved.preferences.tone
+        if tone != ReferenceTone() {
+            preferences["tone-note"] = .string(tone.noteName)
+            preferences["tone-a4"] = .integer(tone.reference)
+            preferences["tone-timbre"] = .string(tone.timbre.rawValue)
+            preferences["tone-volume"] = .integer(tone.volume)
+        }
         root["preferences"] = .table(preferences)
         if !saved.presets.isEmpty {
             root["preset"] = .array(saved.presets.map { preset in
@@ -72,7 +80,17 @@ public enum SettingsFile {
         var saved = SavedState()
         if let current = try root.section("current") { saved.settings = try settings(from: current) }
         if let p = try root.section("preferences") {
-            try p.rejectUnknownKeys(allowed: ["momentum", "tap-tolerance", "screen-dim-seconds", "footswitch", "silent-practice", "dark-gap", "companion"])
+            try p.rejectUnknownKeys(allowed: ["momentum", "tap-tolerance", "screen-dim-seconds", "footswitch", "silent-practice", "dark-gap",
+                                              "tone-note", "tone-a4", "tone-timbre", "tone-volume", "companion"])
+            if let v = try p.string("tone-note") {
+                guard let (note, _) = ReferenceTone.parse(v) else { throw p.invalid("tone-note", allowed: "allowed a note from C4 to B5, e.g. \"A4\" or \"C#5\"") }
+                saved.preferences.tone.note = note
+            }
+            if let v = try p.integer("tone-a4", in: ReferenceTone.referenceRange) { saved.preferences.tone.reference = v }
+            if let v = try p.string("tone-timbre", oneOf: ReferenceTone.Timbre.allCases.map(\.rawValue)) {
+                saved.preferences.tone.timbre = ReferenceTone.Timbre(rawValue: v)!
+            }
+            if let v = try p.integer("tone-volume", in: ReferenceTone.volumeRange) { saved.preferences.tone.volume = v }
             if let v = try p.bool("silent-practice") { saved.preferences.silentPractice = v }
             if let v = try p.bool("dark-gap") { saved.preferences.darkGap = v }
             if let v = try p.bool("companion") { saved.preferences.companion = v }

@@ -61,6 +61,8 @@ public enum Effect: Sendable, Hashable {
     case silentPractice(Bool)
     /// Dark gap switched: the LEDs and buzzer rest with a gap's muted bars, or keep counting.
     case darkGap(Bool)
+    /// The reference tone to sound from now (nil: off), whether or not the clicks play.
+    case tone(ReferenceTone?)
     /// Start playing at the beginning of a bar.
     case start
     /// Stop at once (clips in flight finish).

@@ -69,6 +69,8 @@ public struct MenuModel: Sendable, Hashable {
     public var selected: Int
     /// The selected item's value is being changed by the wheel.
     public var editing: Bool
+    /// Menu > Tone: the page is the tone, not a list.
+    public var tone: ToneView? = nil
 
     public var items: [String] { entries.map(\.text) }
 }
@@ -136,8 +138,12 @@ public struct BoxState: Sendable {
     /// What the outside world must do before the first action: the engine's settings,
     /// whether silent practice mutes it and whether the LEDs rest in a gap.
     public var startupEffects: [Effect] {
+        // No tone: it starts off after every restart (Preferences.toneOn is not saved).
         [.silentPractice(saved.preferences.silentPractice), .darkGap(saved.preferences.darkGap), .applySettings(settings)]
     }
+
+    /// The reference tone as it should sound now (nil: off).
+    public var soundingTone: ReferenceTone? { saved.preferences.toneOn ? saved.preferences.tone : nil }
 
     /// The input layer lost encoder edges (LineEdge.missedBefore): the decoder must not count
     /// across the hole.
@@ -176,7 +182,7 @@ public struct BoxState: Sendable {
 
     func menuModel(_ menu: MenuState) -> MenuModel {
         MenuModel(page: menu.page, title: menu.page.title, entries: MenuState.entries(menu.page, saved: saved, companion: companion),
-                  selected: menu.selected, editing: menu.editing)
+                  selected: menu.selected, editing: menu.editing, tone: menu.page == .tone ? ToneView(saved.preferences) : nil)
     }
 }
 
@@ -246,6 +252,7 @@ extension BoxState {
             effects.append(.silentPractice(saved.preferences.silentPractice))
         }
         if saved.preferences.darkGap != before.saved.preferences.darkGap { effects.append(.darkGap(saved.preferences.darkGap)) }
+        if soundingTone != (before.saved.preferences.toneOn ? before.saved.preferences.tone : nil) { effects.append(.tone(soundingTone)) }
         if saves.isDue(at: now) { effects.append(.save(saved)) }
         let screen = self.screen
         if screen != before.screen { effects.append(.screen(screen)) }
@@ -304,6 +311,13 @@ extension BoxState {
     }
 
     mutating func turnFieldRing(_ direction: Int) -> [Effect] {
+        if menu?.page == .tone {
+            // Menu > Tone: a pushed turn sets A4, 1 Hz a detent.
+            let a4 = saved.preferences.tone.reference + direction
+            guard ReferenceTone.referenceRange.contains(a4) else { return [.buzzer(.bump, at: now)] }
+            saved.preferences.tone.reference = a4
+            return [.buzzer(.tick, at: now)]
+        }
         guard menu == nil else { return [] }
         return [.buzzer(navigation.turnFields(by: direction, settings: settings) ? .tick : .bump, at: now)]
     }
@@ -317,6 +331,13 @@ extension BoxState {
 
     mutating func menuTurn(_ direction: Int) -> [Effect] {
         guard var m = menu else { return [] }
+        if m.page == .tone {
+            // Menu > Tone: the wheel sets the note, a semitone a detent, C4 to B5.
+            let note = saved.preferences.tone.note + direction
+            guard ReferenceTone.noteRange.contains(note) else { return [.buzzer(.bump, at: now)] }
+            saved.preferences.tone.note = note
+            return [.buzzer(.tick, at: now)]
+        }
         let entries = MenuState.entries(m.page, saved: saved, companion: companion)
         if m.editing, case .edit(let preference) = entries[m.selected].action {
             let p = preference.adjust(saved.preferences, by: direction)
@@ -366,6 +387,8 @@ extension BoxState {
             _ = companion.revoke(id)
             m.selected = min(m.selected, MenuState.entries(m.page, saved: saved, companion: companion).count - 1)
             show("Browser \(id) revoked", .info)
+        case .toggleTone:
+            saved.preferences.toneOn.toggle()
         }
         menu = m
     }

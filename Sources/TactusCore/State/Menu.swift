@@ -2,6 +2,8 @@
 /// The menu's pages.
 public enum MenuPage: Sendable, Hashable {
     case root, markings, presets, settings, companion
+    /// The reference tone: the wheel sets the note, a pushed turn A4, a push switches it.
+    case tone
 
     public var title: String {
         switch self {
@@ -10,16 +12,18 @@ public enum MenuPage: Sendable, Hashable {
         case .presets: "Presets"
         case .settings: "Settings"
         case .companion: "Companion"
+        case .tone: "Tone"
         }
     }
 }
 
 /// A box setting changed in Menu > Settings.
 public enum PreferenceField: Sendable, Hashable, CaseIterable {
-    case momentum, tapTolerance, screenDim, footswitch, silentPractice, darkGap, companion
+    case momentum, tapTolerance, screenDim, footswitch, silentPractice, darkGap, toneTimbre, toneVolume, companion
 
     /// The rows of Menu > Settings (the companion's switch lives on its own page).
-    public static let settingsPage: [PreferenceField] = [.momentum, .tapTolerance, .screenDim, .footswitch, .silentPractice, .darkGap]
+    public static let settingsPage: [PreferenceField] = [.momentum, .tapTolerance, .screenDim, .footswitch, .silentPractice, .darkGap,
+                                                         .toneTimbre, .toneVolume]
 
     public static let screenDimChoices = [0, 10, 30, 60, 120, 300, 600, 1800, 3600]
 
@@ -32,6 +36,8 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .silentPractice: "Silent practice"
         case .darkGap: "Dark gap"
         case .companion: "Companion"
+        case .toneTimbre: "Tone timbre"
+        case .toneVolume: "Tone volume"
         }
     }
 
@@ -44,6 +50,8 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .silentPractice: p.silentPractice ? "on" : "off"
         case .darkGap: p.darkGap ? "on" : "off"
         case .companion: p.companion ? "on" : "off"
+        case .toneTimbre: p.tone.timbre.rawValue
+        case .toneVolume: "\(p.tone.volume)%"
         }
     }
 
@@ -63,6 +71,10 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .silentPractice: p.silentPractice.toggle()
         case .darkGap: p.darkGap.toggle()
         case .companion: p.companion.toggle()
+        case .toneTimbre: p.tone.timbre = p.tone.timbre == .sine ? .organ : .sine
+        case .toneVolume:
+            // 5 % a detent: 20 detents from silence to full.
+            p.tone.volume = min(max(p.tone.volume + 5 * direction, ReferenceTone.volumeRange.lowerBound), ReferenceTone.volumeRange.upperBound)
         }
         return p
     }
@@ -76,6 +88,8 @@ public enum MenuAction: Sendable, Hashable {
     case loadPreset(Int)
     /// To song mode (songs, setlist and practice programs).
     case songs
+    /// The reference tone on or off (the Tone page's push).
+    case toggleTone
     /// Start (or end) changing a setting with the wheel.
     case edit(PreferenceField)
     /// To the root page, or out of the menu from the root.
@@ -120,7 +134,7 @@ public struct MenuState: Sendable, Hashable {
         switch page {
         case .root:
             [MenuEntry("Tempo markings", .open(.markings)), MenuEntry("Presets", .open(.presets)),
-             MenuEntry("Songs", .songs), MenuEntry("Settings", .open(.settings)), MenuEntry("Back", .back)]
+             MenuEntry("Songs", .songs), MenuEntry("Settings", .open(.settings)), MenuEntry("Tone", .open(.tone)), MenuEntry("Back", .back)]
         case .markings:
             TempoMarking.alphabetical.map { MenuEntry($0.name, value: "\($0.typicalBPM)", .chooseMarking($0)) } + [MenuEntry("Back", .back)]
         case .presets:
@@ -136,6 +150,9 @@ public struct MenuState: Sendable, Hashable {
                 + (saved.preferences.companion ? [MenuEntry("Pair a browser", .pairBrowser)] : [])
                 + companion.browsers.map { MenuEntry("Revoke \($0.id)", value: String($0.name.prefix(12)), .revokeBrowser($0.id)) }
                 + [MenuEntry("Back", .back)]
+        case .tone:
+            // One row: the page is drawn whole (ToneScreen); the wheel never moves a selection here.
+            [MenuEntry("Tone", value: ToneView(saved.preferences).summary, .toggleTone)]
         }
     }
 

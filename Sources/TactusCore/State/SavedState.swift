@@ -22,6 +22,10 @@ public struct Preferences: Sendable, Hashable {
     public var darkGap = false
     /// The browser companion (issue 23): off by default, switched on at the box only.
     public var companion = false
+    /// The reference tone's note, A4, timbre and volume (Menu > Tone, Menu > Settings).
+    public var tone = ReferenceTone()
+    /// The tone sounds (Menu > Tone, a push): until switched off, not across a restart.
+    public var toneOn = false
 
     public init() {}
 }
