@@ -107,6 +107,9 @@ class SimulatedBox:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        if self.process is not None:
+            import shutil
+            shutil.rmtree(self.folder, ignore_errors=True)
         self.process = None
 
 
