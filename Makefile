@@ -56,8 +56,13 @@ build: deps voices
 	SWIFT='$(SWIFT)' $(BUILD)
 
 # The box on this machine: the interactive simulator (screen, LEDs, keys, sound).
+# `make run WEB=127.0.0.1:8080` starts the browser companion too (tactus-web, built beside
+# tactus) and prints `web: http://127.0.0.1:8080 pairing code NNNNNN` (also shown under the
+# screen); open the address and type the code. Headless on the real clock, with a script:
+#   tactus simulate --headless --realtime --script FILE --out DIR --web 127.0.0.1:8080
 run: build
-	$(RUN_BINARY) simulate --board boards/pi4b.toml
+	$(if $(WEB),$(SWIFT) build -c release --product tactus-web)
+	$(RUN_BINARY) simulate --board boards/pi4b.toml $(if $(WEB),--web $(WEB))
 
 test: test-unit test-vm-backends
 
@@ -74,6 +79,7 @@ test-unit: deps voices
 	$(SWIFT) build -c release --product tactus
 	$(SWIFT) build -c release --product tactus-link-peer
 	python3 Tests/Link/run.py $$($(SWIFT) build -c release --show-bin-path)
+	SWIFT='$(SWIFT)' Tests/Web/run.sh
 	@$(MAKE) --no-print-directory fuzz-smoke
 
 # Coverage-guided fuzzing (libFuzzer, -sanitize=fuzzer,address) of every reader of outside
@@ -132,6 +138,10 @@ bench:
 	Benchmarks/compare-klick.sh "$$(SWIFT='$(SWIFT)' scripts/build-release.sh)"
 	$(SWIFT) run -c release tactus-bench
 	$(SWIFT) run -c release tactus-wheel-bench
+	@# The companion under load (30 s; too slow for make test): 20 live views + 200 requests/s.
+	scripts/install-deps.sh web
+	$(SWIFT) build --product tactus && $(SWIFT) build --product tactus-web
+	python3 Tests/Web/load.py
 
 clean:
 	rm -rf .build .build-static .build-vm .build-gpiod2 .build-deps .build-fuzz dist voices

@@ -31,11 +31,17 @@ let package = Package(
         .library(name: "TactusCore", targets: ["TactusCore"]),
         .library(name: "ClickEngine", targets: ["ClickEngine"]),
         .executable(name: "tactus", targets: ["tactus"]),
+        .executable(name: "tactus-web", targets: ["tactus-web"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // Only the companion (`tactus-web`, its own process) uses these: the box binary never
+        // links Hummingbird, NIO or Foundation. Default traits off: no swift-configuration or
+        // full Foundation, a smaller binary that idles near 20 MB RSS.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         // The TOML reader and writer for config, board and settings files: pure Swift,
@@ -95,6 +101,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The browser companion (issue 23): HTTP and WebSocket in front of the box's control
+        // socket. It holds no box state and reads no box files; everything goes through the box.
+        .executableTarget(
+            name: "tactus-web",
+            dependencies: [
+                "TactusCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ]
         ),
         // Every reader of outside input as a fuzz target (bytes in, one-line error or a value

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Installs the Debian packages Tactus needs, only those that are missing.
-# Usage: scripts/install-deps.sh [build|test|bench|install|vm|gpiod2|deb]   (build is the default)
+# Usage: scripts/install-deps.sh [build|test|bench|install|vm|gpiod2|deb|web]   (build is the default)
 #   build: what building and running (`make build`, `make run`) need, nothing more.
 #   test: build's, and what `make test` needs besides (a paced ALSA device, dtc, aplay).
+#   web: Debian's chromium for the companion's browser tests (Tests/Web; Playwright from PyPI
+#       drives it with executable_path=/usr/bin/chromium, no browser download).
 #   vm: what the VM integration suite (Tests/VM, `make test-vm`) needs on the host: qemu,
 #       busybox for the guest, the tools it copies into the guest, and what building the
 #       gpio-sim module needs (the kernel headers themselves are fetched by Tests/VM/run.sh,
@@ -72,9 +74,10 @@ case "${1:-build}" in
   install) packages+=("${install_packages[@]}") ;;
   gpiod2) packages=(pkg-config); fetch_gpiod2 ;;
   deb) packages+=(dpkg-dev device-tree-compiler adduser) ;;
+  web) packages+=(chromium python3 python3-pip) ;;
   vm) packages+=(qemu-system-x86 busybox-static gpiod i2c-tools alsa-utils kmod xz-utils
                  python3 gcc make libc6-dev binutils) ;;
-  *) echo "install-deps.sh: unknown set '$1' (expected build, test, bench, install, vm, gpiod2 or deb)" >&2; exit 2 ;;
+  *) echo "install-deps.sh: unknown set '$1' (expected build, test, bench, install, vm, gpiod2, deb or web)" >&2; exit 2 ;;
 esac
 
 missing=()

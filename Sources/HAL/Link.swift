@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
 import TactusBase
 
 /// An Ableton Link session as the box uses it (LinuxHAL's `AbletonLink` over Debian's Link

@@ -36,6 +36,14 @@ public protocol BoxObserver: AnyObject {
     func box(_ box: Box, didShow frame: Bitmap, at time: MonotonicTime)
 }
 
+/// What the control socket follows: the onsets as heard and every state change.
+public protocol BoxControlObserver: AnyObject {
+    /// `next`: the beat after a beat onset as the published grid has it, so a remote view can
+    /// draw it on time instead of after the news of it arrives.
+    func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime, next: (bar: Int64, beat: Int, time: MonotonicTime)?)
+    func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime)
+}
+
 /// The whole box as one discrete-event machine on the control side: physical input goes in
 /// as timestamped edges, time goes in as `advance(to:)`, and out come engine changes,
 /// screen frames, LED and buzzer pulses and settings saves. It never reads a clock and owns
@@ -50,6 +58,8 @@ public final class Box {
     public let engine: ClickEngine
     public let board: BoardDefinition
     public weak var observer: (any BoxObserver)?
+    /// The control socket's clients (the companion's live view): onsets and state changes.
+    public weak var controlObserver: (any BoxControlObserver)?
 
     private let audio: any AudioClockSource
     private let display: (any MonochromeDisplay)?
@@ -73,7 +83,7 @@ public final class Box {
     private var screenChanged = true
     private var lastFrame: Bitmap?
     private var lastContrast: UInt8?
-    private(set) var now: MonotonicTime
+    public private(set) var now: MonotonicTime
     /// The Ableton Link session (Sync: Link), when the box has one; see Box+Link.swift.
     public var link: (any LinkSession)?
     var linkFollow = LinkFollow()
@@ -343,6 +353,10 @@ public final class Box {
                     let endless = songs?.contains(where: \.isEndless) ?? false
                     try engine.load(songs: songs, seed: seed, samples: endless ? Int64(engine.renderer.sampleRate) * 3600 : nil)
                 } catch { report("song: \(error)") }
+            case .drawPairingCode:
+                var random = SystemRandomNumberGenerator()
+                perform(state.handle(.remote(.showPairingCode(Companion.code(from: random.next())), at: time)), at: time)
+                stateChanged = true
             case .save(let saved):
                 do { try persistence.save(saved) } catch {
                     report("saving settings failed: \(error)")
@@ -350,7 +364,10 @@ public final class Box {
                 }
             }
         }
-        if stateChanged { observer?.box(self, didChange: state, at: time) }
+        if stateChanged {
+            observer?.box(self, didChange: state, at: time)
+            controlObserver?.box(self, didChange: state, at: time)
+        }
     }
 
     private func emit(_ pulse: IndicatorPulse, because reason: PulseReason) {
@@ -367,6 +384,12 @@ public final class Box {
 
     private func heardSample(at time: MonotonicTime) -> Int64? {
         outputClock.map { Int64($0.heardSample(atNanoseconds: time.nanoseconds).rounded(.down)) }
+    }
+
+    /// The beat after `sample` on the one timeline: its bar, beat and heard time.
+    private func nextBeat(after sample: Int64, clock: AudioOutputClock) -> (bar: Int64, beat: Int, time: MonotonicTime)? {
+        guard let next = grid.beat(atSample: Double(sample))?.nextBeatSample, let beat = grid.beat(atSample: Double(next)) else { return nil }
+        return (beat.bar, beat.beat, MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: next)))
     }
 
     private func drainOnsets() {
@@ -387,6 +410,10 @@ public final class Box {
             }
             observer?.box(self, didStart: event, heardAt: heard)
             if engine.song != nil { linkFollow.songBPM = event.bpm }
+            if let controlObserver {
+                let next = event.layer == 0 && event.kind <= .beat ? nextBeat(after: event.sample, clock: clock) : nil
+                controlObserver.box(self, didStart: event, heardAt: heard, next: next)
+            }
             if state.practice.isLoaded && (event.kind.isBeat || event.isCount) {
                 perform(state.handle(.songProgress(section: Int(event.section), bar: event.bar, bpm: event.bpm,
                                                    song: Int(event.song), at: now)), at: now)

@@ -38,6 +38,10 @@ public final class ControlLoop: @unchecked Sendable {
     /// From any thread (the interactive simulator's keys). Dropped after `stop()`.
     public func post(_ action: Action) { _ = queue.post(.action(action)) }
 
+    /// Work on the box from any thread without waiting for it (the control socket's
+    /// requests). Dropped after `stop()`.
+    public func post(work: @escaping @Sendable (Box) -> Void) { _ = queue.post(.work(work)) }
+
     /// Runs `body` on the control thread, after everything posted before it, and returns its
     /// result. Work posted before `start()` runs once the thread is up; none may come after
     /// `stop()` (the box is done then).

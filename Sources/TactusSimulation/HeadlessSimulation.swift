@@ -68,6 +68,10 @@ public final class HeadlessSimulation: BoxObserver {
         try audio.start(box.engine.renderer)
     }
 
+    /// Work from outside run at each step of a paced run, on the simulation's thread (the
+    /// control socket's requests: `simulate --headless --realtime --web`).
+    public var betweenSteps: ((Box) -> Void)?
+
     /// Set while a paced run goes on: every line gets `mono` beside `t`.
     private var monoOrigin: Int64?
 
@@ -111,6 +115,7 @@ public final class HeadlessSimulation: BoxObserver {
                 box.handle(edge)
                 nextEdge = edges.next()
             }
+            betweenSteps?(box)
             if periodTime <= next {
                 try output.audio(sink.pull(frameCount: format.periodFrames))
                 framesRendered += Int64(format.periodFrames)
@@ -197,23 +202,13 @@ public final class HeadlessSimulation: BoxObserver {
         return "\(text.dropLast(6)).\(text.suffix(6))"
     }
 
-    /// `,"seed":N` while a song with a random mute is loaded (a new seed at each START).
-    private func seed(_ state: BoxState) -> String {
-        state.practice.isLoaded && state.practice.usesRandomMute(state.saved) ? ",\"seed\":\(state.practice.seed)" : ""
-    }
-
     private func input(_ edge: LineEdge) -> String {
         #"{"t":\#(seconds(edge.timestamp.nanoseconds)),"type":"input","line":"\#(edge.role.rawValue)","active":\#(edge.isActive)}"#
     }
 
     /// A "state" line with the whole current settings, when anything in it changed.
     private func recordState(_ state: BoxState, at time: Int64) {
-        let s = state.settings
-        let v = s.volumes
-        let view = state.screen
-        let selected = view.menu.map { JSON.string($0.items[min($0.selected, $0.items.count - 1)]) } ?? "null"
-        let layers = s.subdivisions.layers.map { #","sub\#($0)":\#(v.layer($0))"# }.joined()
-        let fields = #""type":"state","bpm":\#(s.tempo.description),"meter":"\#(s.meter)","beat_unit":"\#(s.beatUnit)","accents":"\#(s.accents)","subdivisions":"\#(s.subdivisions)","swing":\#(JSON.optional(s.swing)),"groove":\#(JSON.optional(s.groove)),"poly":"\#(s.poly)","sound":\#(JSON.string(s.sound)),"volume":{"master":\#(v.master),"accent":\#(v.accent),"soft":\#(v.soft),"beat":\#(v.beat)\#(layers),"poly":[\#(v.poly.map(String.init).joined(separator: ","))]},"playing":\#(state.isPlaying),"mode":"\#(state.mode.rawValue)","field":"\#(state.field.name)","menu":\#(selected),"editing":\#(view.menu?.editing ?? false),"dimmed":\#(view.dimmed),"notice":\#(view.notice.map { JSON.string($0.text) } ?? "null"),"song":\#(view.song.map(JSON.song) ?? "null"),"tone":\#(state.soundingTone.map(JSON.tone) ?? "null")\#(seed(state))"#
+        let fields = #""type":"state","# + StateJSON.fields(state)
         guard fields != lastState else { return }
         lastState = fields
         record(at: time, "{\"t\":\(seconds(time)),\(fields)}")
@@ -227,20 +222,3 @@ final class DiscardingIndicators: IndicatorOutput {
     func set(_ indicator: IndicatorChannel, on: Bool) {}
 }
 
-enum JSON {
-    /// A JSON string literal (TOML's basic strings escape the same way).
-    static func string(_ text: String) -> String { TOMLWriter.quoted(text) }
-    /// The value's text as a JSON string, or null.
-    static func optional(_ value: (some CustomStringConvertible)?) -> String { value.map { string($0.description) } ?? "null" }
-    /// The sounding reference tone: note, A4, frequency (Hz, 4 decimals), timbre, volume.
-    static func tone(_ t: ReferenceTone) -> String {
-        let tenThousandths = Int((t.frequency * 10_000).rounded())
-        let fraction = String(tenThousandths % 10_000)
-        let hz = "\(tenThousandths / 10_000).\(String(repeating: "0", count: 4 - fraction.count))\(fraction)"
-        return #"{"note":"\#(t.noteName)","a4":\#(t.reference),"hz":\#(hz),"timbre":"\#(t.timbre.rawValue)","volume":\#(t.volume)}"#
-    }
-    /// The song page: name, section, bar of section ("3/8"), tempo, practice program, playing.
-    static func song(_ v: SongView) -> String {
-        #"{"name":\#(string(v.name)),"section":\#(string(v.section)),"bar":\#(string(v.bar)),"bpm":\#(string(v.bpm)),"program":\#(string(v.program)),"playing":\#(v.playing)}"#
-    }
-}

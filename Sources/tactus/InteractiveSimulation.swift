@@ -20,7 +20,9 @@ enum InteractiveSimulation {
     static let shortHelp = "←→ turn ⏎ wheel m menu b back ␣ START t TAP f foot q quit"
 
     static func run(board: BoardDefinition, configuration: ConfigurationFile, saved: SavedState, problem: String?,
-                    notice: String?, persistence: any SettingsPersistence, userSounds: [SoundSet], logger: Logger) async throws {
+                    notice: String?, persistence: any SettingsPersistence, userSounds: [SoundSet], logger: Logger,
+                    web: (listen: ListenAddress, practicePath: String?, soundsFolder: String?)? = nil,
+                    control: String? = nil) async throws {
         guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0 else {
             throw ExitError("the interactive simulator needs a terminal; use --headless --script FILE --out DIR")
         }
@@ -44,6 +46,32 @@ enum InteractiveSimulation {
         let serviceRun = Task { try await group.run() }
         while service.phase == .starting { try await Task.sleep(for: .milliseconds(5)) }
         if service.phase == .stopped { try await serviceRun.value } // a failed start throws here
+        // The companion's line is printed before the screen takes the terminal (it stays in the scrollback).
+        var companion: SimulatedCompanion?
+        if let web {
+            do {
+                companion = try await SimulatedCompanion.start(post: { loop.post(work: $0) }, listen: web.listen,
+                                                               practicePath: web.practicePath, soundsFolder: web.soundsFolder,
+                                                               sampleRate: audio.format.sampleRate, control: control) { code in
+                    await loop.perform { box in SimulatedCompanion.switchOn(box, code: code) }
+                }
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await serviceRun.value
+                throw error
+            }
+        }
+        defer { companion?.stop() }
+        // Only the socket (for `tactus ctl`), without the companion.
+        var link: ControlSocketLink?
+        if web == nil, let control {
+            do {
+                link = try ControlSocketLink(path: control, loop: loop, files: LinuxControlFiles(practicePath: nil, soundsFolder: nil,
+                                                                                                  sampleRate: audio.format.sampleRate),
+                                             configuration: CompanionConfiguration(listen: configuration.webListen))
+            } catch { throw ExitError("--control '\(control)': \(error)", code: 1) }
+        }
+        defer { link?.stop() }
         let note = audio.deviceProblem.map { "no sound: \($0.message) — running silent" } ?? "sound: \(board.audio.device), \(audio.format)"
 
         let terminal = RawTerminal()
@@ -108,6 +136,7 @@ enum InteractiveSimulation {
                 let compact = layout == .braille
                 text += " \(compact ? "" : "accent ")\(leds[0]) \(compact ? "" : " beat ")\(leds[1]) \(compact ? "" : " sub ")\(leds[2]) "
                     + "\(compact ? "" : " buzzer ")\(leds[3])  \(status)\u{1B}[K\n"
+                if let companion { text += " \(companion.line) (a new code: Menu > Settings > Companion)\u{1B}[K\n" }
                 text += " \(String(note.prefix(compact ? size.columns - 2 : note.count)))\u{1B}[K\n \(compact ? shortHelp : help)\u{1B}[K\n"
             }
             if text != lastDraw {

@@ -22,6 +22,7 @@ struct RunCommand: AsyncParsableCommand {
     var state: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
     @Option(help: "Sync source for this run: internal or link (default: the saved Menu > Settings > Sync).") var sync: String?
+    @Option(help: "The control socket for `tactus ctl` and the companion (empty: none).") var control = ControlSocketLink.defaultPath
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
@@ -84,6 +85,20 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitError("\(error)", code: 1)
         }
         logger.info("tactus run: \(definition.model) (\(definition.identifier)), settings \(store.path)")
+        // The control socket is for `tactus ctl` and the companion; without it the box still plays.
+        var link: ControlSocketLink?
+        if !control.isEmpty {
+            let settingsPath = locations.settingsPath(configuration)
+            let folder = settingsPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+            let files = LinuxControlFiles(practicePath: (folder.isEmpty ? "." : folder) + "/practice.toml",
+                                          soundsFolder: configuration.soundsFolder, sampleRate: audio.format.sampleRate)
+            do {
+                link = try ControlSocketLink(path: control, loop: service.loop, files: files,
+                                             configuration: CompanionConfiguration(listen: configuration.webListen))
+                logger.info("control socket: \(control)")
+            } catch { logger.error("control socket \(control): \(error); tactus ctl and the companion cannot reach the box") }
+        }
+        defer { link?.stop() }
         // One service: BoxService starts and stops the box's parts in its own fixed order.
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -31,6 +31,10 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "State folder for settings.toml (default: settings are not saved).") var state: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "warning"
     @Option(help: "Sync source: internal or link (link needs --realtime when headless).") var sync: String?
+    @Option(help: "Start the browser companion (tactus-web) against the simulated box on ADDR:PORT, e.g. 127.0.0.1:8080.")
+    var web: String?
+    @Option(help: "Serve the simulated box's control socket here (default with --web: a private temporary folder).")
+    var control: String?
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
@@ -43,6 +47,12 @@ struct SimulateCommand: AsyncParsableCommand {
         let configuration = config == nil ? ConfigurationFile() : try BoxLocations(config: config).configuration()
         let definition = try board.map { try BoardLoader.load($0) } ?? SimulatorBoard.definition(configuration)
         try SimulatorBoard.checkUsable(definition)
+        let webAddress: ListenAddress? = try web.map { text in
+            guard let address = ListenAddress(text) else {
+                throw ExitError("--web '\(text)' is invalid: allowed an IPv4 address and port such as 127.0.0.1:8080")
+            }
+            return address
+        }
         // The command's own input first: a bad flag or script must touch nothing in the
         // state folder (no lock file, no settings file kept aside).
         var parsed: SimulationScript?
@@ -56,6 +66,9 @@ struct SimulateCommand: AsyncParsableCommand {
             guard script == nil, out == nil, !realtime else { throw ExitError("--script, --out and --realtime need --headless") }
         }
         if let state { try BoxLocations.checkFolder(state, flag: "--state") }
+        if headless, !realtime, webAddress != nil || control != nil {
+            throw ExitError("--web and --control need the simulation in real time: interactive, or --headless --realtime")
+        }
         let logger = Log.bootstrap(level: level)
         let persistence: any SettingsPersistence
         var saved = SavedState()
@@ -84,15 +97,49 @@ struct SimulateCommand: AsyncParsableCommand {
             let simulation = try HeadlessSimulation(board: definition, configuration: configuration, saved: saved, problem: problem,
                                                     notice: notice, persistence: persistence, userSounds: sounds, output: files,
                                                     link: link, logger: logger)
+            // The control socket's requests run between the simulation's steps, on its thread.
+            let queue = ControlQueue()
+            var companion: SimulatedCompanion?
+            var controlLink: ControlSocketLink?
+            defer {
+                companion?.stop()
+                controlLink?.stop()
+            }
+            if let webAddress {
+                companion = try await SimulatedCompanion.start(post: queue.post, listen: webAddress, practicePath: state.map { "\($0)/practice.toml" },
+                                                               soundsFolder: configuration.soundsFolder, sampleRate: definition.audio.sampleRate,
+                                                               control: control, pump: { queue.drain(simulation.box) }) { code in
+                    SimulatedCompanion.switchOn(simulation.box, code: code)
+                }
+            } else if let control {
+                do {
+                    controlLink = try ControlSocketLink(path: control, post: queue.post, files: LinuxControlFiles(practicePath: nil, soundsFolder: nil,
+                                                                                                          sampleRate: definition.audio.sampleRate),
+                                                 configuration: CompanionConfiguration(listen: configuration.webListen))
+                } catch { throw ExitError("--control '\(control)': \(error)", code: 1) }
+            }
+            // The companion starts before the run; the pacer takes its origin when the run begins.
+            if let pacer, companion != nil || controlLink != nil {
+                let origin = pacer.originNanoseconds
+                queue.post { box in (box.controlObserver as? ControlHub)?.clockOffset = origin }
+                simulation.betweenSteps = { queue.drain($0) }
+            }
             let ended = try simulation.run(parsed, pacer: pacer)
             if let pacer, pacer.worstLateness > 5_000_000 {
                 FileSystem.writeStandardError("tactus: warning: the real-time run fell up to \(pacer.worstLateness / 1_000_000) ms behind the clock (a busy machine)\n")
             }
             try files.finish()
+            // With --web, the companion's line is the only one on standard output.
+            if webAddress != nil {
+                FileSystem.writeStandardError("Simulated \(ended.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/\n")
+                return
+            }
             print("Simulated \(ended.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/")
         } else {
             try await InteractiveSimulation.run(board: definition, configuration: configuration, saved: saved, problem: problem,
-                                                notice: notice, persistence: persistence, userSounds: sounds, logger: logger)
+                                                notice: notice, persistence: persistence, userSounds: sounds, logger: logger,
+                                                web: webAddress.map { ($0, state.map { "\($0)/practice.toml" }, configuration.soundsFolder) },
+                                                control: control)
         }
     }
 }

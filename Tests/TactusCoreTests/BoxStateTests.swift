@@ -301,7 +301,7 @@ import TactusBase
         _ = press(&b, .wheel)
         turn(&b, 1)
         #expect(b.screen.menu?.items[b.menu!.selected] == "Link start/stop: off")
-        turn(&b, 1)                     // Back
+        turn(&b, 2)                     // Companion, then Back
         _ = press(&b, .wheel)           // Back: the root, on "Settings"
         #expect(b.menu == MenuState(page: .root, selected: 3))
     }

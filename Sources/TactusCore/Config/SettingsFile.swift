@@ -48,6 +48,7 @@ public enum SettingsFile {
         preferences["dark-gap"] = .boolean(saved.preferences.darkGap)
         preferences["sync"] = .string(saved.preferences.sync.rawValue)
         preferences["link-start-stop-sync"] = .boolean(saved.preferences.linkStartStopSync)
+        preferences["companion"] = .boolean(saved.preferences.companion)
         // The tone's keys only once it differs from the defaults: older files stay as they were.
         let tone = saved.preferences.tone
         if tone != ReferenceTone() {
@@ -83,7 +84,7 @@ public enum SettingsFile {
         if let p = try root.section("preferences") {
             try p.rejectUnknownKeys(allowed: ["momentum", "tap-tolerance", "screen-dim-seconds", "footswitch", "silent-practice", "dark-gap",
                                               "tone-note", "tone-a4", "tone-timbre", "tone-volume",
-                                              "sync", "link-start-stop-sync"])
+                                              "sync", "link-start-stop-sync", "companion"])
             if let v = try p.string("tone-note") {
                 guard let (note, _) = ReferenceTone.parse(v) else { throw p.invalid("tone-note", allowed: "allowed a note from C4 to B5, e.g. \"A4\" or \"C#5\"") }
                 saved.preferences.tone.note = note
@@ -97,6 +98,7 @@ public enum SettingsFile {
             if let v = try p.bool("dark-gap") { saved.preferences.darkGap = v }
             if let v = try p.string("sync", oneOf: SyncSource.allCases.map(\.rawValue)) { saved.preferences.sync = SyncSource(rawValue: v)! }
             if let v = try p.bool("link-start-stop-sync") { saved.preferences.linkStartStopSync = v }
+            if let v = try p.bool("companion") { saved.preferences.companion = v }
             if let v = try p.bool("momentum") { saved.preferences.momentum = v }
             if let v = try p.integer("tap-tolerance", in: TapTempo.toleranceRange) { saved.preferences.tapTolerancePercent = v }
             if let v = try p.integer("screen-dim-seconds", in: Preferences.screenDimRange) { saved.preferences.screenDimSeconds = v }

@@ -40,12 +40,15 @@ public enum Action: Sendable, Hashable {
     case linkPeers(Int, at: MonotonicTime)
     case linkTempo(Tempo, at: MonotonicTime)
     case linkNotice(String, at: MonotonicTime)
+    /// From the control socket (the companion, `tactus ctl`), already checked.
+    case remote(RemoteRequest, at: MonotonicTime)
 
     public var time: MonotonicTime {
         switch self {
         case .encoderEdge(_, _, let t), .buttonEdge(_, _, let t), .detent(_, let t), .pushedDetent(_, let t),
              .gesture(_, _, let t), .tick(let t), .saveFailed(_, let t), .part(_, _, let t), .songProgress(_, _, _, _, let t), .songEnded(let t),
-             .sync(_, let t), .linkStartStopSync(_, let t), .linkPeers(_, let t), .linkTempo(_, let t), .linkNotice(_, let t):
+             .sync(_, let t), .linkStartStopSync(_, let t), .linkPeers(_, let t), .linkTempo(_, let t), .linkNotice(_, let t),
+             .remote(_, let t):
             t
         }
     }
@@ -83,4 +86,6 @@ public enum Effect: Sendable, Hashable {
     /// Play these songs back to back from the next start instead of the bar pattern, with
     /// this random mute seed; nil returns to the bar pattern.
     case loadSong([Song]?, seed: UInt64 = 0)
+    /// Draw a random 6-digit pairing code and send it back as `.remote(.showPairingCode)`.
+    case drawPairingCode
 }

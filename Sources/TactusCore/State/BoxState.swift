@@ -114,7 +114,9 @@ public struct BoxState: Sendable {
     public internal(set) var saves = SaveSchedule()
     /// Song mode: the song chosen, the practice program, where the song is.
     public internal(set) var practice = SongPractice()
-    public let soundNames: [String]
+    /// Pairing with the browser companion: the code shown and the paired browsers' hashes.
+    public internal(set) var companion = Companion()
+    public internal(set) var soundNames: [String]
     /// Other peers in the Link session (Sync: Link), as the box last heard.
     public internal(set) var linkPeers = 0
 
@@ -122,6 +124,8 @@ public struct BoxState: Sendable {
     let reverseEncoder: Bool
     var buttons: [ControlButton: ButtonGestures]
     var lastActivity: MonotonicTime
+    /// Effects asked for deep inside a handler that returns none (a menu choice).
+    var pendingEffects: [Effect] = []
 
     public var isPlaying: Bool { transport.isPlaying }
     public var mode: WheelMode { navigation.mode }
@@ -178,6 +182,7 @@ public struct BoxState: Sendable {
         if let d = notice?.until { deadlines.append(d) }
         if let d = notice?.nextPageTime(after: now) { deadlines.append(d) }
         if let d = practice.timerEnds { deadlines.append(d) }
+        if let d = companion.codeUntil, d > now { deadlines.append(d) }
         if let dim = dimAt, dim > now { deadlines.append(dim) }
         return deadlines.min()
     }
@@ -201,7 +206,7 @@ public struct BoxState: Sendable {
     }
 
     func menuModel(_ menu: MenuState) -> MenuModel {
-        MenuModel(page: menu.page, title: menu.page.title, entries: MenuState.entries(menu.page, saved: saved),
+        MenuModel(page: menu.page, title: menu.page.title, entries: MenuState.entries(menu.page, saved: saved, companion: companion),
                   selected: menu.selected, editing: menu.editing, tone: menu.page == .tone ? ToneView(saved.preferences) : nil)
     }
 }
@@ -273,8 +278,17 @@ extension BoxState {
             }
         case .linkNotice(let text, _):
             show(text, .info)
+        case .remote(let request, _):
+            effects += remote(request)
         }
+        if let until = companion.codeUntil, now >= until { companion.code = nil; companion.codeUntil = nil }
         if let until = notice?.until, now >= until { notice = nil }
+        effects += pendingEffects
+        pendingEffects = []
+        if !saved.preferences.companion, !companion.browsers.isEmpty || companion.code != nil {
+            // Switched off at the box: every pairing ends with it.
+            companion = Companion()
+        }
         navigation.clamp(to: settings)
         if saved != before.saved { saves.changed(at: now) }
         if saved.settings != before.saved.settings { effects.append(.applySettings(saved.settings)) }
@@ -368,7 +382,7 @@ extension BoxState {
             saved.preferences.tone.note = note
             return [.buzzer(.tick, at: now)]
         }
-        let entries = MenuState.entries(m.page, saved: saved)
+        let entries = MenuState.entries(m.page, saved: saved, companion: companion)
         if m.editing, case .edit(let preference) = entries[m.selected].action {
             let p = preference.adjust(saved.preferences, by: direction)
             if p == saved.preferences { return [.buzzer(.bump, at: now)] }
@@ -385,7 +399,7 @@ extension BoxState {
 
     mutating func menuSelect() {
         guard var m = menu else { return }
-        let entries = MenuState.entries(m.page, saved: saved)
+        let entries = MenuState.entries(m.page, saved: saved, companion: companion)
         switch entries[min(m.selected, entries.count - 1)].action {
         case .open(let page):
             m = MenuState.opening(page, settings: settings)
@@ -411,9 +425,70 @@ extension BoxState {
             return
         case .edit:
             m.editing.toggle()
+        case .pairBrowser:
+            pendingEffects.append(.drawPairingCode)
+        case .revokeBrowser(let id):
+            _ = companion.revoke(id)
+            m.selected = min(m.selected, MenuState.entries(m.page, saved: saved, companion: companion).count - 1)
+            show("Browser \(id) revoked", .info)
         case .toggleTone:
             saved.preferences.toneOn.toggle()
         }
         menu = m
+    }
+
+    // MARK: Companion and control socket
+
+    mutating func remote(_ request: RemoteRequest) -> [Effect] {
+        switch request {
+        case .settings(let new):
+            settings = new
+            tempo.set(new.tempo)
+        case .transport(let playing):
+            if playing != isPlaying { return gesture(.startStop, .press, at: now) }
+        case .playSong(let name):
+            guard let index = songChoices.firstIndex(where: { $0.name == name }) else { return [] }
+            var effects: [Effect] = isPlaying ? gesture(.startStop, .press, at: now) : []
+            menu = nil
+            navigation.open(.song)
+            practice.rebase()
+            practice.choice = index
+            practice.section = 0
+            effects += gesture(.startStop, .press, at: now)
+            return effects
+        case .library(let library):
+            saved.library = library
+        case .showPairingCode(let code):
+            guard saved.preferences.companion else { return [] }
+            companion.show(code: code, at: now)
+            notice = Notice("Pairing code \(code)", kind: .info, at: now)
+            notice?.until = now + Companion.codeLifetime
+        case .pair(let code, let token, let name):
+            let result = saved.preferences.companion ? companion.pair(code: code, token: token, name: name, at: now) : .wrongCode
+            companion.lastPairing = result
+            switch result {
+            case .paired(let id):
+                if notice?.text.hasPrefix("Pairing code") == true { notice = nil }
+                show("Browser \(id) paired: \(name)", .info)
+            case .locked(let until) where until == now + Companion.lockout:
+                show("Companion pairing locked for a minute (wrong codes)", .problem)
+            default: break
+            }
+        case .revoke(let id):
+            _ = companion.revoke(id)
+        case .preferences(let p):
+            var p = p
+            p.companion = saved.preferences.companion
+            saved.preferences = p
+            tempo.follow(p)
+        case .soundAdded(let name):
+            if !soundNames.contains(name) { soundNames.append(name) }
+        case .soundRemoved(let name):
+            soundNames.removeAll { $0 == name }
+            if settings.sound == name, let first = soundNames.first { settings.sound = first }
+        case .companion(let on):
+            saved.preferences.companion = on
+        }
+        return []
     }
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /// The menu's pages.
 public enum MenuPage: Sendable, Hashable {
-    case root, markings, presets, settings
+    case root, markings, presets, settings, companion
     /// The reference tone: the wheel sets the note, a pushed turn A4, a push switches it.
     case tone
 
@@ -11,6 +11,7 @@ public enum MenuPage: Sendable, Hashable {
         case .markings: "Tempo markings"
         case .presets: "Presets"
         case .settings: "Settings"
+        case .companion: "Companion"
         case .tone: "Tone"
         }
     }
@@ -18,7 +19,11 @@ public enum MenuPage: Sendable, Hashable {
 
 /// A box setting changed in Menu > Settings.
 public enum PreferenceField: Sendable, Hashable, CaseIterable {
-    case momentum, tapTolerance, screenDim, footswitch, silentPractice, darkGap, toneTimbre, toneVolume, sync, linkStartStopSync
+    case momentum, tapTolerance, screenDim, footswitch, silentPractice, darkGap, toneTimbre, toneVolume, sync, linkStartStopSync, companion
+
+    /// The rows of Menu > Settings (the companion's switch lives on its own page).
+    public static let settingsPage: [PreferenceField] = [.momentum, .tapTolerance, .screenDim, .footswitch, .silentPractice, .darkGap,
+                                                         .toneTimbre, .toneVolume, .sync, .linkStartStopSync]
 
     public static let screenDimChoices = [0, 10, 30, 60, 120, 300, 600, 1800, 3600]
 
@@ -30,6 +35,7 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .footswitch: "Footswitch"
         case .silentPractice: "Silent practice"
         case .darkGap: "Dark gap"
+        case .companion: "Companion"
         case .toneTimbre: "Tone timbre"
         case .toneVolume: "Tone volume"
         case .sync: "Sync"
@@ -45,6 +51,7 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .footswitch: p.footswitch == .tap ? "tap" : "start"
         case .silentPractice: p.silentPractice ? "on" : "off"
         case .darkGap: p.darkGap ? "on" : "off"
+        case .companion: p.companion ? "on" : "off"
         case .toneTimbre: p.tone.timbre.rawValue
         case .toneVolume: "\(p.tone.volume)%"
         case .sync: p.sync.label
@@ -67,6 +74,7 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .footswitch: p.footswitch = p.footswitch == .tap ? .startStop : .tap
         case .silentPractice: p.silentPractice.toggle()
         case .darkGap: p.darkGap.toggle()
+        case .companion: p.companion.toggle()
         case .toneTimbre: p.tone.timbre = p.tone.timbre == .sine ? .organ : .sine
         case .toneVolume:
             // 5 % a detent: 20 detents from silence to full.
@@ -94,6 +102,10 @@ public enum MenuAction: Sendable, Hashable {
     case edit(PreferenceField)
     /// To the root page, or out of the menu from the root.
     case back
+    /// Show a pairing code for the browser companion.
+    case pairBrowser
+    /// Forget a paired browser.
+    case revokeBrowser(Int)
 }
 
 /// One row of a menu page: what it reads and what it does.
@@ -126,7 +138,7 @@ public struct MenuState: Sendable, Hashable {
     }
 
     /// The rows of `page` for what is saved now.
-    public static func entries(_ page: MenuPage, saved: SavedState) -> [MenuEntry] {
+    public static func entries(_ page: MenuPage, saved: SavedState, companion: Companion = Companion()) -> [MenuEntry] {
         switch page {
         case .root:
             [MenuEntry("Tempo markings", .open(.markings)), MenuEntry("Presets", .open(.presets)),
@@ -138,7 +150,14 @@ public struct MenuState: Sendable, Hashable {
                 + saved.presets.enumerated().map { MenuEntry($0.element.name, .loadPreset($0.offset)) }
                 + [MenuEntry("Back", .back)]
         case .settings:
-            PreferenceField.allCases.map { MenuEntry($0.label, value: $0.value(in: saved.preferences), .edit($0)) } + [MenuEntry("Back", .back)]
+            PreferenceField.settingsPage.map { MenuEntry($0.label, value: $0.value(in: saved.preferences), .edit($0)) }
+                + [MenuEntry("Companion", value: PreferenceField.companion.value(in: saved.preferences), .open(.companion)), MenuEntry("Back", .back)]
+        case .companion:
+            // The switch, then (when on) pairing and the paired browsers, each revoked by a push.
+            [MenuEntry("Companion", value: PreferenceField.companion.value(in: saved.preferences), .edit(.companion))]
+                + (saved.preferences.companion ? [MenuEntry("Pair a browser", .pairBrowser)] : [])
+                + companion.browsers.map { MenuEntry("Revoke \($0.id)", value: String($0.name.prefix(12)), .revokeBrowser($0.id)) }
+                + [MenuEntry("Back", .back)]
         case .tone:
             // One row: the page is drawn whole (ToneScreen); the wheel never moves a selection here.
             [MenuEntry("Tone", value: ToneView(saved.preferences).summary, .toggleTone)]
@@ -154,6 +173,9 @@ public struct MenuState: Sendable, Hashable {
 
     /// Back from `page` to the root, on the row that opened it.
     static func returning(from page: MenuPage, saved: SavedState) -> MenuState {
-        MenuState(page: .root, selected: entries(.root, saved: saved).firstIndex { $0.action == .open(page) } ?? 0)
+        if page == .companion {
+            return MenuState(page: .settings, selected: entries(.settings, saved: saved).firstIndex { $0.action == .open(.companion) } ?? 0)
+        }
+        return MenuState(page: .root, selected: entries(.root, saved: saved).firstIndex { $0.action == .open(page) } ?? 0)
     }
 }

@@ -35,6 +35,8 @@ public struct Preferences: Sendable, Hashable {
     /// Link start/stop sync: START and STOP on any peer start and stop everyone (off by
     /// default, as Link asks).
     public var linkStartStopSync = false
+    /// The browser companion (issue 23): off by default, switched on at the box only.
+    public var companion = false
     /// The reference tone's note, A4, timbre and volume (Menu > Tone, Menu > Settings).
     public var tone = ReferenceTone()
     /// The tone sounds (Menu > Tone, a push): until switched off, not across a restart.
