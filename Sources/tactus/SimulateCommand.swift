@@ -118,11 +118,13 @@ struct SimulateCommand: AsyncParsableCommand {
                                                  configuration: CompanionConfiguration(listen: configuration.webListen))
                 } catch { throw ExitError("--control '\(control)': \(error)", code: 1) }
             }
-            // The companion starts before the run; the pacer takes its origin when the run begins.
+            // The companion starts before the run; the pacer takes its origin when the run
+            // begins, so the beats' CLOCK_MONOTONIC times are offset by it from then on.
             if let pacer, companion != nil || controlLink != nil {
-                let origin = pacer.originNanoseconds
-                queue.post { box in (box.controlObserver as? ControlHub)?.clockOffset = origin }
-                simulation.betweenSteps = { queue.drain($0) }
+                simulation.betweenSteps = { box in
+                    (box.controlObserver as? ControlHub)?.clockOffset = pacer.originNanoseconds
+                    queue.drain(box)
+                }
             }
             let ended = try simulation.run(parsed, pacer: pacer)
             if let pacer, pacer.worstLateness > 5_000_000 {
