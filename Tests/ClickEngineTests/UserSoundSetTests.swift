@@ -78,13 +78,15 @@ struct UserSoundSetTests {
         attack[1] = 1
         attack[2] = -0.9
         let clip = try UserSoundSet.clip(Self.monoFile(attack, rate: 48000), file: .accent, sampleRate: 48000)
-        let x = Array(clip.buffer)
+        let x = withExtendedLifetime(clip) { Array(clip.buffer) }
         #expect(Array(x.prefix(30)) == Array(attack.prefix(30)))
         #expect(x[4799] == 0)
         // One sample later it is faded as before.
         var late = attack
         late[0] = 0.001
-        let faded = Array(try UserSoundSet.clip(Self.monoFile(late, rate: 48000), file: .accent, sampleRate: 48000).buffer)
+        // The clip is kept while its buffer is read (the buffer points into the clip's storage).
+        let fadedClip = try UserSoundSet.clip(Self.monoFile(late, rate: 48000), file: .accent, sampleRate: 48000)
+        let faded = withExtendedLifetime(fadedClip) { Array(fadedClip.buffer) }
         #expect(faded[0] == 0 && faded[1] < 0.1)
     }
 
