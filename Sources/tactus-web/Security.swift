@@ -115,7 +115,7 @@ func allowedHosts(listen: ListenAddress) -> Set<String> {
     if listen.host != "0.0.0.0" { names.insert(listen.host) }
     var buffer = [CChar](repeating: 0, count: 256)
     if gethostname(&buffer, buffer.count) == 0 {
-        let name = String(cString: buffer).lowercased()
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
         if !name.isEmpty { names.formUnion([name, name + ".local"]) }
     }
     var list: UnsafeMutablePointer<ifaddrs>?
@@ -128,7 +128,7 @@ func allowedHosts(listen: ListenAddress) -> Set<String> {
                     var addr = inet.pointee.sin_addr
                     _ = inet_ntop(AF_INET, &addr, &text, socklen_t(INET_ADDRSTRLEN))
                 }
-                names.insert(String(cString: text))
+                names.insert(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
             }
             entry = current.pointee.ifa_next
         }

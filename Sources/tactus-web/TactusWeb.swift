@@ -37,9 +37,10 @@ struct TactusWeb {
                 level = l
             }
         }
+        let chosenLevel = level
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
+            handler.logLevel = chosenLevel
             return handler
         }
         let logger = Logger(label: "tactus-web")
