@@ -8,7 +8,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 scripts/install-deps.sh web
-python3 -c 'import playwright' 2>/dev/null || python3 -m pip install -q 'playwright==1.65.2'
+# Debian's own python3 refuses pip outside a venv (PEP 668) unless told; a pyenv python does not.
+python3 -c 'import playwright' 2>/dev/null || python3 -m pip install -q 'playwright==1.65.2' \
+  || python3 -m pip install -q --break-system-packages 'playwright==1.65.2'
 for product in tactus tactus-web; do
   [ -x ".build/debug/$product" ] || ${SWIFT:-swift} build --product "$product"
 done
