@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TOMLReader
 /// A JSON value, read from the control socket's request lines (the box links no
 /// Foundation). Bounded like the TOML reader: at most 1 MiB of text and 32 levels deep.
 public enum JSONValue: Sendable, Hashable {
@@ -45,24 +46,9 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    /// A JSON string literal.
-    public static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    /// A JSON string literal: TOML's basic-string escapes are a subset of JSON's, so the
+    /// one quoting function serves both (the simulator's events use it too).
+    public static func quoted(_ text: String) -> String { TOMLWriter.quoted(text) }
 
     public static let maximumBytes = 1 << 20
     public static let maximumDepth = 32
