@@ -19,6 +19,31 @@ import TactusBase
         #expect(counts.allocations > 0)
     }
 
+    /// The sample-to-host-time map runs on the render thread every period: its update
+    /// (loop gains, outliers, restarts) and its reads are arithmetic only.
+    @Test func theSampleToHostTimeMapNeitherAllocatesNorLocks() {
+        var map = SampleClockFilter(sampleRate: 48000)
+        var random = SplitMix64(state: 21)
+        let jitter = (0..<100_000).map { _ in Int64.random(in: -1_000_000...1_000_000, using: &random) }
+        map.observe(framesWritten: 512, delayFrames: 384, at: 1_000_000_000)
+        realtime_audit_begin()
+        var sum = 0.0
+        // (An Int loop: a Range<Int64> iterates unspecialized in a debug build and allocates.)
+        for i in 1..<100_000 {
+            let k = Int64(i)
+            let jump: Int64 = (k == 30_000 ? 480_000 : 0) + (k >= 60_000 ? 48_000 : 0)  // a stall skipped; frames lost: a restart
+            map.observe(framesWritten: 512 + k * 128 + jump, delayFrames: 384,
+                        at: 1_000_000_000 + k * 2_666_667 + jitter[i])
+            sum += map.nanoseconds(atSample: 512 + k * 128) + Double(map.anchorTime.nanoseconds)
+        }
+        let counts = realtime_audit_end()
+        #expect(sum > 0 && map.isLocked)
+        #expect(counts.allocations == 0)
+        #expect(counts.frees == 0)
+        #expect(counts.locks == 0)
+        #expect(counts.writes == 0)
+    }
+
     @Test func steadyStateRenderingNeitherAllocatesNorLocks() {
         let engine = ClickEngine.testEngine(settings: settings(bpm: "999", subdivisions: "2,3,4,5,6,7,8,9"), clipFrames: 20000)
         engine.start()

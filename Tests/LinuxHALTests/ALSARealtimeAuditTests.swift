@@ -10,7 +10,8 @@ import Synchronization
 
 /// Counts, on the render thread itself, every allocation, lock and write(2) made by one full
 /// turn of the sink's loop (render, convert, snd_pcm_writei, snd_pcm_status, the sample-to-host-time
-/// map's update (`SampleClockFilter`), publish) over
+/// map's update (`SampleClockFilter`; alsa-lib's `null` device never reports RUNNING, so here the
+/// map stays on its raw fallback: RealtimeSafetyTests audits the filter itself), publish) over
 /// many periods, using the interposers of the RealtimeAudit target.
 final class AuditingRenderer: AudioRenderer {
     let channels: Int
