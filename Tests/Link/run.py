@@ -176,17 +176,23 @@ def scenario(name, settings, unit_quarters, quantum, bpm_a, bpm_b, work):
     check(a_stop is not None and a_stop["mono"] - stop["mono"] < 0.2,
           f"STARTSTOPSTATE-2: B's STOP stops A after {((a_stop['mono'] - stop['mono']) * 1000) if a_stop else None} ms")
     check(any(not c["playing"] and c["mono"] > stop["mono"] for c in C), "STARTSTOPSTATE-2: the peer's session stops too")
-    restart = next((e for e in onsets(A) if at(e) > 13), None)
+    # The peer's own START (its clock: a box's start-up time shifts the boxes' t, not the peer's).
+    peer_start = next((c["mono"] for c in C if c["playing"] and c["mono"] > stop["mono"] + 0.2), None)
+    restart_from = peer_start - 0.1 if peer_start is not None else a0 + 13
+    restart = next((e for e in onsets(A) if e["mono"] > restart_from), None)
     ok = restart is not None and restart["kind"] == "accent"
     if ok:
         phase = peer_beat(restart["mono"]) % quantum
         ok = min(phase, quantum - phase) * 60000 / peer_line(restart["mono"])["tempo"] <= 1.0
-    check(ok and not any(e["mono"] > stop["mono"] + 0.2 and at(e) < 13 for e in onsets(A)),
+    check(ok and not any(stop["mono"] + 0.2 < e["mono"] < restart_from for e in onsets(A)),
           "STARTSTOPSTATE-1: the peer's START starts A on a downbeat at the quantum; A was silent from B's STOP until then")
 
     # TEMPO-4: the session at 20 and 999 quarter notes a minute.
-    bpms = [float(e["bpm"]) for e in states(A) if at(e) > 16.4]
-    notices = [e["notice"] for e in states(A) if at(e) > 17.4 and e["notice"]]
+    # From the peer's own changes (its clock), not A's t: A's start-up time is not the peer's.
+    t20 = next((c["mono"] for c in C if abs(c["tempo"] - 20) < 1e-6), a0 + 16.5)
+    t999 = next((c["mono"] for c in C if abs(c["tempo"] - 999) < 1e-6), a0 + 17.5)
+    bpms = [float(e["bpm"]) for e in states(A) if e["mono"] > t20 - 0.1]
+    notices = [e["notice"] for e in states(A) if e["mono"] > t999 - 0.1 and e["notice"]]
     if unit_quarters == 1:
         check(20.0 in bpms and bpms[-1] == 999.0, f"TEMPO-4: A follows the session to 20 and 999 ({bpms[:1]} ... {bpms[-1:]})")
     else:
