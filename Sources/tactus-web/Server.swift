@@ -57,7 +57,7 @@ struct CompanionServer {
     let budget = UploadBudget()
     let logger: Logger
 
-    typealias Context = BasicWebSocketRequestContext
+    typealias Context = CompanionContext
 
     func makeApplication(onRunning: @escaping @Sendable () async -> Void) -> some ApplicationProtocol {
         let router = Router(context: Context.self)
@@ -65,7 +65,7 @@ struct CompanionServer {
         addRoutes(router)
         var configuration = ApplicationConfiguration(address: .hostname(listen.host, port: listen.port), serverName: "tactus-web")
         configuration.serverName = nil
-        return Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: router), configuration: configuration,
+        return Application(router: router, server: CompanionChannel.builder(webSocketRouter: router), configuration: configuration,
                            onServerRunning: { _ in await onRunning() }, logger: logger)
     }
 
