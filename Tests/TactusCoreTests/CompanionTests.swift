@@ -93,6 +93,46 @@ import TactusBase
         }
     }
 
+    @Test mutating func pairedBrowsersAreSavedAndSurviveARestart() throws {
+        var box = try companionBox()
+        _ = box.handle(.remote(.showPairingCode("042137"), at: clock.now))
+        _ = box.handle(.remote(.pair(code: "042137", token: Self.token, name: "Firefox \"nightly\""), at: clock.advance(ms: 10)))
+        #expect(box.saved.browsers == [PairedBrowser(id: 1, name: "Firefox \"nightly\"", tokenHash: SHA256.hex(Self.token))])
+        // Saved as any change is: the save effect comes a moment later, with the browser in it.
+        var saves: [SavedState] = []
+        for _ in 0..<40 {
+            for case .save(let saved) in box.handle(.tick(at: clock.advance(ms: 100))) { saves.append(saved) }
+        }
+        #expect(saves.last?.browsers.count == 1)
+        let text = SettingsFile.encode(box.saved)
+        #expect(text.contains("[[browser]]\nid = 1\nname = \"Firefox \\\"nightly\\\"\"\ntoken-sha256 = \"\(SHA256.hex(Self.token))\"\n"))
+        #expect(!text.contains(Self.token))
+        // The box starts again from the file: the token is still known, and the next number follows.
+        let restarted = try SettingsFile.decode(text, file: "settings.toml")
+        #expect(restarted == box.saved)
+        var again = try BoxState(saved: restarted, at: clock.advance(ms: 1))
+        #expect(again.companion.browser(token: Self.token)?.id == 1)
+        _ = again.handle(.remote(.showPairingCode("222222"), at: clock.advance(ms: 1)))
+        _ = again.handle(.remote(.pair(code: "222222", token: String(repeating: "cd", count: 32), name: "Chromium"), at: clock.advance(ms: 1)))
+        #expect(again.companion.lastPairing == .paired(id: 2))
+        // Revoked: gone from the saved state too.
+        _ = again.handle(.remote(.revoke(browser: 1), at: clock.advance(ms: 1)))
+        #expect(again.saved.browsers.map(\.id) == [2])
+        #expect(again.companion.browser(token: Self.token) == nil)
+        // A hand-edited file is checked as every other table is.
+        for (bad, message) in [
+            ("[[browser]]\nid = 1\nname = \"x\"\ntoken-sha256 = \"abc\"\n", "token-sha256"),
+            ("[[browser]]\nid = 0\nname = \"x\"\ntoken-sha256 = \"\(SHA256.hex("a"))\"\n", "settings.toml:3: browser[0].id = 0 is invalid"),
+            ("[[browser]]\nname = \"x\"\ntoken-sha256 = \"\(SHA256.hex("a"))\"\n", "id"),
+            ("[[browser]]\nid = 1\nname = \"x\"\ntoken = \"\(Self.token)\"\n", "token"),
+        ] {
+            #expect(throws: TOMLError.self) { try SettingsFile.decode("schema = 1\n" + bad, file: "settings.toml") }
+            do { _ = try SettingsFile.decode("schema = 1\n" + bad, file: "settings.toml") } catch {
+                #expect("\(error)".contains(message), "\(error)")
+            }
+        }
+    }
+
     @Test mutating func offMeansNoPairingAndSwitchingOffForgetsEveryBrowser() throws {
         var box = try BoxState(saved: SavedState(), at: clock.now)
         _ = box.handle(.remote(.showPairingCode("123456"), at: clock.now))

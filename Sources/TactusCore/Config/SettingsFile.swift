@@ -68,12 +68,21 @@ public enum SettingsFile {
             })
         }
         SongFile.add(saved.library, to: &root)
+        if !saved.browsers.isEmpty {
+            root["browser"] = .array(saved.browsers.map { browser in
+                var t = TOMLTable()
+                t["id"] = .integer(browser.id)
+                t["name"] = .string(browser.name)
+                t["token-sha256"] = .string(browser.tokenHash)
+                return .table(t)
+            })
+        }
         return "# Tactus settings, written by the box a moment after each change.\n" + root.tomlDocument()
     }
 
     public static func decode(_ text: String, file: String) throws(TOMLError) -> SavedState {
         let root = TOMLSection(try TOML.parse(text, file: file), file: file)
-        try root.rejectUnknownKeys(allowed: ["schema", "current", "preferences", "preset", "song", "setlist"])
+        try root.rejectUnknownKeys(allowed: ["schema", "current", "preferences", "preset", "song", "setlist", "browser"])
         let schema = try root.required(try root.integer("schema", in: 1...Int.max), "schema",
                                        allowed: "the file format version, \(schemaVersion)")
         guard schema <= schemaVersion else {
@@ -108,7 +117,26 @@ public enum SettingsFile {
         }
         saved.presets = try presets(from: root)
         saved.library = try SongFile.library(from: root, alsoKnown: saved.presets.map(\.name))
+        saved.browsers = try browsers(from: root)
         return saved
+    }
+
+    /// The companion's paired browsers (`[[browser]]`): a number used once, the name shown
+    /// on the box, and the token's SHA-256 in lowercase hex.
+    static func browsers(from root: TOMLSection) throws(TOMLError) -> [PairedBrowser] {
+        var browsers: [PairedBrowser] = []
+        for section in try root.sections("browser") {
+            try section.rejectUnknownKeys(allowed: ["id", "name", "token-sha256"])
+            let id = try section.required(try section.integer("id", in: 1...Int(Int32.max)), "id", allowed: "the browser's number, 1 or more")
+            guard !browsers.contains(where: { $0.id == id }) else { throw section.invalid("id", allowed: "a number no other browser has") }
+            let name = try section.required(try section.string("name"), "name", allowed: "the browser's name in quotes")
+            let hash = try section.required(try section.string("token-sha256"), "token-sha256", allowed: "64 lowercase hex digits")
+            guard hash.utf8.count == 64, hash.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+                throw section.invalid("token-sha256", allowed: "64 lowercase hex digits")
+            }
+            browsers.append(PairedBrowser(id: id, name: name, tokenHash: hash))
+        }
+        return browsers
     }
 
     /// The `[[preset]]` tables of a document, checked as the box checks them.

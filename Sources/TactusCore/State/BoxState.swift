@@ -142,6 +142,7 @@ public struct BoxState: Sendable {
                 encoderStepsPerDetent: Int = 4, reverseEncoder: Bool = false, encoderContacts: (a: Bool, b: Bool) = (false, false),
                 buttonTiming: ButtonTiming = ButtonTiming(), at time: MonotonicTime) throws(SettingError) {
         self.saved = saved
+        self.companion = Companion(browsers: saved.browsers)
         self.soundNames = soundNames.isEmpty ? [saved.settings.sound] : soundNames
         self.now = time
         self.lastActivity = time
@@ -289,6 +290,8 @@ extension BoxState {
             // Switched off at the box: every pairing ends with it.
             companion = Companion()
         }
+        // Paired and revoked browsers are saved with the settings (atomically, as any change).
+        if saved.browsers != companion.browsers { saved.browsers = companion.browsers }
         navigation.clamp(to: settings)
         if saved != before.saved { saves.changed(at: now) }
         if saved.settings != before.saved.settings { effects.append(.applySettings(saved.settings)) }

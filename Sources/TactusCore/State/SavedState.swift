@@ -73,12 +73,16 @@ public struct SavedState: Sendable, Hashable {
     public var presets: [Preset]
     /// Songs and the setlist (`[[song]]`, `[setlist]`) as the file holds them.
     public var library: SongLibrary
+    /// The browsers paired with the companion (`[[browser]]`: number, name, the SHA-256 of the
+    /// token, never the token), so a pairing survives a restart of the box and of tactus-web.
+    public var browsers: [PairedBrowser]
 
     public init(settings: MetronomeSettings = MetronomeSettings(), preferences: Preferences = Preferences(),
-                presets: [Preset] = [], library: SongLibrary = SongLibrary()) {
+                presets: [Preset] = [], library: SongLibrary = SongLibrary(), browsers: [PairedBrowser] = []) {
         self.settings = settings
         self.preferences = preferences
         self.presets = presets
         self.library = library
+        self.browsers = browsers
     }
 }
