@@ -19,7 +19,8 @@ public protocol SettingsPersistence: Sendable {
 /// Keeps the minutes played per day (the practice log in the state folder). The box adds
 /// each stretch of playing when it stops.
 public protocol PracticeLogStore: Sendable {
-    func addPractice(seconds: Int64) throws
+    /// A stretch of playing: how long, the song ("" for none) and the fastest tempo played.
+    func addPractice(seconds: Int64, song: String, bpm: Double) throws
 }
 
 /// Why an LED or the buzzer pulsed.
@@ -178,13 +179,19 @@ public final class Box {
     /// Where the practice log goes (nil: not kept) and when the current stretch of playing began.
     public var practiceLog: (any PracticeLogStore)?
     private var practiceStartedAt: MonotonicTime?
+    /// The song and the fastest tempo of the current stretch (from the beats heard).
+    private var practiceSong = ""
+    private var practiceTopBPM = 0.0
 
     private func logPractice(until time: MonotonicTime) {
         guard let started = practiceStartedAt else { return }
         practiceStartedAt = nil
         let seconds = (time.nanoseconds - started.nanoseconds) / 1_000_000_000
+        let song = practiceSong, bpm = practiceTopBPM
+        practiceSong = ""
+        practiceTopBPM = 0
         guard seconds > 0, let practiceLog else { return }
-        do { try practiceLog.addPractice(seconds: seconds) } catch { report("practice log: \(error)") }
+        do { try practiceLog.addPractice(seconds: seconds, song: song, bpm: bpm) } catch { report("practice log: \(error)") }
     }
     /// The settings the reducer last asked for (the engine may have them muted).
     private var settings: MetronomeSettings
@@ -413,6 +420,11 @@ public final class Box {
             if let controlObserver {
                 let next = event.layer == 0 && event.kind <= .beat ? nextBeat(after: event.sample, clock: clock) : nil
                 controlObserver.box(self, didStart: event, heardAt: heard, next: next)
+            }
+            if event.layer == 0 && event.kind.isBeat && !event.isCount {
+                // A song's beats carry its tempo; free play's is the setting's.
+                practiceTopBPM = max(practiceTopBPM, event.bpm > 0 ? event.bpm : state.settings.tempo.bpm.doubleValue)
+                if state.practice.isLoaded, let song = state.songView?.name { practiceSong = song }
             }
             if state.practice.isLoaded && (event.kind.isBeat || event.isCount) {
                 perform(state.handle(.songProgress(section: Int(event.section), bar: event.bar, bpm: event.bpm,

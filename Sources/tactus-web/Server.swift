@@ -171,7 +171,7 @@ struct CompanionServer {
         router.get("/api/practice") { _, _ -> Response in
             let answer = try await box.request("\"cmd\":\"practice\"")
             guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
-            return json("{\"minutes\":\(answer["minutes"]?.json ?? "{}")}")
+            return json("{\"minutes\":\(answer["minutes"]?.json ?? "{}"),\"sessions\":\(answer["sessions"]?.json ?? "[]")}")
         }
         router.ws("/ws") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, _ in
             let (id, stream) = live.subscribe()

@@ -167,4 +167,49 @@ import TactusBase
         #expect(try PracticeLog(parsing: "[minutes]\n2026-11-23 = 2.25\n", file: "p.toml").minutes(on: "2026-11-23") == 2.25)
         #expect(throws: SettingError.self) { try PracticeLog(parsing: "schema = 2\n[minutes]\n", file: "p.toml") }
     }
+
+    @Test func practiceSessionsKeepSongTempoAndCoachFiguresAndRoundTrip() throws {
+        var log = PracticeLog()
+        log.add(PracticeSession(day: "2026-11-23", song: "Blue \"Bossa\"", seconds: 750, bpm: 132))
+        log.add(PracticeSession(day: "2026-11-24", song: "", seconds: 60, bpm: 92.5,
+                                coach: CoachFigures(hits: 64, meanMs: -1.6, sdMs: 7, within10Percent: 79.7, within25Percent: 100)))
+        #expect(log.minutes(on: "2026-11-23") == 12.5)
+        #expect(log.text == """
+            # Tactus practice log: minutes played per day (local time)
+            schema = 1
+
+            [minutes]
+            2026-11-23 = 12.50
+            2026-11-24 = 1.00
+
+            [[session]]
+            day = "2026-11-23"
+            song = "Blue \\"Bossa\\""
+            minutes = 12.50
+            bpm = 132.000
+
+            [[session]]
+            day = "2026-11-24"
+            song = ""
+            minutes = 1.00
+            bpm = 92.500
+            hits = 64
+            mean-ms = -1.6
+            sd-ms = 7.0
+            within-10ms = 79.7
+            within-25ms = 100.0
+
+            """)
+        #expect(try PracticeLog(parsing: log.text, file: "practice.toml") == log)
+        // A coach's session written by another version: the figures come with their hits.
+        for (bad, field) in [("day = \"2026-11-23\"\nminutes = 1\nhits = 3\nmean-ms = 1\n", "session[0].sd-ms"),
+                             ("day = \"2026-11-23\"\nminutes = 1\nbpm = 1000\n", "session[0].bpm"),
+                             ("day = \"23.11.2026\"\nminutes = 1\n", "session[0].day"),
+                             ("day = \"2026-11-23\"\nminutes = 1\nspeed = 3\n", "session[0].speed")] {
+            do {
+                _ = try PracticeLog(parsing: "schema = 1\n[[session]]\n" + bad, file: "p.toml")
+                Issue.record("accepted \(bad)")
+            } catch { #expect(error.field.hasSuffix(field), "\(error)") }
+        }
+    }
 }

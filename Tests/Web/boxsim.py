@@ -44,6 +44,11 @@ class SimulatedBox:
         with open(os.path.join(state, "practice.toml"), "a" if after else "w") as f:
             if not after:
                 f.write("schema = 1\n\n[minutes]\n" + "".join(f"{day} = {m:.2f}\n" for day, m in sorted(self.practice.items())))
+                # Sessions of a song on three days (one heard by the coach); their minutes are in [minutes] above.
+                days = sorted(self.practice)
+                for day, bpm, coach in ((days[1], 96, ""), (days[2], 104, "hits = 120\nmean-ms = -3.2\nsd-ms = 8.5\nwithin-10ms = 71.7\nwithin-25ms = 98.3\n"),
+                                        (days[3], 112, "")):
+                    f.write(f'\n[[session]]\nday = "{day}"\nsong = "Etude"\nminutes = 0\nbpm = {bpm}\n{coach}')
         script = os.path.join(self.folder, "idle.txt")
         with open(script, "w") as f:
             f.write(f"{seconds} end\n")

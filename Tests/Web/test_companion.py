@@ -248,7 +248,21 @@ class Companion(unittest.TestCase):
                 self.assertAlmostEqual(practice["minutes"][day], minutes, delta=0.01)
             bars = page.evaluate("[...document.querySelectorAll('#minutes rect')].filter(r => Number(r.getAttribute('height')) > 0).length")
             self.assertGreaterEqual(bars, len(BOX.practice))
-            page.screenshot(path=os.path.join(DOCS, "practice.png"))
+            # Each stretch of playing is a session: the song played above, at its tempo, is in the log.
+            self.assertIn({"day": time.strftime("%Y-%m-%d"), "song": "Web Song", "bpm": 150},
+                          [{k: e[k] for k in ("day", "song", "bpm")} for e in practice["sessions"]])
+            etude = [e for e in practice["sessions"] if e["song"] == "Etude"]
+            self.assertEqual([e["bpm"] for e in etude], [96, 104, 112])
+            self.assertEqual({k: etude[1][k] for k in ("hits", "mean_ms", "sd_ms", "within_10ms", "within_25ms")},
+                             {"hits": 120, "mean_ms": -3.2, "sd_ms": 8.5, "within_10ms": 71.7, "within_25ms": 98.3})
+            # Tempo per song: a line with a dot per day for Etude, one dot for Web Song (today).
+            self.assertGreaterEqual(page.evaluate("document.querySelectorAll('#tempo-plot circle').length"), 4)
+            self.assertIn("Etude", page.text_content("#tempo-plot"))
+            self.assertEqual(page.evaluate("document.querySelectorAll('#tempo-plot polyline').length"), 1)
+            # The coach's figures: the one session that carries them (mean and SD).
+            self.assertEqual(page.evaluate("document.querySelectorAll('#coach-plot circle').length"), 2)
+            self.assertIn("120 hits, mean -3.2 ms, SD 8.5 ms, within 10 ms 71.7 %", page.text_content("#coach-note"))
+            page.screenshot(path=os.path.join(DOCS, "practice.png"), full_page=True)
             page.goto(BOX.origin + "/#settings")
             page.wait_for_selector("#pref-momentum")
             page.select_option("#pref-momentum", "off")

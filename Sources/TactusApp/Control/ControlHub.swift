@@ -17,7 +17,7 @@ public struct ControlError: Error, Sendable, CustomStringConvertible {
 
 /// The files behind the control socket's commands (the executable gives LinuxHAL's).
 public protocol ControlFiles: Sendable {
-    /// The practice log as a JSON object of day to minutes (`{"2026-11-23":42.5}`).
+    /// The practice log as the members `"minutes":{"2026-11-23":42.5},"sessions":[...]`.
     func practiceJSON() -> String
     /// Checks a spooled WAV as the box checks its sounds and takes it into the sounds
     /// folder as `set/file`; returns the whole set once accent, beat and sub are there.
@@ -158,7 +158,7 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
             act(.preferences(p), box)
             return ",\"preferences\":" + RemotePatch.json(box.state.saved.preferences)
         case "practice":
-            return ",\"minutes\":" + files.practiceJSON()
+            return "," + files.practiceJSON()
         case "web":
             let state = box.state
             return ",\"on\":\(state.saved.preferences.companion),\"listen\":\(JSONValue.quoted(configuration.listen))"
