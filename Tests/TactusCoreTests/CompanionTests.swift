@@ -168,6 +168,30 @@ import TactusBase
         #expect(box.menu == MenuState(page: .settings, selected: 10))
     }
 
+    @Test func preferencesCoverSyncLinkAndToneCheckedByTheSettingsFileReader() throws {
+        let p = try RemotePatch.preferences(try JSONValue.parse(#"{"sync":"link","link_start_stop_sync":true,"tone_note":"C#5","tone_a4":442,"tone_timbre":"organ","tone_volume":30,"screen_dim_seconds":0}"#),
+                                            to: Preferences())
+        #expect(p.sync == .link && p.linkStartStopSync)
+        #expect(p.tone == ReferenceTone(note: 73, reference: 442, timbre: .organ, volume: 30))
+        #expect(p.screenDimSeconds == 0 && p.momentum)
+        #expect(RemotePatch.json(p).contains(#""sync":"link","link_start_stop_sync":true,"tone_note":"C#5","tone_a4":442,"tone_timbre":"organ","tone_volume":30"#))
+        for (body, field, message) in [
+            (#"{"sync":"midi"}"#, "sync", #"sync = "midi" is invalid: allowed "internal", "link""#),
+            (#"{"tone_a4":500}"#, "tone_a4", "tone_a4 = 500 is invalid: allowed a whole number from 415 to 466"),
+            (#"{"link_start_stop_sync":"yes"}"#, "link_start_stop_sync", nil),
+            (#"{"tone_note":"H2"}"#, "tone_note", nil),
+        ] {
+            let patch = try JSONValue.parse(body)
+            do {
+                _ = try RemotePatch.preferences(patch, to: Preferences())
+                Issue.record("accepted \(body)")
+            } catch {
+                #expect(error.field == field, "\(error)")
+                if let message { #expect(error.description == message) }
+            }
+        }
+    }
+
     @Test func aPatchIsCheckedAsTheSettingsFileChecksIt() throws {
         let current = MetronomeSettings()
         let (s, playing) = try RemotePatch.apply(try JSONValue.parse(#"{"bpm":132,"meter":"7/8","volume":{"master":50,"poly":[10]},"playing":true}"#),

@@ -113,10 +113,13 @@ public enum RemotePatch {
     }
 
     /// The box's settings as the companion names them (the settings file's keys with `_`).
-    public static let preferenceKeys = ["momentum", "tap_tolerance", "screen_dim_seconds", "footswitch", "silent_practice", "dark_gap"]
+    public static let preferenceKeys = ["momentum", "tap_tolerance", "screen_dim_seconds", "footswitch", "silent_practice", "dark_gap",
+                                        "sync", "link_start_stop_sync", "tone_note", "tone_a4", "tone_timbre", "tone_volume"]
 
     public static func json(_ p: Preferences) -> String {
-        #"{"momentum":\#(p.momentum),"tap_tolerance":\#(p.tapTolerancePercent),"screen_dim_seconds":\#(p.screenDimSeconds),"footswitch":"\#(p.footswitch.rawValue)","silent_practice":\#(p.silentPractice),"dark_gap":\#(p.darkGap),"companion":\#(p.companion)}"#
+        #"{"momentum":\#(p.momentum),"tap_tolerance":\#(p.tapTolerancePercent),"screen_dim_seconds":\#(p.screenDimSeconds),"footswitch":"\#(p.footswitch.rawValue)","silent_practice":\#(p.silentPractice),"dark_gap":\#(p.darkGap),"#
+            + #""sync":"\#(p.sync.rawValue)","link_start_stop_sync":\#(p.linkStartStopSync),"tone_note":"\#(p.tone.noteName)","tone_a4":\#(p.tone.reference),"#
+            + #""tone_timbre":"\#(p.tone.timbre.rawValue)","tone_volume":\#(p.tone.volume),"companion":\#(p.companion)}"#
     }
 
     /// A `PATCH /api/preferences` body read by the settings file's own `[preferences]`
@@ -150,6 +153,12 @@ public enum RemotePatch {
         if keys.contains("footswitch") { p.footswitch = saved.preferences.footswitch }
         if keys.contains("silent_practice") { p.silentPractice = saved.preferences.silentPractice }
         if keys.contains("dark_gap") { p.darkGap = saved.preferences.darkGap }
+        if keys.contains("sync") { p.sync = saved.preferences.sync }
+        if keys.contains("link_start_stop_sync") { p.linkStartStopSync = saved.preferences.linkStartStopSync }
+        if keys.contains("tone_note") { p.tone.note = saved.preferences.tone.note }
+        if keys.contains("tone_a4") { p.tone.reference = saved.preferences.tone.reference }
+        if keys.contains("tone_timbre") { p.tone.timbre = saved.preferences.tone.timbre }
+        if keys.contains("tone_volume") { p.tone.volume = saved.preferences.tone.volume }
         return p
     }
 
