@@ -77,7 +77,7 @@ export const practicePage = {
     if (tempo.length) {
       const all = tempo.flatMap((s) => s.points.map((p) => p.value));
       lines($("tempo-plot"), sessionDays, tempo, "BPM", Math.floor(Math.min(...all) / 10) * 10, Math.ceil(Math.max(...all) / 10) * 10 || 10);
-      $("tempo-note").textContent = `${sessions.length} sessions; each point is the fastest tempo of a day.`;
+      $("tempo-note").textContent = `${sessions.length} session${sessions.length === 1 ? "" : "s"}; each point is the fastest tempo of a day.`;
     } else {
       $("tempo-note").textContent = "No sessions in the practice log yet: the box records each one from START to STOP.";
     }
@@ -97,7 +97,7 @@ export const practicePage = {
       const reach = Math.max(10, Math.ceil(Math.max(...all.map(Math.abs)) / 5) * 5);
       lines($("coach-plot"), coachDays, series, "ms", Math.min(0, -reach), reach, [0]);
       const last = heard[heard.length - 1];
-      $("coach-note").textContent = `${heard.length} sessions heard by the coach; the last: ${last.hits} hits, mean ${last.mean_ms > 0 ? "+" : ""}${last.mean_ms} ms, SD ${last.sd_ms} ms, within 10 ms ${last.within_10ms} %, within 25 ms ${last.within_25ms} %.`;
+      $("coach-note").textContent = `${heard.length} session${heard.length === 1 ? "" : "s"} heard by the coach; the last: ${last.hits} hits, mean ${last.mean_ms > 0 ? "+" : ""}${last.mean_ms} ms, SD ${last.sd_ms} ms, within 10 ms ${last.within_10ms} %, within 25 ms ${last.within_25ms} %.`;
     }
   },
 };
