@@ -21,6 +21,14 @@ struct CompanionSecurity<Context: RequestContext>: RouterMiddleware {
     static var cookieName: String { "tactus_token" }
     static var publicPaths: Set<String> { ["/pair", "/pair.js", "/style.css", "/api/pair", "/favicon.svg"] }
 
+    static func bearer(_ request: Request) -> String? {
+        guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") else { return nil }
+        return String(authorization.dropFirst(7)).trimmingSpaces
+    }
+
+    /// The request's token: `Authorization: Bearer`, else the cookie.
+    static func token(_ request: Request) -> String? { bearer(request) ?? request.cookies[cookieName]?.value }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let isUpgrade = request.headers[.upgrade]?.lowercased() == "websocket"
         // A refused upgrade is answered by the connection (CompanionChannel), with this status and body.
@@ -41,10 +49,7 @@ struct CompanionSecurity<Context: RequestContext>: RouterMiddleware {
         }
         let changing = [HTTPRequest.Method.post, .put, .patch, .delete].contains(request.method)
         let cookieToken = request.cookies[Self.cookieName]?.value
-        var bearer: String?
-        if let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") {
-            bearer = String(authorization.dropFirst(7)).trimmingSpaces
-        }
+        let bearer = Self.bearer(request)
         if changing || isUpgrade {
             let origin = request.headers[.origin]
             // Browsers always send Origin on these; only a script with a Bearer token may omit it.

@@ -173,7 +173,8 @@ struct CompanionServer {
             guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
             return json("{\"minutes\":\(answer["minutes"]?.json ?? "{}"),\"sessions\":\(answer["sessions"]?.json ?? "[]")}")
         }
-        router.ws("/ws") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, _ in
+        router.ws("/ws") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, context in
+            let token = CompanionSecurity<Context>.token(context.request) ?? ""
             let (id, stream) = live.subscribe()
             defer { live.unsubscribe(id) }
             try await outbound.write(.text("{\"type\":\"hello\",\"ns\":\(monotonicNanoseconds())}"))
@@ -186,6 +187,14 @@ struct CompanionServer {
                     for try await message in inbound.messages(maxSize: 4096) {
                         guard case .text(let text) = message, let ping = try? JSONValue.parse(text), ping["type"]?.stringValue == "ping" else { continue }
                         try await outbound.write(.text("{\"type\":\"pong\",\"id\":\(ping["id"]?.json ?? "null"),\"ns\":\(monotonicNanoseconds())}"))
+                    }
+                }
+                group.addTask {
+                    // A browser revoked at the box loses its live view too: the token is asked about every 5 s.
+                    while true {
+                        try await Task.sleep(for: .seconds(5))
+                        let answer = try await box.request("\"cmd\":\"auth\",\"token\":\(JSONValue.quoted(token))")
+                        if answer["ok"]?.boolValue != true { return }
                     }
                 }
                 try await group.next()

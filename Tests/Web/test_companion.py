@@ -288,7 +288,7 @@ class Companion(unittest.TestCase):
             self.assertEqual(page.text_content("#prefs-error"), "tone_a4 = 500 is invalid: allowed a whole number from 415 to 466")
             page.fill("#pref-tone_a4", "442")
             page.dispatch_event("#pref-tone_a4", "change")
-            page.wait_for_function("!document.querySelector('#pref-tone_a4.bad')")
+            page.wait_for_function("document.getElementById('prefs-error').textContent === ''")  # set once the box answered
             status, prefs, _ = BOX.request("GET", "/api/preferences", headers=self.auth())
             self.assertEqual((prefs["link_start_stop_sync"], prefs["tone_a4"], prefs["sync"]), (True, 442, "internal"))
             status, err, _ = BOX.request("PATCH", "/api/preferences", {"sync": "midi"}, headers=self.auth())
@@ -442,10 +442,25 @@ class Companion(unittest.TestCase):
         self.assertEqual(state_status(BOX), 200)
         listed = json.loads(BOX.ctl("browsers").stdout)
         self.assertEqual([b["id"] for b in listed], [1])
-        # Revoked at the box: 401 from then on.
+        # A live view open at that moment.
+        live = socket.create_connection(("127.0.0.1", BOX.port), timeout=10)
+        live.sendall((f"GET /ws HTTP/1.1\r\nHost: {BOX.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                      f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\nSec-WebSocket-Version: 13\r\n"
+                      f"Origin: {BOX.origin}\r\nAuthorization: Bearer {TOKEN}\r\n\r\n").encode())
+        self.assertTrue(live.recv(4096).startswith(b"HTTP/1.1 101"))
+        # Revoked at the box: 401 from then on, and the open live view ends within 5 s.
         revoked = BOX.ctl("revoke", "1")
+        revoked_at = time.time()
         self.assertEqual(revoked.returncode, 0, revoked.stderr)
         self.assertEqual(state_status(BOX), 401)
+        live.settimeout(15)
+        try:
+            while live.recv(65536):
+                pass
+        except ConnectionResetError:
+            pass
+        live.close()
+        self.assertLess(time.time() - revoked_at, 8)
         self.assertEqual(json.loads(BOX.ctl("browsers").stdout), [])
 
     def test_09_brute_force_locks_pairing(self):
