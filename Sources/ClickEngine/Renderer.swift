@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Synchronization
-import TactusCore
+import TactusArithmetic
 import TactusBase
 
 /// The real-time half of the engine: turns the current program into samples. Only the audio

@@ -3,7 +3,9 @@ import ClickEngine
 import HAL
 import TOMLReader
 import TactusApp
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusInstrument
 import TactusBase
 import TactusCommandLine
 import TactusSimulation

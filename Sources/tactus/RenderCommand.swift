@@ -3,7 +3,9 @@ import ArgumentParser
 import ClickEngine
 import LinuxHAL
 import TOMLReader
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
 import TactusBase
 import TactusCommandLine
 

@@ -2,7 +2,9 @@
 import ClickEngine
 import LinuxHAL
 import TOMLReader
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusInstrument
 import TactusBase
 
 /// What `render` plays when a song is involved: from --song, --tempo-map or --bpm's

@@ -5,7 +5,8 @@ import Synchronization
 import Foundation
 import RealtimeAudit
 import Testing
-import TactusCore
+import TactusArithmetic
+import TactusMusic
 import TactusBase
 
 /// The render call must never allocate, lock or write: proven by counting the calls the

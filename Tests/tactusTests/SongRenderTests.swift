@@ -2,7 +2,9 @@
 import Foundation
 import Testing
 import TestSupport
-import TactusCore
+import TactusMusic
+import TactusTimeline
+import TactusInstrument
 import TactusBase
 
 /// Onsets of a 16-bit WAV: the first non-zero sample after at least `gap` silent ones.
