@@ -26,8 +26,8 @@ extension BoxStateTests {
     @Test mutating func aSlowTurnStepsSwingThroughTheTemperedPositions() throws {
         var b = try box()
         go(&b, to: .subdivisions, .rhythm(.swing))
-        #expect(b.screen.fieldLabel == "swing")
-        #expect(b.screen.fieldValue == "straight")
+        #expect(b.fieldLabel == "swing")
+        #expect(b.fieldValue == "straight")
         var positions: [Rational?] = [b.settings.swing?.swingPosition]
         for _ in 0..<4 {
             let effects = step(&b, 1)
@@ -46,7 +46,7 @@ extension BoxStateTests {
         var down: [String] = []
         for _ in 0..<4 {
             _ = step(&b, -1)
-            down.append(b.screen.fieldValue)
+            down.append(b.fieldValue)
         }
         #expect(down == ["triplet", "quintuplet", "septuplet", "straight"])
         #expect(b.settings.swing == nil)
@@ -68,7 +68,7 @@ extension BoxStateTests {
         for _ in 0..<3 { _ = step(&b, 1) }                       // triplet, 2/3
         _ = pushTurn(&b, 1)
         #expect(b.field == .rhythm(.swingPercent))
-        #expect(b.screen.fieldValue == "66.7%")
+        #expect(b.fieldValue == "66.7%")
         _ = step(&b, -1)
         #expect(b.settings.swing?.swingPosition == Rational(33, 50))
         #expect(b.settings.swing?.description == "66%")
@@ -105,13 +105,13 @@ extension BoxStateTests {
     @Test mutating func grooveFromTheListAndItsAmountInFivePercentSteps() throws {
         var b = try box()
         go(&b, to: .subdivisions, .rhythm(.groove))
-        #expect(b.screen.fieldValue == "none")
+        #expect(b.fieldValue == "none")
         _ = step(&b, 1)
         #expect(b.settings.groove?.description == "3,2,2,3")
         #expect(b.settings.groove?.layer == 4)
         _ = pushTurn(&b, 1)
         #expect(b.field == .rhythm(.grooveAmount))
-        #expect(b.screen.fieldValue == "100%")
+        #expect(b.fieldValue == "100%")
         _ = step(&b, -1)
         #expect(b.settings.groove?.amount == Rational(19, 20))
         for _ in 0..<11 { _ = step(&b, 1) }
@@ -134,7 +134,7 @@ extension BoxStateTests {
         var b = try box(saved)
         go(&b, to: .accents, .rhythm(.euclidOnsets))
         #expect(WheelMode.accents.fields(for: b.settings).suffix(2) == [.rhythm(.euclidOnsets), .rhythm(.euclidRotation)])
-        #expect(b.screen.fieldValue == "off")
+        #expect(b.fieldValue == "off")
         _ = step(&b, 1); _ = step(&b, 1)                        // one accent (beat 1) -> E(2,8) -> E(3,8)
         #expect(b.settings.accents.description == "E(3,8)")
         #expect(b.settings.accents.symbols == "XxxXxxXx")
@@ -160,16 +160,16 @@ extension BoxStateTests {
         _ = press(&b, .wheel); _ = press(&b, .wheel); _ = press(&b, .wheel)
         _ = pushTurn(&b, -1)
         #expect(b.field == .rhythm(.polyCount(1)))
-        #expect(b.screen.fieldValue == "off")
+        #expect(b.fieldValue == "off")
         #expect(step(&b, -1).contains(.buzzer(.bump, at: clock.now)))
         for _ in 0..<3 { _ = step(&b, 1) }
         #expect(b.settings.poly.description == "3")
         _ = pushTurn(&b, 1)
         #expect(b.field == .rhythm(.polySpan(1)))
-        #expect(b.screen.fieldValue == "bar")
+        #expect(b.fieldValue == "bar")
         _ = step(&b, 1); _ = step(&b, 1)
         #expect(b.settings.poly.description == "3/2b")
-        #expect(b.screen.fieldValue == "2 beats")
+        #expect(b.fieldValue == "2 beats")
         _ = pushTurn(&b, 1)
         #expect(b.field == .rhythm(.polyCount(2)))
         for _ in 0..<5 { _ = step(&b, 1) }
@@ -203,7 +203,7 @@ extension BoxStateTests {
         var b = try box(saved)
         #expect(WheelMode.volumes.fields(for: b.settings).prefix(4) == [.volume(.master), .volume(.accent), .volume(.soft), .volume(.beat)])
         go(&b, to: .volumes, .volume(.soft))
-        #expect(b.screen.fieldLabel == "soft volume")
+        #expect(b.fieldLabel == "soft volume")
         _ = step(&b, -1)
         #expect(b.settings.volumes.soft == 65)
     }

@@ -103,7 +103,7 @@ import TactusBase
         let end = act(&b) { .songEnded(at: $0) }
         #expect(end.contains(.stop) && Self.loaded(end)?.songs == nil)
         #expect(!b.isPlaying && !b.practice.isLoaded)
-        #expect(b.screen.song?.name == "Blue" && b.screen.song?.section == "intro" && b.screen.fieldValue == "Blue")
+        #expect(b.screen.song?.name == "Blue" && b.screen.song?.section == "intro" && b.fieldValue == "Blue")
         let next = act(&b) { .gesture(.startStop, .press, at: $0) }
         #expect(Self.loaded(next)?.songs?.map(\.name) == ["Blue"] && b.isPlaying)
         // Blue is the setlist's last: its end stops and Blue stays chosen.
@@ -123,7 +123,7 @@ import TactusBase
         var values: [String] = []
         for _ in 0..<12 {
             _ = turn(&b, 1)
-            values.append(b.screen.fieldValue)
+            values.append(b.fieldValue)
         }
         _ = turn(&b, -4)
         return values
@@ -134,7 +134,7 @@ import TactusBase
         let values = toRandomMute(&b)
         #expect(b.field == .gap)
         #expect(values == ["1:1", "2:1", "3:1", "2:2", "4:4", "1:3", "10%", "25%", "50%", "2:1 10%", "2:1 25%", "2:1 50%"])
-        #expect(b.screen.fieldValue == "25%" && b.screen.song?.program == "gap 25%")
+        #expect(b.fieldValue == "25%" && b.screen.song?.program == "gap 25%")
         let first = try #require(Self.loaded(act(&b) { .gesture(.startStop, .press, at: $0) }))
         #expect(first.songs?[0].sections.allSatisfy { $0.randomMute == 25 && $0.gap == nil } == true)
         #expect(first.seed == b.practice.seed && b.practice.usesRandomMute(b.saved))

@@ -47,7 +47,7 @@ import TactusBase
         #expect(b.screen.song?.section == "intro" && b.screen.song?.bpm == "100" && !b.screen.song!.playing)
         _ = turn(&b, 5) // past the last: stays
         #expect(b.screen.song?.name == "Green")
-        #expect(b.screen.fieldValue == "Green")
+        #expect(b.fieldValue == "Green")
     }
 
     @Test mutating func startPlaysTheChosenSongFromTheChosenSection() throws {
@@ -57,7 +57,7 @@ import TactusBase
         ring(&b, 1)
         #expect(b.field == .songSection)
         _ = turn(&b, 1)
-        #expect(b.screen.fieldValue == "head")
+        #expect(b.fieldValue == "head")
         let effects = act(&b) { .gesture(.startStop, .press, at: $0) }
         #expect(b.isPlaying)
         let songs = try #require(Self.loaded(effects) ?? nil)
@@ -105,14 +105,14 @@ import TactusBase
         ring(&b, 2)
         #expect(b.field == .trainerStep)
         _ = turn(&b, 5)
-        #expect(b.screen.fieldValue == "+5 BPM")
+        #expect(b.fieldValue == "+5 BPM")
         ring(&b, 1)
         _ = turn(&b, -2)
-        #expect(b.screen.fieldValue == "2 bars")
+        #expect(b.fieldValue == "2 bars")
         ring(&b, 1)
         #expect(b.field == .gap)
         _ = turn(&b, 2)
-        #expect(b.screen.fieldValue == "2:1")
+        #expect(b.fieldValue == "2:1")
         #expect(b.screen.song?.program == "+5/2 gap 2:1")
         let effects = act(&b) { .gesture(.startStop, .press, at: $0) }
         let song = try #require(Self.loaded(effects)??.first)
@@ -130,7 +130,7 @@ import TactusBase
         ring(&b, -1)
         #expect(b.field == .practiceTimer)
         _ = turn(&b, 2)
-        #expect(b.screen.fieldValue == "10 min")
+        #expect(b.fieldValue == "10 min")
         _ = act(&b) { .gesture(.startStop, .press, at: $0) }
         let started = clock.now
         #expect(b.nextDeadline == started + .seconds(600))

@@ -59,17 +59,12 @@ public struct SaveSchedule: Sendable, Hashable {
     }
 }
 
-/// What the screen shows, apart from the beat animation (that follows engine events).
+/// What the screen shows beside the settings and the beat animation (the screen reads
+/// those from the state and the grid): a change here is a `.screen` effect.
 public struct BoxView: Sendable, Hashable {
-    public var bpm: String
     public var marking: String
-    public var meter: String
-    public var isPlaying: Bool
     public var mode: WheelMode
     public var field: Field
-    /// The field the wheel sets in this mode, e.g. "beat 3" or "sub2 volume", and its value.
-    public var fieldLabel: String
-    public var fieldValue: String
     public var menu: MenuModel?
     public var dimmed: Bool
     /// A message that must be seen, shown for a while.
@@ -194,13 +189,9 @@ public struct BoxState: Sendable {
     }
 
     public var screen: BoxView {
-        let field = self.field
         let direction = reverseEncoder ? -1.0 : 1.0
         return BoxView(
-            bpm: settings.tempo.description, marking: TempoMarking.of(settings.tempo).name,
-            meter: settings.meter.description, isPlaying: isPlaying, mode: mode, field: field,
-            fieldLabel: FieldEditor.label(field),
-            fieldValue: mode == .song ? SongFields.value(field, in: self) : FieldEditor.value(field, in: settings),
+            marking: TempoMarking.of(settings.tempo).name, mode: mode, field: field,
             menu: menu.map(menuModel), dimmed: dimAt.map { now >= $0 } ?? false, notice: notice,
             noticePage: notice?.page(at: now) ?? 0, turning: decoder.partialDetent * direction, song: songView,
             linkPeers: saved.preferences.sync == .link ? linkPeers : nil)
@@ -356,14 +347,10 @@ extension BoxState {
     }
 
     mutating func turnFieldRing(_ direction: Int) -> [Effect] {
-        if menu?.page == .tone {
-            // Menu > Tone: a pushed turn sets A4, 1 Hz a detent.
-            let a4 = saved.preferences.tone.reference + direction
-            guard ReferenceTone.referenceRange.contains(a4) else { return [.buzzer(.bump, at: now)] }
-            saved.preferences.tone.reference = a4
-            return [.buzzer(.tick, at: now)]
+        if let menu {
+            guard let moved = menu.pushedTurn(direction, preferences: &saved.preferences) else { return [] }
+            return [.buzzer(moved ? .tick : .bump, at: now)]
         }
-        guard menu == nil else { return [] }
         return [.buzzer(navigation.turnFields(by: direction, settings: settings) ? .tick : .bump, at: now)]
     }
 
@@ -372,41 +359,26 @@ extension BoxState {
         return change.effects
     }
 
-    // MARK: Menu
+    // MARK: Menu (its own transitions are MenuState's; a choice that changes the box is done here)
 
     mutating func menuTurn(_ direction: Int) -> [Effect] {
         guard var m = menu else { return [] }
-        if m.page == .tone {
-            // Menu > Tone: the wheel sets the note, a semitone a detent, C4 to B5.
-            let note = saved.preferences.tone.note + direction
-            guard ReferenceTone.noteRange.contains(note) else { return [.buzzer(.bump, at: now)] }
-            saved.preferences.tone.note = note
-            return [.buzzer(.tick, at: now)]
-        }
         let entries = MenuState.entries(m.page, saved: saved, companion: companion)
-        if m.editing, case .edit(let preference) = entries[m.selected].action {
-            let p = preference.adjust(saved.preferences, by: direction)
-            if p == saved.preferences { return [.buzzer(.bump, at: now)] }
-            saved.preferences = p
-            tempo.follow(p)
-            return [.buzzer(.tick, at: now)]
-        }
-        let selected = min(max(m.selected + direction, 0), entries.count - 1)
-        if selected == m.selected { return [.buzzer(.bump, at: now)] }
-        m.selected = selected
+        let moved = m.turn(direction, preferences: &saved.preferences, entries: entries)
         menu = m
-        return [.buzzer(.tick, at: now)]
+        tempo.follow(saved.preferences)
+        return [.buzzer(moved ? .tick : .bump, at: now)]
     }
 
     mutating func menuSelect() {
         guard var m = menu else { return }
         let entries = MenuState.entries(m.page, saved: saved, companion: companion)
-        switch entries[min(m.selected, entries.count - 1)].action {
-        case .open(let page):
-            m = MenuState.opening(page, settings: settings)
+        switch m.push(entries, saved: saved, settings: settings) {
+        case nil, .open, .edit:
+            break
         case .back:
-            if m.page == .root { menu = nil; return }
-            m = MenuState.returning(from: m.page, saved: saved)
+            menu = nil
+            return
         case .chooseMarking(let marking):
             setTempo(Tempo(clampingWholeBPM: marking.typicalBPM))
             menu = nil
@@ -424,8 +396,6 @@ extension BoxState {
             tempo.set(settings.tempo)
             menu = nil
             return
-        case .edit:
-            m.editing.toggle()
         case .pairBrowser:
             pendingEffects.append(.drawPairingCode)
         case .revokeBrowser(let id):

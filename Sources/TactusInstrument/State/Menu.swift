@@ -165,6 +165,55 @@ public struct MenuState: Sendable, Hashable {
         }
     }
 
+    /// The wheel in the menu: the selection moves or, while a row is edited, its setting
+    /// changes (Menu > Tone: the note, a semitone a detent, C4 to B5). False at a limit.
+    mutating func turn(_ direction: Int, preferences: inout Preferences, entries: [MenuEntry]) -> Bool {
+        if page == .tone {
+            let note = preferences.tone.note + direction
+            guard ReferenceTone.noteRange.contains(note) else { return false }
+            preferences.tone.note = note
+            return true
+        }
+        if editing, case .edit(let preference) = entries[selected].action {
+            let p = preference.adjust(preferences, by: direction)
+            if p == preferences { return false }
+            preferences = p
+            return true
+        }
+        let selected = min(max(self.selected + direction, 0), entries.count - 1)
+        if selected == self.selected { return false }
+        self.selected = selected
+        return true
+    }
+
+    /// A pushed turn: on the Tone page it sets A4, 1 Hz a detent (false at a limit); nil on
+    /// any other page, where it does nothing.
+    func pushedTurn(_ direction: Int, preferences: inout Preferences) -> Bool? {
+        guard page == .tone else { return nil }
+        let a4 = preferences.tone.reference + direction
+        guard ReferenceTone.referenceRange.contains(a4) else { return false }
+        preferences.tone.reference = a4
+        return true
+    }
+
+    /// A push on the selected row. Opening a page, going back and starting or ending an edit
+    /// are the menu's own; any other choice is returned for the box to carry out (`.back`
+    /// only from the root: leave the menu).
+    mutating func push(_ entries: [MenuEntry], saved: SavedState, settings: MetronomeSettings) -> MenuAction? {
+        let action = entries[min(selected, entries.count - 1)].action
+        switch action {
+        case .open(let page):
+            self = MenuState.opening(page, settings: settings)
+        case .back where page != .root:
+            self = MenuState.returning(from: page, saved: saved)
+        case .edit:
+            editing.toggle()
+        default:
+            return action
+        }
+        return nil
+    }
+
     /// A page as it opens: the markings list at the current tempo's marking.
     static func opening(_ page: MenuPage, settings: MetronomeSettings) -> MenuState {
         guard page == .markings else { return MenuState(page: page) }

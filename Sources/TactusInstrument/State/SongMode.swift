@@ -133,6 +133,126 @@ public struct SongPractice: Sendable, Hashable {
     }
 }
 
+// MARK: the song mode's transitions: the wheel, steps, starts and stops, and where the song
+// is. The box passes in what they read (the saved songs, the field, the time) and carries
+// out the effects.
+extension SongPractice {
+    /// The song playing (a setlist advancing by itself moves on), or the one chosen.
+    func chosenSong(_ saved: SavedState) -> Song {
+        let songChoices = SongPractice.choices(saved)
+        return songChoices[min(shownChoice, songChoices.count - 1)]
+    }
+
+    /// The section playing (counted in the chosen song), or the one chosen to start from.
+    func currentSection(_ saved: SavedState) -> Int {
+        guard isLoaded else { return section }
+        return min(startSection + max(playingSection, 0), chosenSong(saved).sections.count - 1)
+    }
+
+    /// A detent in song mode: `field` steps by one (the timer by its step). `time` is the
+    /// detent's, `now` the box's (a restart and the timer count from it).
+    mutating func songDetent(_ direction: Int, field: Field, _ saved: SavedState, playing isPlaying: Bool,
+                             at time: MonotonicTime, now: MonotonicTime) -> [Effect] {
+        func step(_ value: Int, _ range: ClosedRange<Int>, by amount: Int = 1) -> Int? {
+            let new = min(max(value + direction * amount, range.lowerBound), range.upperBound)
+            return new == value ? nil : new
+        }
+        var effects: [Effect] = []
+        if field == .song || field == .songSection { rebase() }
+        switch field {
+        case .song:
+            guard let c = step(shownChoice, 0...(SongPractice.choices(saved).count - 1)) else { return [.buzzer(.bump, at: time)] }
+            choice = c
+            section = 0
+            if isLoaded { effects = restartSong(saved, at: now) }
+        case .songSection:
+            guard let s = step(currentSection(saved), 0...(chosenSong(saved).sections.count - 1)) else { return [.buzzer(.bump, at: time)] }
+            section = s
+            if isLoaded { effects = restartSong(saved, at: now) }
+        case .trainerStep:
+            guard let v = step(trainerStep, SongPractice.trainerStepRange) else { return [.buzzer(.bump, at: time)] }
+            trainerStep = v
+        case .trainerBars:
+            guard let v = step(trainerBars, SongPractice.trainerBarsRange) else { return [.buzzer(.bump, at: time)] }
+            trainerBars = v
+        case .gap:
+            guard let v = step(gapIndex, 0...(SongPractice.gapChoices.count - 1)) else { return [.buzzer(.bump, at: time)] }
+            gapIndex = v
+        case .practiceTimer:
+            guard let v = step(timerMinutes, SongPractice.timerMinutesRange, by: SongPractice.timerStep) else {
+                return [.buzzer(.bump, at: time)]
+            }
+            timerMinutes = v
+            if isPlaying { timerEnds = v == 0 ? nil : now + .seconds(60 * v) }
+        default:
+            return []
+        }
+        return [.buzzer(.tick, at: time)] + effects
+    }
+
+    /// Next (+1) or previous (-1) section while playing, then the next or previous song;
+    /// stopped, the next or previous song.
+    mutating func songStep(_ direction: Int, _ saved: SavedState, at now: MonotonicTime) -> [Effect] {
+        rebase()
+        let sections = chosenSong(saved).sections.count
+        let target = currentSection(saved) + direction
+        if isLoaded && (0..<sections).contains(target) {
+            section = target
+        } else {
+            let c = shownChoice + direction
+            guard (0..<SongPractice.choices(saved).count).contains(c) else { return [.buzzer(.bump, at: now)] }
+            choice = c
+            section = direction < 0 && isLoaded ? max(chosenSong(saved).sections.count - 1, 0) : 0
+        }
+        return isLoaded ? restartSong(saved, at: now) : []
+    }
+
+    /// Plays the program from the chosen section now (a jump starts at once).
+    mutating func restartSong(_ saved: SavedState, at now: MonotonicTime) -> [Effect] {
+        isLoaded = true
+        playingSection = 0
+        playingSong = 0
+        songStartBar = 0
+        bar = 0
+        bpm = nil
+        newSeed(at: now)
+        return [.loadSong(programSongs(saved), seed: seed), .start]
+    }
+
+    /// The song stops (the box stops the transport).
+    mutating func stopSong() -> [Effect] {
+        rebase()
+        isLoaded = false
+        timerEnds = nil
+        bpm = nil
+        return [.loadSong(nil)]
+    }
+
+    /// After the songs ended: with `advance = "wait"` the next setlist song is chosen, ready
+    /// for START.
+    mutating func chooseNext(after shown: Int, _ saved: SavedState) {
+        if SongPractice.advance(of: shown, saved) == .wait, SongPractice.setlistChoices(saved).contains(shown + 1) {
+            choice = shown + 1
+            section = 0
+        }
+    }
+
+    /// An onset of the song as it is heard: the screen follows song, section, bar and tempo.
+    mutating func songProgress(song: Int, section: Int, bar: Int64, bpm: Double, _ saved: SavedState) {
+        guard isLoaded else { return }
+        if song != playingSong {
+            // A setlist playing on: the next song's bar 0 is where the songs before it end.
+            let songs = programSongs(saved)
+            guard songs.indices.contains(song) else { return }
+            playingSong = song
+            songStartBar = songs[..<song].reduce(Int64(0)) { $0 + Int64($1.sections.reduce(0) { $0 + ($1.bars ?? 0) }) }
+        }
+        playingSection = section
+        self.bar = bar
+        self.bpm = bpm
+    }
+}
+
 /// One gap field choice: a P:M pattern, a random mute, both, or neither ("off").
 public struct GapChoice: Sendable, Hashable, CustomStringConvertible {
     public var pattern: GapPattern?
@@ -174,8 +294,7 @@ public struct SongView: Sendable, Hashable {
 
 extension BoxState {
     var songChoices: [Song] { SongPractice.choices(saved) }
-    /// The song playing (a setlist advancing by itself moves on), or the one chosen.
-    var chosenSong: Song { songChoices[min(practice.shownChoice, songChoices.count - 1)] }
+    var chosenSong: Song { practice.chosenSong(saved) }
 
     /// The song page's content (the song mode, or any page while a song plays).
     public var songView: SongView? {
@@ -212,80 +331,13 @@ extension BoxState {
         return max(b - start, 0)
     }
 
-    // MARK: wheel and buttons in song mode
+    // MARK: wheel and buttons in song mode (the song mode's own transitions are SongPractice's)
 
     mutating func songDetent(_ direction: Int, at time: MonotonicTime) -> [Effect] {
-        func step(_ value: Int, _ range: ClosedRange<Int>, by amount: Int = 1) -> Int? {
-            let new = min(max(value + direction * amount, range.lowerBound), range.upperBound)
-            return new == value ? nil : new
-        }
-        var effects: [Effect] = []
-        if field == .song || field == .songSection { practice.rebase() }
-        switch field {
-        case .song:
-            guard let c = step(practice.shownChoice, 0...(songChoices.count - 1)) else { return [.buzzer(.bump, at: time)] }
-            practice.choice = c
-            practice.section = 0
-            if practice.isLoaded { effects = restartSong() }
-        case .songSection:
-            guard let s = step(currentSection, 0...(chosenSong.sections.count - 1)) else { return [.buzzer(.bump, at: time)] }
-            practice.section = s
-            if practice.isLoaded { effects = restartSong() }
-        case .trainerStep:
-            guard let v = step(practice.trainerStep, SongPractice.trainerStepRange) else { return [.buzzer(.bump, at: time)] }
-            practice.trainerStep = v
-        case .trainerBars:
-            guard let v = step(practice.trainerBars, SongPractice.trainerBarsRange) else { return [.buzzer(.bump, at: time)] }
-            practice.trainerBars = v
-        case .gap:
-            guard let v = step(practice.gapIndex, 0...(SongPractice.gapChoices.count - 1)) else { return [.buzzer(.bump, at: time)] }
-            practice.gapIndex = v
-        case .practiceTimer:
-            guard let v = step(practice.timerMinutes, SongPractice.timerMinutesRange, by: SongPractice.timerStep) else {
-                return [.buzzer(.bump, at: time)]
-            }
-            practice.timerMinutes = v
-            if isPlaying { practice.timerEnds = v == 0 ? nil : now + .seconds(60 * v) }
-        default:
-            return []
-        }
-        return [.buzzer(.tick, at: time)] + effects
+        practice.songDetent(direction, field: field, saved, playing: isPlaying, at: time, now: now)
     }
 
-    /// The section playing (counted in the chosen song), or the one chosen to start from.
-    var currentSection: Int {
-        guard practice.isLoaded else { return practice.section }
-        return min(practice.startSection + max(practice.playingSection, 0), chosenSong.sections.count - 1)
-    }
-
-    /// Next (+1) or previous (-1) section while playing, then the next or previous song;
-    /// stopped, the next or previous song.
-    mutating func songStep(_ direction: Int) -> [Effect] {
-        practice.rebase()
-        let sections = chosenSong.sections.count
-        let target = currentSection + direction
-        if practice.isLoaded && (0..<sections).contains(target) {
-            practice.section = target
-        } else {
-            let c = practice.shownChoice + direction
-            guard (0..<songChoices.count).contains(c) else { return [.buzzer(.bump, at: now)] }
-            practice.choice = c
-            practice.section = direction < 0 && practice.isLoaded ? max(chosenSong.sections.count - 1, 0) : 0
-        }
-        return practice.isLoaded ? restartSong() : []
-    }
-
-    /// Plays the program from the chosen section now (a jump starts at once).
-    mutating func restartSong() -> [Effect] {
-        practice.isLoaded = true
-        practice.playingSection = 0
-        practice.playingSong = 0
-        practice.songStartBar = 0
-        practice.bar = 0
-        practice.bpm = nil
-        practice.newSeed(at: now)
-        return [.loadSong(practice.programSongs(saved), seed: practice.seed), .start]
-    }
+    var currentSection: Int { practice.currentSection(saved) }
 
     /// START in song mode plays the song; the footswitch steps through sections and songs.
     mutating func songGesture(_ button: ControlButton, _ gesture: ButtonGesture) -> [Effect]? {
@@ -295,13 +347,13 @@ extension BoxState {
              (.footswitch, .press) where inSong && !isPlaying && saved.preferences.footswitch == .startStop:
             _ = transport.toggle()
             practice.timerEnds = practice.timerMinutes > 0 ? now + .seconds(60 * practice.timerMinutes) : nil
-            return restartSong()
+            return practice.restartSong(saved, at: now)
         case (.startStop, .press) where practice.isLoaded && isPlaying:
             return stopSong()
         case (.footswitch, .press) where practice.isLoaded && saved.preferences.footswitch == .startStop:
-            return songStep(1)
+            return practice.songStep(1, saved, at: now)
         case (.footswitch, .longPress) where practice.isLoaded:
-            return songStep(-1)
+            return practice.songStep(-1, saved, at: now)
         default:
             return nil
         }
@@ -310,11 +362,7 @@ extension BoxState {
     mutating func stopSong() -> [Effect] {
         var effects: [Effect] = []
         if isPlaying { effects.append(transport.toggle()) }
-        practice.rebase()
-        practice.isLoaded = false
-        practice.timerEnds = nil
-        practice.bpm = nil
-        return effects + [.loadSong(nil)]
+        return effects + practice.stopSong()
     }
 
     /// The practice timer: stops playing when it runs out.
@@ -333,26 +381,12 @@ extension BoxState {
         guard practice.isLoaded && isPlaying else { return [] }
         let shown = practice.shownChoice
         let effects = stopSong()
-        if SongPractice.advance(of: shown, saved) == .wait, SongPractice.setlistChoices(saved).contains(shown + 1) {
-            practice.choice = shown + 1
-            practice.section = 0
-        }
+        practice.chooseNext(after: shown, saved)
         return effects
     }
 
-    /// An onset of the song as it is heard: the screen follows song, section, bar and tempo.
     mutating func songProgress(song: Int, section: Int, bar: Int64, bpm: Double) {
-        guard practice.isLoaded else { return }
-        if song != practice.playingSong {
-            // A setlist playing on: the next song's bar 0 is where the songs before it end.
-            let songs = practice.programSongs(saved)
-            guard songs.indices.contains(song) else { return }
-            practice.playingSong = song
-            practice.songStartBar = songs[..<song].reduce(Int64(0)) { $0 + Int64($1.sections.reduce(0) { $0 + ($1.bars ?? 0) }) }
-        }
-        practice.playingSection = section
-        practice.bar = bar
-        practice.bpm = bpm
+        practice.songProgress(song: song, section: section, bar: bar, bpm: bpm, saved)
     }
 }
 
