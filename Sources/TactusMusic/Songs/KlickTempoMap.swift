@@ -99,17 +99,24 @@ public struct KlickTempoMap: Sendable, Hashable {
         return i == bytes.count || bytes[i] == UInt8(ascii: "#")
     }
 
-    /// The whole-line match; nil where klick's regex fails.
-    static func match(_ line: String) -> Entry? {
-        let b = Array(line.utf8)
+    static func isLabelChar(_ c: UInt8) -> Bool {
+        (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F || c == 0x2D
+    }
+
+    /// A cursor over one line's bytes: klick's regex, token by token.
+    struct LineScanner {
+        let b: [UInt8]
         var i = 0
-        func blanks() -> Int { let s = i; while i < b.count && isBlankChar(b[i]) { i += 1 }; return i - s }
-        func digits() -> String? {
+
+        init(_ bytes: [UInt8]) { b = bytes }
+
+        mutating func blanks() -> Int { let s = i; while i < b.count && isBlankChar(b[i]) { i += 1 }; return i - s }
+        mutating func digits() -> String? {
             let s = i
             while i < b.count && isDigit(b[i]) { i += 1 }
             return i > s ? String(decoding: b[s..<i], as: UTF8.self) : nil
         }
-        func float() -> String? {
+        mutating func float() -> String? {
             let s = i
             if i < b.count && isDigit(b[i]) {
                 while i < b.count && isDigit(b[i]) { i += 1 }
@@ -122,97 +129,102 @@ public struct KlickTempoMap: Sendable, Hashable {
             }
             return String(decoding: b[s..<i], as: UTF8.self)
         }
-        func isLabelChar(_ c: UInt8) -> Bool {
-            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F || c == 0x2D
-        }
+        /// The next byte is `c`.
+        func peek(_ c: Unicode.Scalar) -> Bool { i < b.count && b[i] == UInt8(ascii: c) }
         /// At a token boundary: end, blank or comment.
         func atBoundary() -> Bool { i == b.count || isBlankChar(b[i]) || b[i] == UInt8(ascii: "#") }
+    }
 
-        _ = blanks()
+    /// The whole-line match; nil where klick's regex fails.
+    static func match(_ line: String) -> Entry? {
+        var scan = LineScanner(Array(line.utf8))
+        _ = scan.blanks()
         var label = ""
         do {
-            var j = i
-            while j < b.count && isLabelChar(b[j]) { j += 1 }
-            if j > i && j < b.count && b[j] == UInt8(ascii: ":") {
-                label = String(decoding: b[i..<j], as: UTF8.self)
-                i = j + 1
+            var j = scan.i
+            while j < scan.b.count && KlickTempoMap.isLabelChar(scan.b[j]) { j += 1 }
+            if j > scan.i && j < scan.b.count && scan.b[j] == UInt8(ascii: ":") {
+                label = String(decoding: scan.b[scan.i..<j], as: UTF8.self)
+                scan.i = j + 1
             }
         }
-        _ = blanks()
-        guard let barsText = digits() else { return nil }
+        _ = scan.blanks()
+        guard let barsText = scan.digits() else { return nil }
         var beats = 4, denominator = 4
         // Meter: blank+ INT "/" INT, then blank+ before the tempo.
-        let afterBars = i
-        if blanks() > 0, let n = digits(), i < b.count, b[i] == UInt8(ascii: "/") {
-            i += 1
-            guard let d = digits() else { return nil }
+        let afterBars = scan.i
+        if scan.blanks() > 0, let n = scan.digits(), scan.peek("/") {
+            scan.i += 1
+            guard let d = scan.digits() else { return nil }
             beats = Int(n) ?? Int.max
             denominator = Int(d) ?? Int.max
         } else {
-            i = afterBars
+            scan.i = afterBars
         }
-        guard blanks() > 0, let tempoText = float() else { return nil }
+        guard scan.blanks() > 0, let tempoText = scan.float() else { return nil }
         var tempo2Text: String?
         var tempiTexts: [String] = []
-        if i < b.count && b[i] == UInt8(ascii: "-") {
-            i += 1
-            guard let t2 = float() else { return nil }
+        if scan.peek("-") {
+            scan.i += 1
+            guard let t2 = scan.float() else { return nil }
             tempo2Text = t2
         } else {
-            while i < b.count && b[i] == UInt8(ascii: ",") {
-                i += 1
-                guard let t = float() else { return nil }
+            while scan.peek(",") {
+                scan.i += 1
+                guard let t = scan.float() else { return nil }
                 tempiTexts.append(t)
             }
         }
-        guard atBoundary() else { return nil }
+        guard scan.atBoundary() else { return nil }
         var pattern: String?
         var volumeText: String?
         // [blank+ PATTERN] [blank+ FLOAT]
-        var mark = i
-        if blanks() > 0 {
-            let s = i
-            while i < b.count && (b[i] == UInt8(ascii: "X") || b[i] == UInt8(ascii: "x") || b[i] == UInt8(ascii: ".")) { i += 1 }
-            if i > s && atBoundary() {
-                pattern = String(decoding: b[s..<i], as: UTF8.self)
-                mark = i
+        var mark = scan.i
+        if scan.blanks() > 0 {
+            let s = scan.i
+            while scan.peek("X") || scan.peek("x") || scan.peek(".") { scan.i += 1 }
+            if scan.i > s && scan.atBoundary() {
+                pattern = String(decoding: scan.b[s..<scan.i], as: UTF8.self)
+                mark = scan.i
             } else {
-                i = mark
+                scan.i = mark
             }
         }
-        if blanks() > 0, let v = float(), atBoundary() {
+        if scan.blanks() > 0, let v = scan.float(), scan.atBoundary() {
             volumeText = v
-            mark = i
+            mark = scan.i
         } else {
-            i = mark
+            scan.i = mark
         }
-        _ = blanks()
-        guard i == b.count || b[i] == UInt8(ascii: "#") else { return nil }
+        _ = scan.blanks()
+        guard scan.i == scan.b.count || scan.peek("#") else { return nil }
 
-        func decimal(_ s: String) -> Rational {
-            // "120." and ".5" are valid klick floats.
-            var t = s
-            if t.hasSuffix(".") { t.removeLast() }
-            if t.hasPrefix(".") { t = "0" + t }
-            if let dot = t.firstIndex(of: "."), t.distance(from: dot, to: t.endIndex) > 10 {
-                t = String(t[..<t.index(dot, offsetBy: 10)]) // beyond 9 decimals float32 cannot tell anyway
-            }
-            var digitsOnly = t
-            while digitsOnly.count > 1 && digitsOnly.hasPrefix("0") && !digitsOnly.hasPrefix("0.") { digitsOnly.removeFirst() }
-            if digitsOnly.count > 15 { return Rational(Int64.max / 2) } // absurd, caught by range checks
-            // Rounded to Tactus's 3 decimals (klick reads float32, about 7 digits): the
-            // ramps square and multiply tempos, and 3 decimals keep that exact.
-            guard let exact = Rational(parsing: digitsOnly) else { return .zero }
-            guard let scaled = exact.multiplied(by: Rational(1000)) else { return exact }
-            return Rational(scaled.rounded, 1000)
-        }
-        let tempo = decimal(tempoText)
+        let tempo = KlickTempoMap.decimal(tempoText)
         var tempi: [Rational] = []
-        if !tempiTexts.isEmpty { tempi = [tempo] + tempiTexts.map(decimal) }
-        let tempo2 = tempo2Text.map(decimal).flatMap { $0 == .zero ? nil : $0 }
+        if !tempiTexts.isEmpty { tempi = [tempo] + tempiTexts.map(KlickTempoMap.decimal) }
+        let tempo2 = tempo2Text.map(KlickTempoMap.decimal).flatMap { $0 == .zero ? nil : $0 }
         return Entry(line: 0, label: label, bars: Int(barsText) ?? Int.max, beats: beats, denominator: denominator,
                      tempo: tempo, tempo2: tempo2, tempi: tempi, pattern: pattern,
-                     volume: volumeText.map(decimal) ?? .one)
+                     volume: volumeText.map(KlickTempoMap.decimal) ?? .one)
+    }
+
+    /// A klick float as Tactus reads it: exact, rounded to 3 decimals.
+    static func decimal(_ s: String) -> Rational {
+        // "120." and ".5" are valid klick floats.
+        var t = s
+        if t.hasSuffix(".") { t.removeLast() }
+        if t.hasPrefix(".") { t = "0" + t }
+        if let dot = t.firstIndex(of: "."), t.distance(from: dot, to: t.endIndex) > 10 {
+            t = String(t[..<t.index(dot, offsetBy: 10)]) // beyond 9 decimals float32 cannot tell anyway
+        }
+        var digitsOnly = t
+        while digitsOnly.count > 1 && digitsOnly.hasPrefix("0") && !digitsOnly.hasPrefix("0.") { digitsOnly.removeFirst() }
+        if digitsOnly.count > 15 { return Rational(Int64.max / 2) } // absurd, caught by range checks
+        // Rounded to Tactus's 3 decimals (klick reads float32, about 7 digits): the
+        // ramps square and multiply tempos, and 3 decimals keep that exact.
+        guard let exact = Rational(parsing: digitsOnly) else { return .zero }
+        guard let scaled = exact.multiplied(by: Rational(1000)) else { return exact }
+        return Rational(scaled.rounded, 1000)
     }
 }
 
