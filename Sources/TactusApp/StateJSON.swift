@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
+import TactusMusic
+import TactusInstrument
 import TOMLReader
 
 /// The box's state as JSON: the simulator's `state` events, the control socket's `state`

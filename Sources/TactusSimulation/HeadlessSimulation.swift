@@ -5,7 +5,8 @@ import HAL
 import Logging
 import SimHAL
 import TactusApp
-import TactusCore
+import TactusArithmetic
+import TactusInstrument
 import TactusBase
 
 /// Where a headless simulation's results go: `tactus simulate` writes audio.wav,

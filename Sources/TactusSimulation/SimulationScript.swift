@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
 import TOMLReader
-import TactusCore
+import TactusArithmetic
+import TactusInstrument
 import TactusBase
 
 /// A line of a simulation script that cannot be used; names the file and line.

@@ -5,7 +5,9 @@ import TactusBase
 import TOMLReader
 import TactusApp
 import TactusSimulation
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusInstrument
 import TestSupport
 import Testing
 import TactusCommandLine

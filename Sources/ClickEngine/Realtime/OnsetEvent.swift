@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
+import TactusMusic
 import TactusBase
 
 /// One onset that actually started a clip, as reported by the render thread.

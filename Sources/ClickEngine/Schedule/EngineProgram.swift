@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
+import TactusArithmetic
+import TactusMusic
 import TactusBase
 
 /// One onset of the bar, compiled for the render thread: position in grid units, the clip
