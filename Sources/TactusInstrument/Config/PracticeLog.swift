@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TOMLReader
+import TactusArithmetic
 import TactusMusic
 
 /// Minutes played per day, as kept in the state folder (`practice.toml`):
