@@ -152,6 +152,14 @@ public final class ClickEngine {
         return set
     }
 
+    /// What the render thread sends over MIDI (clocks, Start, Stop), from the next program on.
+    public var midiClock = MIDIClockOptions() {
+        didSet { publish() }
+    }
+
+    /// Next MIDI message placed by the render thread, if any.
+    public func nextMIDIEvent() -> MIDIOutEvent? { renderer.midi.pop() }
+
     private func publish() {
         collectGarbage()
         // The sound set was resolved (and cached) when the settings were accepted.
@@ -160,7 +168,8 @@ public final class ClickEngine {
         recentPrograms.append((programSerial, settings))
         if recentPrograms.count > 256 { recentPrograms.removeFirst(recentPrograms.count - 256) }
         let program = EngineProgram(settings: settings, sounds: sounds, sampleRate: renderer.sampleRate,
-                                    playing: isPlaying, transportEpoch: transportEpoch, serial: programSerial, song: song)
+                                    playing: isPlaying, transportEpoch: transportEpoch, serial: programSerial, song: song,
+                                    midiClock: midiClock)
         let raw = Unmanaged.passRetained(program).toOpaque()
         if let unclaimed = renderer.pending.exchange(raw, ordering: .acquiringAndReleasing) {
             Unmanaged<EngineProgram>.fromOpaque(unclaimed).release()

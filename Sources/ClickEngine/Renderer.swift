@@ -19,6 +19,8 @@ public final class ClickRenderer: @unchecked Sendable {
     public let events: SPSCRing<OnsetEvent>
     /// Every re-anchoring of the grid (start, change), for the screen, LEDs and buzzer.
     public let anchors: SPSCRing<GridAnchor>
+    /// Every MIDI message to send (clocks, Start, Stop), at its exact sample.
+    public let midi: SPSCRing<MIDIOutEvent>
     private let droppedOnsets = Atomic<Int>(0)
     /// What `render` leaves behind for other threads (the control thread, the service's
     /// stop): stored at the end of every call, relaxed (a count, not a handoff).
@@ -50,6 +52,20 @@ public final class ClickRenderer: @unchecked Sendable {
     /// Song playback: the sample of the song's start and the next scheduled onset.
     private var songOrigin: Int64 = 0
     private var songCursor = 0
+    /// MIDI clock out. Free running (bar pattern, or stopped): clock position
+    /// `clockPosition` (in clocks, exact) is at half-sample time `clockTwice`, at the tempo
+    /// of `clockProgram`'s grid. During a song: the song's own clock table.
+    private var clockRunning = false
+    private var clockTwice: Int64 = 0
+    private var clockPosition: (numerator: Int128, denominator: Int128) = (0, 1)
+    private var clockSamplesPerWhole: (numerator: Int64, denominator: Int64) = (1, 1)
+    private var nextClock: Int64 = 0
+    private var clockFromSong = false
+    private var songClockCursor = 0
+    /// Start goes out just before clock 0 (bar 0's downbeat).
+    private var startPending = false
+    private var lastClockSample: Int64 = 0
+    private var previousClockSample: Int64?
     private var voices: VoicePool
     private var limiter: Limiter
     private let mix: UnsafeMutablePointer<Float>
@@ -61,6 +77,7 @@ public final class ClickRenderer: @unchecked Sendable {
         retired = SPSCRing(minimumCapacity: 64)
         events = SPSCRing(minimumCapacity: eventCapacity)
         anchors = SPSCRing(minimumCapacity: 256)
+        midi = SPSCRing(minimumCapacity: 4096)
         voices = VoicePool(capacity: voiceCount)
         limiter = Limiter(sampleRate: sampleRate, maxFrames: maxFrameCount)
         mix = .allocate(capacity: maxFrameCount + limiter.lookahead)
@@ -83,6 +100,7 @@ public final class ClickRenderer: @unchecked Sendable {
         defer { publishCounters() }
         takePendingProgram()
         let blockEnd = clock + Int64(frameCount)
+        if clockRunning { sendClocks(before: blockEnd) }
         var program: Unmanaged<EngineProgram>?
         if playing, let current {
             program = Unmanaged<EngineProgram>.fromOpaque(current)
@@ -137,6 +155,121 @@ public final class ClickRenderer: @unchecked Sendable {
 
     // MARK: render thread
 
+    /// Where the MIDI clock goes under a new program (called before `playing` and
+    /// `current` change): a start realigns it to bar 0 (Start before clock 0); a stop sends
+    /// Stop at its sample; otherwise it continues from the exact position reached, at the
+    /// new tempo, or stops with the transport when `clock_when_stopped` is off.
+    private func updateClock(for program: EngineProgram, restart: Bool) {
+        let options = program.midiClock
+        guard options.enabled else {
+            clockRunning = false
+            return
+        }
+        let pivot = max(2 * clock, clockTwice)
+        if program.playing && (restart || !playing) {
+            startPending = true
+            clockRunning = true
+            nextClock = 0
+            previousClockSample = nil
+            if program.song != nil {
+                clockFromSong = true
+                songClockCursor = 0
+            } else {
+                clockFromSong = false
+                (clockTwice, clockPosition) = (2 * clock, (0, 1))
+                clockSamplesPerWhole = (program.samplesPerWholeNumerator, program.samplesPerWholeDenominator)
+            }
+            return
+        }
+        if playing && !program.playing {
+            _ = midi.push(MIDIOutEvent(sample: clock, message: .stop))
+            startPending = false
+        }
+        if program.playing, let song = program.song, clockFromSong {
+            // A live change: the new table has the same clocks before the change.
+            songClockCursor = song.firstClock(atOrAfter: clock - songOrigin)
+            return
+        }
+        guard options.whenStopped || program.playing else {
+            clockRunning = false
+            return
+        }
+        if clockFromSong || !clockRunning {
+            // From the song's table (or from nothing) to a free clock: continue from the
+            // last clock sent, at this program's tempo.
+            if clockRunning, previousClockSample != nil {
+                (clockTwice, clockPosition) = (2 * lastClockSample, (Int128(nextClock - 1), 1))
+            } else {
+                (clockTwice, clockPosition) = (pivot, (Int128(nextClock), 1))
+            }
+            clockFromSong = false
+        } else {
+            let travelled = clocksTravelled(fromTwice: clockTwice, toTwice: pivot)
+            var (n, d) = Anchor.add(clockPosition, travelled)
+            // Exact in practice; after thousands of changes between exotic beat units
+            // the fraction is rounded (by under 2^-40 clock) so the sums cannot overflow.
+            while d > 1 << 40 {
+                n = (n + 1) >> 1
+                d >>= 1
+            }
+            clockPosition = (n, d)
+            clockTwice = pivot
+        }
+        clockSamplesPerWhole = (program.samplesPerWholeNumerator, program.samplesPerWholeDenominator)
+        clockRunning = true
+    }
+
+    @inline(__always)
+    private func clocksTravelled(fromTwice: Int64, toTwice: Int64) -> (numerator: Int128, denominator: Int128) {
+        let numerator = Int128(toTwice - fromTwice) * 96 * Int128(clockSamplesPerWhole.denominator)
+        let denominator = 2 * Int128(clockSamplesPerWhole.numerator)
+        let h = Rational.gcd(numerator, denominator)
+        return (numerator / h, denominator / h)
+    }
+
+    /// Exact sample (halves rounded up, as onsets) of clock `k` on the free-running clock.
+    @inline(__always)
+    private func freeClockSample(_ k: Int64) -> Int64 {
+        MIDIClockMath.sample(k, twice: clockTwice, position: clockPosition, samplesPerWhole: clockSamplesPerWhole)
+    }
+
+    private func sendClock(_ k: Int64, at sample: Int64) {
+        if startPending && k == 0 {
+            _ = midi.push(MIDIOutEvent(sample: sample, message: .start))
+            startPending = false
+        }
+        // A full ring drops a clock for the MIDI thread; the audio never waits.
+        _ = midi.push(MIDIOutEvent(sample: sample, message: .clock, clock: k))
+        previousClockSample = lastClockSample
+        lastClockSample = sample
+        nextClock = k + 1
+    }
+
+    private func sendClocks(before blockEnd: Int64) {
+        if clockFromSong {
+            guard let current else { return }
+            let song = Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { $0.song }
+            guard let song else { return }
+            while songClockCursor < song.clockCount {
+                let entry = song.clocks[songClockCursor]
+                let sample = max(songOrigin + entry.sample, clock)
+                guard sample < blockEnd else { return }
+                sendClock(entry.k, at: sample)
+                songClockCursor += 1
+            }
+            // The song's table is over: the clock goes on at the last interval.
+            guard let previous = previousClockSample, lastClockSample > previous else { return }
+            clockFromSong = false
+            (clockTwice, clockPosition) = (2 * lastClockSample, (Int128(nextClock - 1), 1))
+            clockSamplesPerWhole = (96 * (lastClockSample - previous), 1)
+        }
+        while true {
+            let sample = max(freeClockSample(nextClock), clock)
+            guard sample < blockEnd else { return }
+            sendClock(nextClock, at: sample)
+        }
+    }
+
     private func publishCounters() {
         publishedClock.store(clock, ordering: .relaxed)
         publishedVoices.store(voices.activeCount, ordering: .relaxed)
@@ -176,6 +309,7 @@ public final class ClickRenderer: @unchecked Sendable {
                     }
                 }
             }
+            updateClock(for: program, restart: restart)
             appliedEpoch = program.transportEpoch
             playing = program.playing
             if program.playing { publishAnchor(of: program) }

@@ -247,6 +247,13 @@ struct RenderJob {
                     try eventsFile.write(lines)
                     lines.removeAll(keepingCapacity: true)
                 }
+            } onMIDI: { message in
+                guard let eventsFile else { return }
+                lines += Array(EventJSON.line(message, sampleRate: sampleRate).utf8)
+                if lines.count >= 1 << 16 {
+                    try eventsFile.write(lines)
+                    lines.removeAll(keepingCapacity: true)
+                }
             }
             try wav.write(bytes + encoder.padding(dataByteCount: dataBytes))
             try eventsFile?.write(lines)
@@ -271,7 +278,7 @@ enum EventJSON {
     static func line(_ event: OnsetEvent, sampleRate: Int, song: SongRequest? = nil, schedule: SongSchedule? = nil) -> String {
         let seconds = fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)
         let kind = event.isCount ? "count" : event.kind.name
-        var line = "{\"t\":\(seconds),\"sample\":\(event.sample),\"kind\":\"\(kind)\",\"layer\":\(event.layer),\"bar\":\(event.bar),\"beat\":\(event.beat)"
+        var line = "{\"t\":\(seconds),\"type\":\"onset\",\"sample\":\(event.sample),\"kind\":\"\(kind)\",\"layer\":\(event.layer),\"bar\":\(event.bar),\"beat\":\(event.beat)"
         if event.kind == .poly { line += event.polyJSONFields }
         if let song, let schedule {
             let label = schedule.label(song: Int(event.song), section: Int(event.section))
@@ -281,5 +288,11 @@ enum EventJSON {
             if song.usesRandomMute { line += ",\"seed\":\(song.seed)" }
         }
         return line + "}\n"
+    }
+
+    /// A MIDI message the box sends: `{"type":"midi","dir":"out","bytes":"F8","sample":N,"t":...}`.
+    static func line(_ event: MIDIOutEvent, sampleRate: Int) -> String {
+        let seconds = fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)
+        return "{\"type\":\"midi\",\"dir\":\"out\",\"bytes\":\"\(event.message.hex)\",\"sample\":\(event.sample),\"t\":\(seconds)}\n"
     }
 }

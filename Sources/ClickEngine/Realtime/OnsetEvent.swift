@@ -76,3 +76,32 @@ public struct GridAnchor: Sendable, Hashable, BitwiseCopyable {
         self.program = program
     }
 }
+
+/// One MIDI message the box sends, placed by the render thread at its exact engine sample
+/// (clocks at whole-note positions k/96 from bar 0's downbeat, through the same grid as the
+/// clicks). The MIDI thread sends it when that sample is heard, minus `[midi] offset_ms`.
+public struct MIDIOutEvent: Sendable, Hashable, BitwiseCopyable {
+    public var sample: Int64
+    public var message: MIDIMessage
+    /// Clocks: k (negative during a count-in). Other messages: 0.
+    public var clock: Int64
+
+    public init(sample: Int64, message: MIDIMessage, clock: Int64 = 0) {
+        self.sample = sample
+        self.message = message
+        self.clock = clock
+    }
+}
+
+/// What the render thread sends over MIDI (set on the engine, carried by every program).
+public struct MIDIClockOptions: Sendable, Hashable {
+    /// Clocks, Start, Stop at all.
+    public var enabled = true
+    /// `[midi] clock_when_stopped`: clocks go on while stopped at the current tempo.
+    public var whenStopped = true
+
+    public init(enabled: Bool = true, whenStopped: Bool = true) {
+        self.enabled = enabled
+        self.whenStopped = whenStopped
+    }
+}

@@ -155,3 +155,18 @@ struct Placement: BitwiseCopyable {
     var lagRest: Int128
     var lagDenominator: Int128
 }
+
+/// The MIDI clock's one formula (free-running clock; songs use their table).
+enum MIDIClockMath {
+    /// Exact sample (halves rounded up, as onsets) of clock `k` when clock position
+    /// `position` (in clocks, exact) is at half-sample time `twice`, with N / D samples per
+    /// whole note: floor((twice + 1) / 2 + (k - position) N / (96 D)).
+    @inline(__always)
+    static func sample(_ k: Int64, twice: Int64, position: (numerator: Int128, denominator: Int128),
+                       samplesPerWhole: (numerator: Int64, denominator: Int64)) -> Int64 {
+        let d96 = 96 * Int128(samplesPerWhole.denominator)
+        let numerator = Int128(twice + 1) * d96 * position.denominator
+            + 2 * (Int128(k) * position.denominator - position.numerator) * Int128(samplesPerWhole.numerator)
+        return Int64(Rational.floorDivide(numerator, 2 * d96 * position.denominator))
+    }
+}

@@ -54,10 +54,13 @@ final class EngineProgram: @unchecked Sendable {
     /// the finishing beat plays them laid back from the next downbeat, one beat at a time.
     let leadIn: UnsafeMutablePointer<Int32>
     let leadInCount: Int
+    /// What the render thread sends over MIDI with this program.
+    let midiClock: MIDIClockOptions
 
     init(settings: MetronomeSettings, sounds: SoundSet, sampleRate: Int, playing: Bool, transportEpoch: UInt64, serial: UInt64 = 0,
-         song: SongSchedule? = nil) {
+         song: SongSchedule? = nil, midiClock: MIDIClockOptions = MIDIClockOptions()) {
         self.serial = serial
+        self.midiClock = midiClock
         self.settings = settings
         self.song = song
         self.playing = playing

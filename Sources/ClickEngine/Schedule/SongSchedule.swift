@@ -47,6 +47,10 @@ public final class SongSchedule: @unchecked Sendable {
     public let endSample: Int64
     let count: Int
     let onsets: UnsafeMutablePointer<ScheduledOnset>
+    /// MIDI clocks on the song's own time map (ramps, steps, count-in: k < 0), sample from
+    /// the song's start and k, before `endSample`.
+    let clockCount: Int
+    let clocks: UnsafeMutablePointer<(sample: Int64, k: Int64)>
 
     public struct TooLong: Error, CustomStringConvertible {
         public var description: String {
@@ -80,6 +84,8 @@ public final class SongSchedule: @unchecked Sendable {
         self.sameBefore = sameBefore
         var table: [ScheduledOnset] = []
         var timeline = SongTimeline(songs: songs, sampleRate: sampleRate, seed: seed, changes: changes)
+        timeline.includesClocks = true
+        var clockTable: [(sample: Int64, k: Int64)] = []
         var end: Int64?
         var mixIndex = 0
         while true {
@@ -89,6 +95,10 @@ public final class SongSchedule: @unchecked Sendable {
             }
             if let bars, o.bar >= bars { end = timeline.barStart.bar == o.bar ? timeline.barStart.sample : o.sample; break }
             if let samples, o.sample >= samples { end = samples; break }
+            if let k = o.clock {
+                clockTable.append((o.sample, k))
+                continue
+            }
             guard table.count < SongSchedule.maximumOnsets else { throw TooLong() }
             while mixIndex + 1 < mixes.count && mixes[mixIndex + 1].sample <= o.sample { mixIndex += 1 }
             let (sounds, volumes) = (mixes[mixIndex].sounds, mixes[mixIndex].volumes)
@@ -110,13 +120,33 @@ public final class SongSchedule: @unchecked Sendable {
                 section: Int16(clamping: o.section), song: Int16(clamping: o.song), isCount: o.isCount, muted: o.muted, bpm: o.bpm,
                 index: Int32(o.index), polySteps: UInt8(o.polySteps), polySpanBeats: UInt8(clamping: o.polySpanBeats)))
         }
-        endSample = end ?? samples ?? (table.last.map { $0.sample + 1 } ?? 0)
+        let endSample = end ?? samples ?? (table.last.map { $0.sample + 1 } ?? 0)
+        self.endSample = endSample
         count = table.count
-        onsets = .allocate(capacity: max(count, 1))
-        if count > 0 { table.withUnsafeBufferPointer { onsets.initialize(from: $0.baseAddress!, count: count) } }
+        let onsets = UnsafeMutablePointer<ScheduledOnset>.allocate(capacity: max(table.count, 1))
+        if !table.isEmpty { table.withUnsafeBufferPointer { onsets.initialize(from: $0.baseAddress!, count: $0.count) } }
+        self.onsets = onsets
+        clockTable.removeAll { $0.sample >= endSample }
+        clockCount = clockTable.count
+        let clocks = UnsafeMutablePointer<(sample: Int64, k: Int64)>.allocate(capacity: max(clockTable.count, 1))
+        if !clockTable.isEmpty { clockTable.withUnsafeBufferPointer { clocks.initialize(from: $0.baseAddress!, count: $0.count) } }
+        self.clocks = clocks
     }
 
-    deinit { onsets.deallocate() }
+    deinit {
+        onsets.deallocate()
+        clocks.deallocate()
+    }
+
+    /// Index of the first clock at or after `sample` (render thread: no allocation).
+    func firstClock(atOrAfter sample: Int64) -> Int {
+        var low = 0, high = clockCount
+        while low < high {
+            let mid = (low + high) / 2
+            if clocks[mid].sample < sample { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
 
     /// Index of the first onset at or after `sample` (render thread: no allocation).
     func firstIndex(atOrAfter sample: Int64) -> Int {

@@ -28,6 +28,9 @@ public struct SongOnset: Sendable, Hashable {
     /// Poly onsets: the layer's steps and span in beats (0: the bar).
     public var polySteps = 0
     public var polySpanBeats = 0
+    /// A MIDI clock rather than a click (`SongTimeline.includesClocks`): its k, at whole-note
+    /// position k/96 from bar 0's downbeat (negative in the count-in).
+    public var clock: Int64? = nil
 }
 
 /// Walks the onsets of one song or of songs played back to back, in time order, every one
@@ -57,6 +60,13 @@ public struct SongTimeline: Sequence, IteratorProtocol {
     public let changes: [SongChange]
     private var changeIndex = 0
     private var finished = false
+    /// Also yield MIDI clocks (`SongOnset.clock`), 96 per whole note, on the same time map
+    /// as the clicks (ramps, steps, live changes), merged in time order.
+    public var includesClocks = false
+    /// Whole notes from bar 0's downbeat to the start of the current section (or count-in),
+    /// and the whole notes of its beat.
+    private var sectionWhole = Rational.zero
+    private var beatWhole = Rational(1, 4)
     /// The bar being played and the sample of its downbeat.
     public private(set) var barStart: (bar: Int64, sample: Int64) = (0, 0)
     /// Where the next section (or song) begins.
@@ -98,6 +108,8 @@ public struct SongTimeline: Sequence, IteratorProtocol {
         let beatsPerBar: Rational = song.countIn == .twoBeats ? Rational(2) : first.beatsPerBar
         sectionIndex = -1
         songBar = -Int64(countBars)
+        beatWhole = first.beatUnit.wholeNotes
+        sectionWhole = Rational.zero - Rational(Int64(countBars)) * beatsPerBar * beatWhole
         barInSection = 0
         timer = SegmentTimer(segment: .constant(t0), start: sectionStart, lengthInBeats: Rational(Int64(countBars)) * beatsPerBar,
                              beatsPerBar: beatsPerBar, sampleRate: sampleRate)
@@ -108,6 +120,7 @@ public struct SongTimeline: Sequence, IteratorProtocol {
         let section = song.sections[index]
         sectionIndex = index
         barInSection = 0
+        beatWhole = section.beatUnit.wholeNotes
         pattern = BarPattern(section.patternSettings)
         timer = SegmentTimer(segment: section.tempo.scaled(by: tempoScale(song)), start: sectionStart,
                              lengthInBeats: section.lengthInBeats, beatsPerBar: section.beatsPerBar, sampleRate: sampleRate)
@@ -116,6 +129,7 @@ public struct SongTimeline: Sequence, IteratorProtocol {
     /// Moves to the next section, loop or song at the end of the current one; false when
     /// everything has been played.
     private mutating func endSection() -> Bool {
+        sectionWhole = sectionWhole + timer.length! * beatWhole
         if sectionIndex == -1 {
             sectionStart = timer.time(atBeat: timer.length!)
             songBar = 0
@@ -165,6 +179,50 @@ public struct SongTimeline: Sequence, IteratorProtocol {
 
     /// Adds the current bar's onsets (at and after position `from`, when given) to `pending`.
     private mutating func appendOnsets(of pattern: BarPattern, from: BigFraction?) {
+        let first = pending.count
+        // The timer's cursor only goes forward: the clocks use their own copy of it.
+        var clockTimer = timer
+        appendClicks(of: pattern, from: from)
+        if includesClocks { mergeClocks(from: from, after: first, timer: &clockTimer) }
+    }
+
+    /// Merges the bar's MIDI clocks (at and after `from`) into `pending[first...]` by
+    /// position, a clock after a click at the same position.
+    private mutating func mergeClocks(from: BigFraction?, after first: Int, timer: inout SegmentTimer) {
+        let barStart = Rational(barInSection) * timer.beatsPerBar
+        var barEnd = barStart + timer.beatsPerBar
+        if let length = timer.length, length < barEnd { barEnd = length }
+        var clocks: [(x: Rational, onset: SongOnset)] = []
+        var k = ((sectionWhole + barStart * beatWhole) * Rational(96)).ceiling
+        while true {
+            let x = (Rational(k, 96) - sectionWhole) / beatWhole
+            guard x < barEnd else { break }
+            defer { k += 1 }
+            if let from, BigFraction(x) < from { continue }
+            clocks.append((x, SongOnset(sample: timer.onset(atBeat: x), kind: .beat, isCount: sectionIndex == -1, layer: 0,
+                                        bar: songBar, barInSection: barInSection, beat: 0, section: sectionIndex, label: "",
+                                        song: songIndex, muted: true, gainPercent: 0, bpm: 0, clock: k)))
+        }
+        guard !clocks.isEmpty else { return }
+        let clicks = Array(pending[first...])
+        let clickBeats = Array(pendingBeats[first...])
+        pending.removeSubrange(first...)
+        pendingBeats.removeSubrange(first...)
+        var i = 0, j = 0
+        while i < clicks.count || j < clocks.count {
+            if j == clocks.count || (i < clicks.count && !(clocks[j].x < clickBeats[i])) {
+                pending.append(clicks[i])
+                pendingBeats.append(clickBeats[i])
+                i += 1
+            } else {
+                pending.append(clocks[j].onset)
+                pendingBeats.append(clocks[j].x)
+                j += 1
+            }
+        }
+    }
+
+    private mutating func appendClicks(of pattern: BarPattern, from: BigFraction?) {
         let barStart = Rational(barInSection) * timer.beatsPerBar
         if sectionIndex == -1 {
             let song = songs[0]
