@@ -123,6 +123,28 @@ public final class ClickEngine {
         publish()
     }
 
+    /// Starts with bar 0's downbeat on engine sample `sample` (or the next render call,
+    /// when that is later): a followed clock's Start lands on its next Clock.
+    public func start(atSample sample: Int64) {
+        pendingStartSample = sample
+        start()
+        pendingStartSample = nil
+    }
+
+    /// Following a clock: new settings (the followed tempo) that keep the phase as `apply`
+    /// does, with the grid moved by `shiftSamples` (later when positive) to close the phase
+    /// error measured against the incoming clock.
+    public func follow(_ newSettings: MetronomeSettings, shiftSamples: Double) throws(UnknownSoundError) {
+        _ = try soundSet(named: newSettings.sound)
+        settings = newSettings
+        pendingShiftTwice = Int64((2 * shiftSamples).rounded())
+        publish()
+        pendingShiftTwice = 0
+    }
+
+    private var pendingStartSample: Int64?
+    private var pendingShiftTwice: Int64 = 0
+
     /// Stops starting clips; clips in flight play to their end.
     public func stop() {
         isPlaying = false
@@ -170,6 +192,8 @@ public final class ClickEngine {
         let program = EngineProgram(settings: settings, sounds: sounds, sampleRate: renderer.sampleRate,
                                     playing: isPlaying, transportEpoch: transportEpoch, serial: programSerial, song: song,
                                     midiClock: midiClock)
+        program.startSample = pendingStartSample
+        program.shiftTwice = pendingShiftTwice
         let raw = Unmanaged.passRetained(program).toOpaque()
         if let unclaimed = renderer.pending.exchange(raw, ordering: .acquiringAndReleasing) {
             Unmanaged<EngineProgram>.fromOpaque(unclaimed).release()

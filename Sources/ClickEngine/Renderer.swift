@@ -176,7 +176,7 @@ public final class ClickRenderer: @unchecked Sendable {
                 songClockCursor = 0
             } else {
                 clockFromSong = false
-                (clockTwice, clockPosition) = (2 * clock, (0, 1))
+                (clockTwice, clockPosition) = (2 * max(clock, program.startSample ?? clock), (0, 1))
                 clockSamplesPerWhole = (program.samplesPerWholeNumerator, program.samplesPerWholeDenominator)
             }
             return
@@ -213,7 +213,7 @@ public final class ClickRenderer: @unchecked Sendable {
                 d >>= 1
             }
             clockPosition = (n, d)
-            clockTwice = pivot
+            clockTwice = pivot + (program.playing && playing ? program.shiftTwice : 0)
         }
         clockSamplesPerWhole = (program.samplesPerWholeNumerator, program.samplesPerWholeDenominator)
         clockRunning = true
@@ -300,12 +300,18 @@ public final class ClickRenderer: @unchecked Sendable {
             } else if program.playing {
                 if restart || !playing || current == nil {
                     leadInActive = false
-                    placement = program.placement(of: .start(atSample: clock))
+                    placement = program.placement(of: .start(atSample: max(clock, program.startSample ?? clock)))
                     cursorBar = 0
                     cursorIndex = 0
                 } else if let current {
                     Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { old in
                         keepPhase(from: old, to: program)
+                    }
+                    if program.shiftTwice != 0 {
+                        // Following a clock: the grid moves as a whole (a fraction of a ms).
+                        placement = program.placement(of: Anchor(twice: placement.anchor.twice + program.shiftTwice, bar: placement.anchor.bar,
+                                                                 grid: placement.anchor.grid, numerator: placement.anchor.numerator,
+                                                                 denominator: placement.anchor.denominator))
                     }
                 }
             }

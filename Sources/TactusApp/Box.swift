@@ -32,6 +32,21 @@ public protocol BoxObserver: AnyObject {
     func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime)
     func box(_ box: Box, didPulse pulse: IndicatorPulse, because reason: PulseReason)
     func box(_ box: Box, didShow frame: Bitmap, at time: MonotonicTime)
+    /// A MIDI message the engine placed for sending (`heardAt`: when its sample is heard).
+    func box(_ box: Box, willSend message: MIDIOutEvent, heardAt time: MonotonicTime)
+    /// A MIDI message that came in.
+    func box(_ box: Box, didReceive message: MIDIMessage, at time: MonotonicTime)
+}
+
+extension BoxObserver {
+    public func box(_ box: Box, willSend message: MIDIOutEvent, heardAt time: MonotonicTime) {}
+    public func box(_ box: Box, didReceive message: MIDIMessage, at time: MonotonicTime) {}
+}
+
+/// Where MIDI messages placed by the engine go on a real box (the MIDI thread).
+public protocol MIDISender: AnyObject {
+    /// Called on the control thread with each message and when it is heard.
+    func schedule(_ message: MIDIOutEvent, heardAtNanoseconds: Int64)
 }
 
 /// The whole box as one discrete-event machine on the control side: physical input goes in
@@ -95,6 +110,135 @@ public final class Box: @unchecked Sendable {
         perform(state.startupEffects, at: time)
     }
 
+    // MARK: MIDI
+
+    /// `[midi]` of the configuration (the control map, the offset).
+    public var midiConfiguration = MIDIConfiguration() {
+        didSet { engine.midiClock = MIDIClockOptions(enabled: true, whenStopped: midiConfiguration.clockWhenStopped) }
+    }
+    /// The MIDI thread, on a real box.
+    public var midiSender: (any MIDISender)?
+    /// Where the beat comes from: Menu > Settings > Sync, `--sync`, or a script's `sync`.
+    public var sync = SyncSource.internal {
+        didSet {
+            guard sync != oldValue else { return }
+            follower.reset()
+            followedTempo = nil
+            observer?.box(self, didChange: state, at: now)
+        }
+    }
+    private var follower = MIDIClockFollower()
+    /// The tempo being followed (BPM of the beat unit, 3 decimals), while following.
+    private var followedTempo: Tempo?
+    /// Start or Continue came in: the box starts on the next Clock.
+    private var transportPending = false
+    /// Clocks since the followed Start (clock k of the grid), while playing.
+    private var followedClock: Int64?
+    /// Song Position Pointer (16ths), for the next Continue.
+    private var songPosition = 0
+    /// The engine's clocks out, by k (recent ones): where its grid puts each clock.
+    private var sentClocks: [(k: Int64, sample: Int64)] = []
+    private var lastShownLock: MIDIClockFollower.Lock = .lost
+    private var lastShownBPM = ""
+
+    /// What the sync mark shows while following MIDI (locked, locking, lost); nil otherwise.
+    public var syncLock: MIDIClockFollower.Lock? { sync == .midi ? follower.lock : nil }
+
+    /// While following: the followed tempo averaged over 96 clocks, one decimal (in the
+    /// beat unit's BPM), as the screen and the state's `bpm` show it.
+    public var followedBPM: String? {
+        guard sync == .midi, follower.lock != .lost, follower.ticks >= 2 else { return nil }
+        let bpm = follower.shownQuarterBPM * 0.25 / settings.beatUnit.wholeNotes.doubleValue
+        let tenths = Int64((bpm * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
+    /// One incoming MIDI message, with its arrival time (the sequencer's kernel stamp).
+    public func handleMIDI(_ message: MIDIMessage, at time: MonotonicTime) {
+        now = max(now, time)
+        observer?.box(self, didReceive: message, at: time)
+        let following = sync == .midi
+        switch message {
+        case .clock:
+            guard following else { return }
+            clockTick(at: time)
+        case .start:
+            guard following else { return }
+            songPosition = 0
+            transportPending = true
+        case .continue:
+            guard following else { return }
+            transportPending = true
+        case .stop:
+            guard following else { return }
+            transportPending = false
+            followedClock = nil
+            if state.isPlaying { perform(state.handle(.gesture(.startStop, .press, at: time)), at: time) }
+        case .songPosition(let sixteenths):
+            guard following else { return }
+            songPosition = sixteenths
+        default:
+            guard let control = midiConfiguration.control(for: message) else { return }
+            switch control {
+            case .tap: handle(.gesture(.tap, .press, at: time))
+            case .startStop: handle(.gesture(.startStop, .press, at: time))
+            case .footswitch: handle(.gesture(.footswitch, .press, at: time))
+            case .tempoUp: handle(.detent(1, at: time))
+            case .tempoDown: handle(.detent(-1, at: time))
+            case .nextSection, .previousSection, .preset, .song:
+                // Not wired to the song page yet (see the README's MIDI section).
+                report("MIDI: \(message.hex) maps to a control this version does not act on")
+            }
+        }
+        showSyncIfChanged()
+    }
+
+    private func clockTick(at time: MonotonicTime) {
+        follower.tick(at: time.nanoseconds)
+        guard follower.ticks >= 2 else { return }
+        let unit = settings.beatUnit.wholeNotes.doubleValue
+        let bpm = follower.quarterBPM * 0.25 / unit
+        let thousandths = Int64((bpm * 1000).rounded())
+        let tempo = try? Tempo(Rational(min(max(thousandths, 1000), 999_000), 1000))
+        if transportPending, !state.isPlaying {
+            transportPending = false
+            followedTempo = tempo
+            applyFollowed(shift: 0)
+            // Bar 0 (or the SPP's position: 6 clocks a 16th) on this Clock.
+            followedClock = Int64(songPosition) * 6
+            perform(state.handle(.gesture(.startStop, .press, at: time)), at: time)
+            return
+        }
+        guard state.isPlaying, let k = followedClock.map({ $0 + 1 }) else {
+            followedTempo = tempo
+            return
+        }
+        followedClock = k
+        followedTempo = tempo
+        // The phase error: when the engine's grid puts clock k against the filtered time of
+        // this Clock. Corrected every sixth clock (a 16th), with the tempo.
+        guard k % 6 == 0, let clock = outputClock, let sent = sentClocks.last(where: { $0.k == k - Int64(songPosition) * 6 }) else { return }
+        let heard = Double(clock.outputNanoseconds(ofSample: sent.sample))
+        let filtered = follower.nextTick - follower.period
+        let errorNanoseconds = heard - filtered
+        applyFollowed(shift: -errorNanoseconds * Double(engine.renderer.sampleRate) / 1e9)
+    }
+
+    private func applyFollowed(shift: Double) {
+        guard let followedTempo else { return }
+        var followed = audible(settings)
+        followed.tempo = followedTempo
+        do { try engine.follow(followed, shiftSamples: shift) } catch { report("\(error)") }
+    }
+
+    private func showSyncIfChanged() {
+        let shown = followedBPM ?? ""
+        guard follower.lock != lastShownLock || shown != lastShownBPM else { return }
+        lastShownLock = follower.lock
+        lastShownBPM = shown
+        observer?.box(self, didChange: state, at: now)
+    }
+
     // MARK: input
 
     /// One edge of a physical input line, with the kernel's timestamp.
@@ -155,6 +299,11 @@ public final class Box: @unchecked Sendable {
         now = max(now, time)
         if let deadline = state.nextDeadline, deadline <= now {
             perform(state.handle(.tick(at: now)), at: now)
+        }
+        if sync == .midi, follower.checkSilence(now: now.nanoseconds) {
+            // The box keeps playing at the last tempo until Stop or START.
+            handle(.part("MIDI clock", working: false, at: now))
+            showSyncIfChanged()
         }
         drainOnsets()
         checkSongEnd()
@@ -246,6 +395,10 @@ public final class Box: @unchecked Sendable {
                             || settings.swing != before.swing || settings.groove != before.groove || settings.poly != before.poly
                         try engine.applyDuringSong(audible(settings), tempo: settings.tempo != before.tempo ? .to(settings.tempo.bpm) : nil,
                                                    pattern: pattern)
+                    } else if sync == .midi, let followedTempo {
+                        var followed = audible(settings)
+                        followed.tempo = followedTempo
+                        try engine.follow(followed, shiftSamples: 0)
                     } else {
                         try engine.apply(audible(settings))
                     }
@@ -253,7 +406,13 @@ public final class Box: @unchecked Sendable {
                 screenChanged = true
                 stateChanged = true
             case .start:
-                engine.start()
+                if sync == .midi, followedClock != nil, let position = heardSample(at: time) {
+                    // A followed Start: bar 0 on the Clock that started it.
+                    engine.start(atSample: position)
+                } else {
+                    engine.start()
+                }
+                sentClocks = []
                 if practiceStartedAt == nil { practiceStartedAt = time }
                 startPressedAt = time
                 timelines = [] // anchored by the grid the engine publishes at the start
@@ -267,6 +426,8 @@ public final class Box: @unchecked Sendable {
                 stateChanged = true
             case .darkGap(let on):
                 darkGap = on
+            case .sync(let source):
+                sync = source
             case .silentPractice(let on):
                 silentPractice = on
                 indicatorScheduler.settings.buzzerPulses = on
@@ -332,7 +493,17 @@ public final class Box: @unchecked Sendable {
         }
         guard let clock = outputClock else {
             while engine.nextEvent() != nil {}
+            while engine.nextMIDIEvent() != nil {}
             return
+        }
+        while let message = engine.nextMIDIEvent() {
+            let heard = clock.outputNanoseconds(ofSample: message.sample)
+            if message.message == .clock {
+                sentClocks.append((message.clock, message.sample))
+                if sentClocks.count > 256 { sentClocks.removeFirst(sentClocks.count - 128) }
+            }
+            midiSender?.schedule(message, heardAtNanoseconds: heard - Int64(midiConfiguration.offsetMilliseconds) * 1_000_000)
+            observer?.box(self, willSend: message, heardAt: MonotonicTime(nanoseconds: heard))
         }
         while let event = engine.nextEvent() {
             let heard = MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: event.sample))

@@ -19,11 +19,16 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Board file or name such as pi4b (default: the configuration's board, else /etc/tactus/board.toml).") var board: String?
     @Option(help: "State folder holding settings.toml (default: the configuration's settings_file, /var/lib/tactus/settings.toml).")
     var state: String?
+    @Option(help: "Where the beat comes from at start, overriding the saved Sync setting: internal or midi.") var sync: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ExitError("--log-level '\(logLevel)' is invalid: allowed trace, debug, info, notice, warning, error, critical")
+        }
+        let syncOverride = try sync.map { value throws(ExitError) in
+            guard let source = SyncSource(rawValue: value) else { throw ExitError("--sync '\(value)' is invalid: allowed internal or midi") }
+            return source
         }
         let locations = BoxLocations(config: config, board: board, state: state)
         let configuration = try locations.configuration()
@@ -68,9 +73,10 @@ struct RunCommand: AsyncParsableCommand {
 
         let store = SettingsStore(path: locations.settingsPath(configuration))
         let loaded = store.load()
-        let parts = BoxParts(board: definition, configuration: configuration, audio: audio, input: inputs, display: display,
+        var parts = BoxParts(board: definition, configuration: configuration, audio: audio, input: inputs, display: display,
                              indicators: outputs, persistence: store, clock: clock,
                              userSounds: BoxLocations.userSounds(configuration, sampleRate: audio.format.sampleRate, logger: logger))
+        parts.syncOverride = syncOverride
         let service: BoxService
         do {
             service = try BoxService(parts: parts, saved: loaded.saved, problem: loaded.problem, notice: loaded.notice, logger: logger,

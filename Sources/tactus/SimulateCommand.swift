@@ -24,11 +24,16 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Board file or name (default: pi4b's wiring).") var board: String?
     @Option(help: "Configuration file (default: none).") var config: String?
     @Option(help: "State folder for settings.toml (default: settings are not saved).") var state: String?
+    @Option(help: "Where the beat comes from at start, overriding the saved Sync setting: internal or midi.") var sync: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "warning"
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ExitError("--log-level '\(logLevel)' is invalid: allowed trace, debug, info, notice, warning, error, critical")
+        }
+        let syncOverride = try sync.map { value throws(ExitError) in
+            guard let source = SyncSource(rawValue: value) else { throw ExitError("--sync '\(value)' is invalid: allowed internal or midi") }
+            return source
         }
         let configuration = config == nil ? ConfigurationFile() : try BoxLocations(config: config).configuration()
         let definition = try board.map { try BoardLoader.load($0) } ?? SimulatorBoard.definition(configuration)
@@ -59,12 +64,16 @@ struct SimulateCommand: AsyncParsableCommand {
             do { parsed = try SimulationScript(text: text, file: scriptPath) } catch { throw ExitError(error.description) }
             let files = try SimulationFiles(folder: outPath, format: definition.audio)
             let simulation = try HeadlessSimulation(board: definition, configuration: configuration, saved: saved, problem: problem,
-                                                    notice: notice, persistence: persistence, userSounds: sounds, output: files, logger: logger)
+                                                    notice: notice, persistence: persistence, userSounds: sounds, output: files,
+                                                    sync: syncOverride, logger: logger)
             try simulation.run(parsed)
             try files.finish()
             print("Simulated \(parsed.endTime.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/")
         } else {
             guard script == nil, out == nil else { throw ExitError("--script and --out need --headless") }
+            guard syncOverride == nil || syncOverride == .internal else {
+                throw ExitError("--sync midi needs --headless (the interactive simulator has no MIDI input)")
+            }
             try await InteractiveSimulation.run(board: definition, configuration: configuration, saved: saved, problem: problem,
                                                 notice: notice, persistence: persistence, userSounds: sounds, logger: logger)
         }

@@ -153,3 +153,51 @@ import Testing
         #expect(follower.lock == .lost)
     }
 }
+
+@Suite struct MIDIConfigurationTests {
+    @Test func probe() throws {
+        let a = try ConfigurationFile.parse("[midi]\noffset_ms = -5\n", file: "c")
+        print("PROBE a", a.midi.offsetMilliseconds, a.midi.clockWhenStopped, a.midi.out.count)
+        var m0 = MIDIConfiguration()
+        m0.out = ["abc"]
+        print("PROBE d0", m0.out)
+        var cf = ConfigurationFile()
+        cf.midi.out = ["abc"]
+        print("PROBE d1", cf.midi.out)
+        let b = try ConfigurationFile.parse("[midi]\nout = [\"x\"]\n", file: "c")
+        print("PROBE b0")
+        print("PROBE b", b.midi.out)
+        let c = try ConfigurationFile.parse("[midi.map]\n\"note 36\" = \"tap\"\n", file: "c")
+        print("PROBE c", c.midi.map.count)
+        var m = MIDIConfiguration()
+        m.out = ["abc"]
+        print("PROBE d", m.out)
+    }
+
+    @Test func parsesTheMidiTable() throws {
+        let configuration = try ConfigurationFile.parse("""
+            [midi]
+            offset_ms = -5
+            clock_when_stopped = false
+            out = ["USB MIDI Interface", "Midi Through"]
+            uart = "/dev/ttyAMA0"
+            [midi.map]
+            "note 36" = "tap"
+            "cc 64 ch 1" = "start-stop"
+            "program 4" = "preset 2"
+            """, file: "c.toml")
+        let midi = configuration.midi
+        #expect(midi.offsetMilliseconds == -5)
+        #expect(!midi.clockWhenStopped)
+        #expect(midi.out == ["USB MIDI Interface", "Midi Through"])
+        #expect(midi.uart == "/dev/ttyAMA0")
+        #expect(midi.map.count == 3)
+        #expect(midi.control(for: .noteOn(channel: 5, note: 36, velocity: 1)) == .tap)
+        #expect(midi.control(for: .controlChange(channel: 0, controller: 64, value: 127)) == .startStop)
+        #expect(midi.control(for: .controlChange(channel: 0, controller: 64, value: 10)) == nil)
+        #expect(midi.control(for: .controlChange(channel: 1, controller: 64, value: 127)) == nil)
+        #expect(midi.control(for: .programChange(channel: 0, program: 4)) == .preset(2))
+        #expect(midi.control(for: .programChange(channel: 0, program: 6)) == .song(7))
+        #expect(ConfigurationFile().midi.clockWhenStopped)
+    }
+}

@@ -56,6 +56,10 @@ final class EngineProgram: @unchecked Sendable {
     let leadInCount: Int
     /// What the render thread sends over MIDI with this program.
     let midiClock: MIDIClockOptions
+    /// Following a clock: a start lands on this engine sample (not before the next block),
+    /// and a change moves the grid by this many half samples (the phase correction).
+    var startSample: Int64?
+    var shiftTwice: Int64 = 0
 
     init(settings: MetronomeSettings, sounds: SoundSet, sampleRate: Int, playing: Bool, transportEpoch: UInt64, serial: UInt64 = 0,
          song: SongSchedule? = nil, midiClock: MIDIClockOptions = MIDIClockOptions()) {

@@ -37,16 +37,17 @@ public final class HeadlessSimulation: BoxObserver {
 
     public init(board: BoardDefinition, configuration: ConfigurationFile, saved: SavedState, problem: String?,
                 notice: String? = nil, persistence: any SettingsPersistence, userSounds: [SoundSet] = [], output: any SimulationOutput,
-                logger: Logger) throws {
+                sync: SyncSource? = nil, logger: Logger) throws {
         let clock = ManualClock(start: .zero)
         // One period of output delay: the period rendered at time t is heard from t on.
         format = AudioFormat(sampleRate: board.audio.sampleRate, channels: board.audio.channels,
                              periodFrames: board.audio.periodFrames, bufferFrames: board.audio.periodFrames * board.audio.periodCount)
         sink = OfflineAudioSink(format: format, simulatedDelayFrames: format.periodFrames, clock: clock)
         let audio = try AudioOutput(device: sink, silent: sink)
-        let parts = BoxParts(board: board, configuration: configuration, audio: audio, input: ScriptedInput(),
+        var parts = BoxParts(board: board, configuration: configuration, audio: audio, input: ScriptedInput(),
                              display: SnapshotDisplay(width: board.display?.width ?? 128, height: board.display?.height ?? 64, keeping: 1),
                              indicators: DiscardingIndicators(), persistence: persistence, clock: clock, userSounds: userSounds)
+        parts.syncOverride = sync
         box = try BoxAssembly.makeBox(parts, saved: saved, problem: problem, notice: notice, logger: logger)
         self.clock = clock
         self.output = output
@@ -58,6 +59,8 @@ public final class HeadlessSimulation: BoxObserver {
     public func run(_ script: SimulationScript) throws {
         var edges = script.edgeStream(stepsPerDetent: box.board.encoder.stepsPerDetent, origin: .zero)
         var nextEdge = edges.next()
+        var midi = script.midiStream()
+        var nextMIDI = midi.next()
         let end = (script.endTime * Rational(1_000_000_000)).rounded
         let rate = Int64(format.sampleRate)
         var framesRendered: Int64 = 0
@@ -67,6 +70,7 @@ public final class HeadlessSimulation: BoxObserver {
             let periodTime = framesRendered * 1_000_000_000 / rate
             var next = periodTime
             if let edge = nextEdge { next = min(next, edge.timestamp.nanoseconds) }
+            if let input = nextMIDI { next = min(next, max(input.nanoseconds, clock.now().nanoseconds)) }
             // A wakeup that is already due was just handled: time must move on (by 1 µs at least).
             if let wake = box.nextWakeup { next = min(next, max(wake.nanoseconds, clock.now().nanoseconds + 1_000)) }
             guard next < end else { break }
@@ -75,6 +79,13 @@ public final class HeadlessSimulation: BoxObserver {
                 record(at: next, input(edge))
                 box.handle(edge)
                 nextEdge = edges.next()
+            }
+            while let input = nextMIDI, input.nanoseconds <= next {
+                switch input.input {
+                case .message(let message): box.handleMIDI(message, at: MonotonicTime(nanoseconds: max(input.nanoseconds, clock.now().nanoseconds)))
+                case .sync(let source): box.sync = source
+                }
+                nextMIDI = midi.next()
             }
             if periodTime <= next {
                 try output.audio(sink.pull(frameCount: format.periodFrames))
@@ -113,6 +124,14 @@ public final class HeadlessSimulation: BoxObserver {
         record(at: time.nanoseconds, """
             {"t":\(seconds(time.nanoseconds)),"type":"onset","kind":"\(onset.kind.name)","layer":\(onset.layer),"bar":\(onset.bar),"beat":\(onset.beat),"sample":\(onset.sample)\(onset.kind == .poly ? onset.polyJSONFields : "")\(onset.muted ? ",\"muted\":true" : "")\(song)}
             """)
+    }
+
+    public func box(_ box: Box, willSend message: MIDIOutEvent, heardAt time: MonotonicTime) {
+        record(at: time.nanoseconds, #"{"type":"midi","dir":"out","bytes":"\#(message.message.hex)","sample":\#(message.sample),"t":\#(seconds(time.nanoseconds))}"#)
+    }
+
+    public func box(_ box: Box, didReceive message: MIDIMessage, at time: MonotonicTime) {
+        record(at: time.nanoseconds, #"{"type":"midi","dir":"in","bytes":"\#(message.hex)","t":\#(seconds(time.nanoseconds))}"#)
     }
 
     public func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime) {
@@ -175,7 +194,9 @@ public final class HeadlessSimulation: BoxObserver {
         let view = state.screen
         let selected = view.menu.map { JSON.string($0.items[min($0.selected, $0.items.count - 1)]) } ?? "null"
         let layers = s.subdivisions.layers.map { #","sub\#($0)":\#(v.layer($0))"# }.joined()
-        let fields = #""type":"state","bpm":\#(s.tempo.description),"meter":"\#(s.meter)","beat_unit":"\#(s.beatUnit)","accents":"\#(s.accents)","subdivisions":"\#(s.subdivisions)","swing":\#(JSON.optional(s.swing)),"groove":\#(JSON.optional(s.groove)),"poly":"\#(s.poly)","sound":\#(JSON.string(s.sound)),"volume":{"master":\#(v.master),"accent":\#(v.accent),"soft":\#(v.soft),"beat":\#(v.beat)\#(layers),"poly":[\#(v.poly.map(String.init).joined(separator: ","))]},"playing":\#(state.isPlaying),"mode":"\#(state.mode.rawValue)","field":"\#(state.field.name)","menu":\#(selected),"editing":\#(view.menu?.editing ?? false),"dimmed":\#(view.dimmed),"notice":\#(view.notice.map { JSON.string($0.text) } ?? "null"),"song":\#(view.song.map(JSON.song) ?? "null")\#(seed(state))"#
+        let bpm = box.followedBPM ?? s.tempo.description
+        let sync = box.syncLock.map { #","sync":"midi","lock":"\#($0.rawValue)""# } ?? #","sync":"internal""#
+        let fields = #""type":"state","bpm":\#(bpm)\#(sync),"meter":"\#(s.meter)","beat_unit":"\#(s.beatUnit)","accents":"\#(s.accents)","subdivisions":"\#(s.subdivisions)","swing":\#(JSON.optional(s.swing)),"groove":\#(JSON.optional(s.groove)),"poly":"\#(s.poly)","sound":\#(JSON.string(s.sound)),"volume":{"master":\#(v.master),"accent":\#(v.accent),"soft":\#(v.soft),"beat":\#(v.beat)\#(layers),"poly":[\#(v.poly.map(String.init).joined(separator: ","))]},"playing":\#(state.isPlaying),"mode":"\#(state.mode.rawValue)","field":"\#(state.field.name)","menu":\#(selected),"editing":\#(view.menu?.editing ?? false),"dimmed":\#(view.dimmed),"notice":\#(view.notice.map { JSON.string($0.text) } ?? "null"),"song":\#(view.song.map(JSON.song) ?? "null")\#(seed(state))"#
         guard fields != lastState else { return }
         lastState = fields
         record(at: time, "{\"t\":\(seconds(time)),\(fields)}")

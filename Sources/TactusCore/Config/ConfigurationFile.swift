@@ -35,12 +35,14 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var audioPeriodFrames: Int?
     public var audioPeriods: Int?
     public var buttonTiming = ButtonTiming()
+    /// `[midi]`: clock out ports, DIN, offset, clock while stopped, the control map.
+    public var midi = MIDIConfiguration()
 
     public init() {}
 
     public static func parse(_ text: String, file: String) throws(TOMLError) -> ConfigurationFile {
         let root = TOMLSection(try TOML.parse(text, file: file), file: file)
-        try root.rejectUnknownKeys(allowed: ["board", "settings_file", "sounds_folder", "audio", "controls"])
+        try root.rejectUnknownKeys(allowed: ["board", "settings_file", "sounds_folder", "audio", "controls", "midi"])
         var config = ConfigurationFile()
         config.board = try root.string("board")
         if config.board != nil { config.boardSource = "\(file):\(root.table["board"]?.line ?? 0)" }
@@ -64,6 +66,7 @@ public struct ConfigurationFile: Sendable, Hashable {
             if let v = try controls.integer("long_press_ms", in: 200...5000) { config.buttonTiming.longPress = .milliseconds(v) }
             if let v = try controls.integer("double_press_ms", in: 100...1000) { config.buttonTiming.doublePressWindow = .milliseconds(v) }
         }
+        if let midi = try root.section("midi") { try MIDIConfiguration.parse(midi, into: &config.midi) }
         return config
     }
 }

@@ -46,6 +46,7 @@ public enum SettingsFile {
         preferences["footswitch"] = .string(saved.preferences.footswitch.rawValue)
         preferences["silent-practice"] = .boolean(saved.preferences.silentPractice)
         preferences["dark-gap"] = .boolean(saved.preferences.darkGap)
+        preferences["sync"] = .string(saved.preferences.sync.rawValue)
         root["preferences"] = .table(preferences)
         if !saved.presets.isEmpty {
             root["preset"] = .array(saved.presets.map { preset in
@@ -71,9 +72,10 @@ public enum SettingsFile {
         var saved = SavedState()
         if let current = try root.section("current") { saved.settings = try settings(from: current) }
         if let p = try root.section("preferences") {
-            try p.rejectUnknownKeys(allowed: ["momentum", "tap-tolerance", "screen-dim-seconds", "footswitch", "silent-practice", "dark-gap"])
+            try p.rejectUnknownKeys(allowed: ["momentum", "tap-tolerance", "screen-dim-seconds", "footswitch", "silent-practice", "dark-gap", "sync"])
             if let v = try p.bool("silent-practice") { saved.preferences.silentPractice = v }
             if let v = try p.bool("dark-gap") { saved.preferences.darkGap = v }
+            if let v = try p.string("sync", oneOf: SyncSource.allCases.map(\.rawValue)) { saved.preferences.sync = SyncSource(rawValue: v)! }
             if let v = try p.bool("momentum") { saved.preferences.momentum = v }
             if let v = try p.integer("tap-tolerance", in: TapTempo.toleranceRange) { saved.preferences.tapTolerancePercent = v }
             if let v = try p.integer("screen-dim-seconds", in: Preferences.screenDimRange) { saved.preferences.screenDimSeconds = v }

@@ -58,6 +58,8 @@ public enum Effect: Sendable, Hashable {
     case silentPractice(Bool)
     /// Dark gap switched: the LEDs and buzzer rest with a gap's muted bars, or keep counting.
     case darkGap(Bool)
+    /// Menu > Settings > Sync changed: follow an incoming clock, or not.
+    case sync(SyncSource)
     /// Start playing at the beginning of a bar.
     case start
     /// Stop at once (clips in flight finish).

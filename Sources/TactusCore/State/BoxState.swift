@@ -232,6 +232,7 @@ extension BoxState {
             effects.append(.silentPractice(saved.preferences.silentPractice))
         }
         if saved.preferences.darkGap != before.saved.preferences.darkGap { effects.append(.darkGap(saved.preferences.darkGap)) }
+        if saved.preferences.sync != before.saved.preferences.sync { effects.append(.sync(saved.preferences.sync)) }
         if saves.isDue(at: now) { effects.append(.save(saved)) }
         let screen = self.screen
         if screen != before.screen { effects.append(.screen(screen)) }

@@ -15,7 +15,7 @@ public enum MenuPage: Sendable, Hashable {
 
 /// A box setting changed in Menu > Settings.
 public enum PreferenceField: Sendable, Hashable, CaseIterable {
-    case momentum, tapTolerance, screenDim, footswitch, silentPractice, darkGap
+    case momentum, tapTolerance, screenDim, footswitch, silentPractice, darkGap, sync
 
     public static let screenDimChoices = [0, 10, 30, 60, 120, 300, 600, 1800, 3600]
 
@@ -27,6 +27,7 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .footswitch: "Footswitch"
         case .silentPractice: "Silent practice"
         case .darkGap: "Dark gap"
+        case .sync: "Sync"
         }
     }
 
@@ -38,6 +39,7 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .footswitch: p.footswitch == .tap ? "tap" : "start"
         case .silentPractice: p.silentPractice ? "on" : "off"
         case .darkGap: p.darkGap ? "on" : "off"
+        case .sync: p.sync.label
         }
     }
 
@@ -56,6 +58,10 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .footswitch: p.footswitch = p.footswitch == .tap ? .startStop : .tap
         case .silentPractice: p.silentPractice.toggle()
         case .darkGap: p.darkGap.toggle()
+        case .sync:
+            let all = SyncSource.allCases
+            let i = all.firstIndex(of: p.sync) ?? 0
+            p.sync = all[min(max(i + direction, 0), all.count - 1)]
         }
         return p
     }

@@ -5,6 +5,20 @@ public enum FootswitchFunction: String, Sendable, Hashable, CaseIterable {
     case tap
 }
 
+/// Where the beat comes from (Menu > Settings > Sync): the box's own tempo, or an
+/// incoming MIDI clock it follows. (Link is the next source.)
+public enum SyncSource: String, Sendable, Hashable, CaseIterable {
+    case `internal`
+    case midi
+
+    public var label: String {
+        switch self {
+        case .internal: "Internal"
+        case .midi: "MIDI"
+        }
+    }
+}
+
 /// The box's own settings, changed in the menu and saved with the musical settings.
 public struct Preferences: Sendable, Hashable {
     public static let screenDimRange: ClosedRange<Int> = 0...3600
@@ -20,6 +34,8 @@ public struct Preferences: Sendable, Hashable {
     /// Dark gap: in a gap click's muted bars the LEDs and buzzer rest too (else they keep
     /// counting, visual only).
     public var darkGap = false
+    /// Menu > Settings > Sync (`tactus run|simulate --sync` overrides it at start).
+    public var sync = SyncSource.internal
 
     public init() {}
 }

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
+import Logging
+import Testing
+import TOMLReader
+@testable import TactusApp
+import TactusCore
+
+/// The whole box following and leading MIDI on simulated time.
+@Suite struct MIDIBoxTests {
+    func seconds(_ line: [String: Any]) -> Double { (line["t"] as! NSNumber).doubleValue }
+
+    @Test func followsA100BPMClockFromStartOnTheDownbeat() throws {
+        let (output, _, _) = try simulate("""
+            0.000 midi clock 100 until 14 jitter 0.5 seed 7
+            0.000 sync midi
+            1.000 midi start
+            13.000 midi stop
+            14.000 end
+            """)
+        let onsets = output.events("onset")
+        let first = try #require(onsets.first)
+        #expect(first["bar"] as? Int == 0 && first["beat"] as? Int == 0)
+        // The Clock after Start is at 1.025 s; the first click is heard within one period (2.7 ms).
+        #expect(abs(seconds(first) - 1.025) < 0.003, "\(seconds(first))")
+        // Every later beat within 0.5 ms of its clock tick (before the jitter), 0.6 s apart.
+        for (n, onset) in onsets.enumerated().dropFirst(3) {
+            #expect(abs(seconds(onset) - (1.025 + 0.6 * Double(n))) < 0.0005, "beat \(n) at \(seconds(onset))")
+        }
+        #expect(onsets.count == 20) // 1.025 ... 12.425 s, then Stop at 13 s
+        let intervals = zip(onsets.dropFirst(), onsets).map { seconds($0) - seconds($1) }
+        let mean = intervals.reduce(0, +) / Double(intervals.count)
+        #expect(abs(mean - 0.6) / 0.6 < 0.005)
+        // Locked, the shown tempo 100.0 (one decimal, averaged over 96 clocks).
+        let states = output.states.filter { $0["sync"] as? String == "midi" }
+        #expect(states.contains { $0["lock"] as? String == "locked" })
+        let locked = states.drop { $0["lock"] as? String != "locked" }
+        #expect(locked.allSatisfy { (($0["bpm"] as? NSNumber)?.doubleValue).map { abs($0 - 100) <= 0.1 } ?? false })
+        // Incoming messages in the events, the Start among them.
+        let incoming = output.events("midi").filter { $0["dir"] as? String == "in" }
+        #expect(incoming.filter { $0["bytes"] as? String == "F8" }.count == 560)
+        #expect(incoming.contains { $0["bytes"] as? String == "FA" } && incoming.contains { $0["bytes"] as? String == "FC" })
+    }
+
+    @Test func internalSyncIgnoresTheClockAndLeads() throws {
+        let (output, _, _) = try simulate("""
+            0.000 midi clock 100 until 3 seed 7
+            0.500 press start
+            3.000 end
+            """)
+        let onsets = output.events("onset")
+        // 120 BPM (the default), not 100.
+        #expect(abs(seconds(onsets[1]) - seconds(onsets[0]) - 0.5) < 0.0001)
+        let out = output.events("midi").filter { $0["dir"] as? String == "out" }
+        let start = try #require(out.firstIndex { $0["bytes"] as? String == "FA" })
+        #expect(out[start + 1]["bytes"] as? String == "F8")
+        // Start is heard with the downbeat: clock 0 on the first click's sample.
+        #expect((out[start + 1]["sample"] as! NSNumber).int64Value == (onsets[0]["sample"] as! NSNumber).int64Value)
+        let clocks = out[(start + 1)...].filter { $0["bytes"] as? String == "F8" }.map { ($0["sample"] as! NSNumber).int64Value }
+        #expect(zip(clocks.dropFirst(), clocks).allSatisfy { $0 - $1 == 1000 })
+    }
+
+    @Test func clockStopsForTwoBeatsNoticeAndKeepsPlaying() throws {
+        let (output, _, _) = try simulate("""
+            0.000 sync midi
+            0.000 midi clock 120 until 3
+            0.010 midi start
+            6.000 end
+            """)
+        let onsets = output.events("onset")
+        #expect(onsets.last.map { seconds($0) > 5.4 } == true)
+        #expect(output.states.contains { ($0["notice"] as? String)?.contains("MIDI clock") == true })
+        #expect(output.states.contains { $0["lock"] as? String == "lost" && seconds($0) > 3 })
+    }
+
+    @Test func scriptLinesAreChecked() {
+        for (line, problem) in [
+            ("1 midi clock 0 until 2", "clock tempo '0' is invalid"),
+            ("1 midi clock 120 until 0.5", "clock end '0.5' is invalid"),
+            ("1 midi clock 120 until 2 jitter 30", "jitter '30' is invalid"),
+            ("1 midi spp 16384", "song position '16384' is invalid"),
+            ("1 midi note 128", "note '128' is invalid"),
+            ("1 midi cc 1", "expected 'midi clock"),
+            ("1 sync link", "expected 'sync internal|midi'"),
+        ] {
+            #expect(throws: SimulationScriptError.self) { try SimulationScript(text: line + "\n2 end\n", file: "s") }
+            do { _ = try SimulationScript(text: line + "\n2 end\n", file: "s") } catch {
+                #expect(error.description.contains(problem) && error.description.hasPrefix("s:1: "), "\(error.description)")
+            }
+        }
+        let script = try? SimulationScript(text: "0 midi note 36 velocity 0\n0 midi cc 64 127\n0 midi program 3\n0 midi spp 16383\n1 end\n", file: "s")
+        var stream = script!.midiStream()
+        #expect(stream.next()?.input == .message(.noteOff(channel: 0, note: 36, velocity: 0)))
+        #expect(stream.next()?.input == .message(.controlChange(channel: 0, controller: 64, value: 127)))
+        #expect(stream.next()?.input == .message(.programChange(channel: 0, program: 3)))
+        #expect(stream.next()?.input == .message(.songPosition(16383)))
+    }
+
+    @Test func mapTurnsANoteIntoTap() throws {
+        let configuration = try ConfigurationFile.parse("""
+            [midi]
+            offset_ms = -5
+            clock_when_stopped = false
+            out = ["USB MIDI Interface"]
+            [midi.map]
+            "note 36" = "tap"
+            "cc 64 ch 1" = "start-stop"
+            """, file: "c.toml")
+        #expect(configuration.midi.offsetMilliseconds == -5 && !configuration.midi.clockWhenStopped)
+        #expect(configuration.midi.out == ["USB MIDI Interface"])
+        let output = MemoryOutput()
+        let simulation = try HeadlessSimulation(board: testBoard(), configuration: configuration, saved: SavedState(), problem: nil,
+                                                persistence: RecordingPersistence(), output: output, logger: Logger(label: "test"))
+        try simulation.run(try SimulationScript(text: """
+            0.000 midi note 36
+            0.400 midi note 36
+            0.800 midi note 36
+            1.200 midi note 36
+            1.300 midi cc 64 127
+            2.000 midi cc 64 0
+            3.000 end
+            """, file: "s"))
+        // Four taps 0.4 s apart: 150 BPM; the pedal (CC 64 on channel 1) starts.
+        #expect(output.states.last?["bpm"] as? Int == 150)
+        #expect(output.events("onset").count >= 4)
+        // No clock while stopped (clock_when_stopped = false): the first message out is Start.
+        #expect(output.events("midi").first { $0["dir"] as? String == "out" }?["bytes"] as? String == "FA")
+        for bad in ["[midi]\noffset_ms = 21\n", "[midi.map]\n\"note 200\" = \"tap\"\n", "[midi.map]\n\"note 1\" = \"dance\"\n",
+                    "[midi]\nuart = \"ttyAMA0\"\n", "[midi]\nout = [1]\n"] {
+            #expect(throws: TOMLError.self) { try ConfigurationFile.parse(bad, file: "c.toml") }
+        }
+    }
+}
