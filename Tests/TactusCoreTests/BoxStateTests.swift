@@ -292,9 +292,17 @@ import Testing
         let effects = b.handle(.detent(1, at: clock.advance(ms: 300)))
         #expect(effects.contains(.silentPractice(true)))
         _ = press(&b, .wheel)
-        turn(&b, 2)                     // Dark gap, then Back
+        turn(&b, 2)                     // Dark gap, then Sync
+        #expect(b.screen.menu?.items[b.menu!.selected] == "Sync: Internal")
+        _ = press(&b, .wheel)
+        let sync = b.handle(.detent(1, at: clock.advance(ms: 300)))
+        #expect(sync.contains(.sync(.midi)))
+        #expect(b.saved.preferences.sync == .midi)
+        _ = press(&b, .wheel)
+        turn(&b, 1)                     // Back
         _ = press(&b, .wheel)           // Back: the root, on "Settings"
         #expect(b.menu == MenuState(page: .root, selected: 3))
+        #expect(try SettingsFile.decode(SettingsFile.encode(b.saved), file: "s").preferences.sync == .midi)
     }
 
     @Test mutating func presetsSaveWithANoticeAndLoad() throws {

@@ -155,25 +155,6 @@ import Testing
 }
 
 @Suite struct MIDIConfigurationTests {
-    @Test func probe() throws {
-        let a = try ConfigurationFile.parse("[midi]\noffset_ms = -5\n", file: "c")
-        print("PROBE a", a.midi.offsetMilliseconds, a.midi.clockWhenStopped, a.midi.out.count)
-        var m0 = MIDIConfiguration()
-        m0.out = ["abc"]
-        print("PROBE d0", m0.out)
-        var cf = ConfigurationFile()
-        cf.midi.out = ["abc"]
-        print("PROBE d1", cf.midi.out)
-        let b = try ConfigurationFile.parse("[midi]\nout = [\"x\"]\n", file: "c")
-        print("PROBE b0")
-        print("PROBE b", b.midi.out)
-        let c = try ConfigurationFile.parse("[midi.map]\n\"note 36\" = \"tap\"\n", file: "c")
-        print("PROBE c", c.midi.map.count)
-        var m = MIDIConfiguration()
-        m.out = ["abc"]
-        print("PROBE d", m.out)
-    }
-
     @Test func parsesTheMidiTable() throws {
         let configuration = try ConfigurationFile.parse("""
             [midi]

@@ -66,7 +66,7 @@ public struct ConfigurationFile: Sendable, Hashable {
             if let v = try controls.integer("long_press_ms", in: 200...5000) { config.buttonTiming.longPress = .milliseconds(v) }
             if let v = try controls.integer("double_press_ms", in: 100...1000) { config.buttonTiming.doublePressWindow = .milliseconds(v) }
         }
-        if let midi = try root.section("midi") { try MIDIConfiguration.parse(midi, into: &config.midi) }
+        if let section = try root.section("midi") { config.midi = try MIDIConfiguration.parse(section) }
         return config
     }
 }

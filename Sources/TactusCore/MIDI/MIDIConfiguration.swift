@@ -108,9 +108,9 @@ public struct MIDIConfiguration: Sendable, Hashable {
 
     public init() {}
 
-    /// Reads `[midi]` into `midi`. (In place: returning the struct from this typed-throws
-    /// function corrupted it under Swift 6.3.1 in debug builds.)
-    public static func parse(_ section: TOMLSection, into midi: inout MIDIConfiguration) throws(TOMLError) {
+    /// Reads `[midi]`; errors name the file, line, field and what is allowed.
+    public static func parse(_ section: TOMLSection) throws(TOMLError) -> MIDIConfiguration {
+        var midi = MIDIConfiguration()
         try section.rejectUnknownKeys(allowed: ["out", "uart", "offset_ms", "clock_when_stopped", "map"])
         if let value = section.table["out"] {
             var names: [String] = []
@@ -141,6 +141,7 @@ public struct MIDIConfiguration: Sendable, Hashable {
                 midi.map.append(mapping)
             }
         }
+        return midi
     }
 
     /// What `message` does: the first mapping that matches; a program change not mapped
