@@ -178,7 +178,7 @@ import Testing
         #expect(midi.control(for: .controlChange(channel: 0, controller: 64, value: 10)) == nil)
         #expect(midi.control(for: .controlChange(channel: 1, controller: 64, value: 127)) == nil)
         #expect(midi.control(for: .programChange(channel: 0, program: 4)) == .preset(2))
-        #expect(midi.control(for: .programChange(channel: 0, program: 6)) == .song(7))
+        #expect(midi.control(for: .programChange(channel: 0, program: 6)) == .song(6))
         #expect(ConfigurationFile().midi.clockWhenStopped)
     }
 }

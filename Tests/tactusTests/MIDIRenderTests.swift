@@ -16,8 +16,8 @@ import TactusCore
         #expect(objects.allSatisfy { $0["type"] as? String == "onset" || $0["type"] as? String == "midi" })
         let midi = objects.filter { $0["type"] as? String == "midi" }
         #expect(midi.allSatisfy { $0["dir"] as? String == "out" })
-        #expect(lines.first == #"{"type":"midi","dir":"out","bytes":"FA","sample":0,"t":0.000000}"#)
-        #expect(lines[1] == #"{"type":"midi","dir":"out","bytes":"F8","sample":0,"t":0.000000}"#)
+        #expect(lines.first == #"{"t":0.000000,"type":"midi","dir":"out","bytes":"FA","sample":0}"#)
+        #expect(lines[1] == #"{"t":0.000000,"type":"midi","dir":"out","bytes":"F8","sample":0}"#)
         let clocks = midi.filter { $0["bytes"] as? String == "F8" }.map { ($0["sample"] as! NSNumber).int64Value }
         // Two bars = 192 clocks before the end; round-half-up(k x 120000 / 137).
         #expect(clocks.count >= 192)

@@ -1,13 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/// The LEDs and the buzzer. Raw values are the board file's keys (HAL's `Indicator` uses
-/// the same), so the app maps one onto the other by raw value.
-public enum IndicatorChannel: String, Sendable, Hashable, CaseIterable {
-    case accentLED = "led_accent"
-    case beatLED = "led_beat"
-    case subdivisionLED = "led_subdivision"
-    case buzzer
-}
-
+import TactusBase
 /// One planned pulse on the monotonic clock.
 public struct IndicatorPulse: Sendable, Hashable, CustomStringConvertible {
     public var channel: IndicatorChannel
@@ -63,7 +55,7 @@ public struct IndicatorScheduler: Sendable, Hashable {
     public init(settings: IndicatorSettings = IndicatorSettings()) { self.settings = settings }
 
     /// The pulses for one onset. `layer` is the subdivision layer (0 for beats);
-    /// `samplesPerBeat` (from the `BeatTimeline`) caps pulse lengths at fast tempi.
+    /// `samplesPerBeat` (from the timeline, `BeatGrid`) caps pulse lengths at fast tempi.
     public func pulses(onsetSample: Int64, kind: OnsetKind, layer: Int, clock: AudioOutputClock,
                        samplesPerBeat: Rational?) -> [IndicatorPulse] {
         let start = clock.outputNanoseconds(ofSample: onsetSample)

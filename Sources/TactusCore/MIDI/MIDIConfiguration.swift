@@ -76,7 +76,8 @@ public struct MIDIMapping: Sendable, Hashable {
     /// or more (`pressed` tells a CC's press), a program change.
     public func matches(_ message: MIDIMessage) -> Bool {
         switch (kind, message) {
-        case (.note, .noteOn(let c, let n, _)): Int(n) == number && (channel == nil || channel == c)
+        // A note-on with velocity 0 is a note-off (MIDI 1.0): never a press.
+        case (.note, .noteOn(let c, let n, let v)): v > 0 && Int(n) == number && (channel == nil || channel == c)
         case (.cc, .controlChange(let c, let n, _)): Int(n) == number && (channel == nil || channel == c)
         case (.program, .programChange(let c, let p)): Int(p) == number && (channel == nil || channel == c)
         default: false
@@ -92,6 +93,7 @@ public struct MIDIMapping: Sendable, Hashable {
 /// uart = "/dev/ttyAMA0"          # DIN through the midi-uart0 overlay: raw bytes on a tty
 /// offset_ms = 0                  # -20 to +20: send this much earlier (receiver latency)
 /// clock_when_stopped = true      # clocks go on while stopped, at the current tempo
+/// start_at_count_in = false      # Start before the count-in's first clock, not bar 0's
 /// [midi.map]
 /// "note 36" = "tap"
 /// "cc 64" = "start-stop"
@@ -102,6 +104,8 @@ public struct MIDIConfiguration: Sendable, Hashable {
     public var uart: String?
     public var offsetMilliseconds = 0
     public var clockWhenStopped = true
+    /// Start goes out before the count-in's first clock instead of bar 0's.
+    public var startAtCountIn = false
     public var map: [MIDIMapping] = []
 
     public static let offsetRange = -20...20
@@ -111,7 +115,7 @@ public struct MIDIConfiguration: Sendable, Hashable {
     /// Reads `[midi]`; errors name the file, line, field and what is allowed.
     public static func parse(_ section: TOMLSection) throws(TOMLError) -> MIDIConfiguration {
         var midi = MIDIConfiguration()
-        try section.rejectUnknownKeys(allowed: ["out", "uart", "offset_ms", "clock_when_stopped", "map"])
+        try section.rejectUnknownKeys(allowed: ["out", "uart", "offset_ms", "clock_when_stopped", "start_at_count_in", "map"])
         if let value = section.table["out"] {
             var names: [String] = []
             if case .array(let items) = value.content {
@@ -133,6 +137,7 @@ public struct MIDIConfiguration: Sendable, Hashable {
         }
         if let v = try section.integer("offset_ms", in: offsetRange) { midi.offsetMilliseconds = v }
         if let v = try section.bool("clock_when_stopped") { midi.clockWhenStopped = v }
+        if let v = try section.bool("start_at_count_in") { midi.startAtCountIn = v }
         if let map = try section.section("map") {
             for key in map.table.keys {
                 guard let text = try map.string(key) else { continue }
@@ -145,13 +150,13 @@ public struct MIDIConfiguration: Sendable, Hashable {
     }
 
     /// What `message` does: the first mapping that matches; a program change not mapped
-    /// selects the setlist's song N + 1 (program 0 is song 1).
+    /// selects the setlist's song N (program 0 selects nothing).
     public func control(for message: MIDIMessage) -> MIDIControl? {
         if let mapped = map.first(where: { $0.matches(message) }) {
             if case .controlChange(_, _, let value) = message, value < 64 { return nil }
             return mapped.control
         }
-        if case .programChange(_, let program) = message { return .song(Int(program) + 1) }
+        if case .programChange(_, let program) = message, program > 0 { return .song(Int(program)) }
         return nil
     }
 }

@@ -32,12 +32,14 @@ public struct ScreenChoice: Sendable, Hashable {
 /// the state machine so screens can be tested, and snapshotted, on their own.
 public struct ScreenModel: Sendable, Hashable {
     public enum Page: Sendable, Hashable {
-        /// The metronome running: needs `timeline`; motion comes from the heard sample.
+        /// The metronome running: needs `grid`; motion comes from the heard sample.
         case playing
         /// Stopped: tempo, marking, meter; or the current mode's page.
         case stopped
         /// The menu (markings, presets, settings ...), a ring of entries.
         case menu(ScreenChoice)
+        /// Menu > Tone.
+        case tone(ToneView)
         /// After the idle time while stopped: little lit, moving, so the OLED does not burn in.
         case dimmed
     }
@@ -53,19 +55,26 @@ public struct ScreenModel: Sendable, Hashable {
     public var turning: Double
     /// Sound sets for the sound mode, with the knob's position among them.
     public var soundSets: ScreenChoice
-    /// The running grid; nil when stopped. With it every page keeps the beat visible.
-    public var timeline: BeatTimeline?
+    /// The running timeline; nil when stopped. With it every page keeps the beat visible,
+    /// and the tempo page shows what is sounding (a song's tempo, meter and beat).
+    public var grid: BeatGrid?
     /// A message drawn over the lower part of the page for a while.
     public var notice: Notice?
+    /// Which page of a notice longer than its column is up (`Notice.page(at:)`).
+    public var noticePage = 0
     /// Moves the dimmed screen's content around (one step every few minutes is enough).
     public var dimStep: Int
     /// The song page's content (song mode).
     public var song: SongView? = nil
+    /// Sync: Link: the number of other peers in the session, drawn as the Link mark.
+    public var linkPeers: Int? = nil
+    /// Sync: MIDI: the sync mark (locked, locking, lost), the followed tempo and position.
+    public var midiSync: MIDISyncView? = nil
 
     public init(page: Page = .stopped, settings: MetronomeSettings = MetronomeSettings(), marking: String = "",
                 wheelMode: WheelMode = .tempo, field: Field = .tempo, turning: Double = 0,
                 soundSets: ScreenChoice = ScreenChoice(title: "", entries: [], position: 0),
-                timeline: BeatTimeline? = nil, notice: Notice? = nil, dimStep: Int = 0) {
+                grid: BeatGrid? = nil, notice: Notice? = nil, dimStep: Int = 0) {
         self.page = page
         self.settings = settings
         self.marking = marking
@@ -73,7 +82,7 @@ public struct ScreenModel: Sendable, Hashable {
         self.field = field
         self.turning = turning
         self.soundSets = soundSets
-        self.timeline = timeline
+        self.grid = grid
         self.notice = notice
         self.dimStep = dimStep
     }
@@ -86,19 +95,22 @@ public struct ScreenModel: Sendable, Hashable {
 }
 
 /// Maps the box state onto what the screen renderer draws: a pure function of the state
-/// (and of the running grid the engine's beats anchor).
+/// (and of the running timeline the engine publishes).
 public enum ScreenPresenter {
     /// Dimmed content moves one step every 2 minutes.
     static let dimStepNanoseconds: Int64 = 120_000_000_000
 
-    public static func model(for state: BoxState, timeline: BeatTimeline?) -> ScreenModel {
+    public static func model(for state: BoxState, grid: BeatGrid?) -> ScreenModel {
         let view = state.screen
         let settings = state.settings
-        let playing = state.isPlaying ? timeline : nil
+        let playing = state.isPlaying ? grid : nil
         var model = ScreenModel(
             page: .stopped, settings: settings, marking: view.marking, wheelMode: view.mode, field: view.field,
-            turning: view.turning, timeline: playing, notice: view.notice)
+            turning: view.turning, grid: playing, notice: view.notice)
         model.song = view.song
+        model.noticePage = view.noticePage
+        model.linkPeers = view.linkPeers
+        model.midiSync = view.midiSync
         let soundIndex = state.soundNames.firstIndex(of: settings.sound) ?? 0
         let soundTurning = view.field == .sound && view.menu == nil ? view.turning : 0
         model.soundSets = ScreenChoice(title: "Sound", entries: state.soundNames, position: Double(soundIndex) + soundTurning)
@@ -106,6 +118,8 @@ public enum ScreenPresenter {
             model.page = .dimmed
             // Move the dimmed content now and then so no pixel stays lit for hours.
             model.dimStep = Int(state.now.nanoseconds / dimStepNanoseconds)
+        } else if let tone = view.menu?.tone {
+            model.page = .tone(tone)
         } else if let menu = view.menu {
             // The ring follows the knob part-way, except while a value is being edited.
             let position = Double(menu.selected) + (menu.editing ? 0 : view.turning)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// Turns a `ScreenModel` and the sample being heard into a 128x64 frame. Pure: the same
 /// model and sample give the same pixels, which the snapshot tests rely on.
 public enum ScreenRenderer {
@@ -10,33 +11,52 @@ public enum ScreenRenderer {
     /// (`AudioOutputClock.heardSample(atNanoseconds:)`); only the playing page uses it.
     public static func render(_ model: ScreenModel, heardSample: Double = 0) -> Bitmap {
         var bitmap = Bitmap()
-        let position = model.timeline?.position(atSample: heardSample)
+        let position = model.grid?.beat(atSample: heardSample)
         switch model.page {
         case .playing, .stopped:
             if model.wheelMode == .tempo {
-                drawMain(model, position: position, timeline: model.timeline, into: &bitmap)
-                if model.timeline == nil { bitmap.blit(model.wheelMode.icon, at: Point(120, 0)) }
+                drawMain(model, position: position, into: &bitmap)
+                // The Link mark: "L" and the number of other peers, top left (free on this page).
+                if let peers = model.linkPeers { _ = SmallFont.draw("L\(peers)", at: Point(0, 0), into: &bitmap) }
+                // The MIDI sync mark: "M" and =, ~ or ? (locked, locking, lost), and an SPP's bar.beat.
+                if let sync = model.midiSync { _ = SmallFont.draw(sync.mark, at: Point(0, 0), into: &bitmap) }
+                if position == nil { bitmap.blit(model.wheelMode.icon, at: Point(120, 0)) }
                 // Playing, a notice keeps to the left half: the pendulum's half is never covered.
-                let width = model.timeline == nil ? 128 : ScreenRenderer.pendulumArea.x - 2
-                if let notice = model.notice { drawNotice(notice, in: Rect(x: 0, y: 34, width: width, height: 30), into: &bitmap) }
+                let width = position == nil ? 128 : ScreenRenderer.pendulumArea.x - 2
+                if let notice = model.notice {
+                    drawNotice(notice, page: model.noticePage, in: Rect(x: 0, y: 34, width: width, height: 30), into: &bitmap)
+                }
             } else {
                 drawModePage(model, into: &bitmap)
-                if let notice = model.notice { drawNotice(notice, in: Rect(x: 20, y: 42, width: 108, height: 22), into: &bitmap) }
+                if let notice = model.notice {
+                    drawNotice(notice, page: model.noticePage, in: Rect(x: 20, y: 42, width: 108, height: 22), into: &bitmap)
+                }
             }
         case .menu(let choice):
             drawMenu(choice, into: &bitmap)
-            if let notice = model.notice { drawNotice(notice, in: Rect(x: 20, y: 42, width: 108, height: 22), into: &bitmap) }
+            if let notice = model.notice {
+                drawNotice(notice, page: model.noticePage, in: Rect(x: 20, y: 42, width: 108, height: 22), into: &bitmap)
+            }
+        case .tone(let view):
+            drawTone(view, into: &bitmap)
+            if let notice = model.notice {
+                drawNotice(notice, page: model.noticePage, in: Rect(x: 20, y: 42, width: 108, height: 22), into: &bitmap)
+            }
         case .dimmed:
             drawDimmed(model, into: &bitmap)
             return bitmap
         }
         // Away from the main screen the beat stays visible: a small pendulum along the top
         // (in the menu, left of the page's title).
-        if let timeline = model.timeline, let position, !(model.wheelMode == .tempo && !isMenu(model.page)) {
+        if let position, !(model.wheelMode == .tempo && !isMenu(model.page)) {
             var strip = beatStrip
             if case .menu(let choice) = model.page, !choice.title.isEmpty {
                 let titleLeft = 123 - SmallFont.width(of: SmallFont.fitting(choice.title, maxWidth: 90))
                 strip = Rect(x: 3, y: 0, width: max(titleLeft - 9, 12), height: beatStrip.height)
+            }
+            if case .tone = model.page {
+                // Between the tone's ON/OFF and its title.
+                strip = Rect(x: 24, y: 0, width: 123 - SmallFont.width(of: "Tone") - 9 - 24, height: beatStrip.height)
             }
             drawBeatStrip(position: position, in: strip, into: &bitmap)
         }
@@ -45,6 +65,7 @@ public enum ScreenRenderer {
 
     static func isMenu(_ page: ScreenModel.Page) -> Bool {
         if case .menu = page { return true }
+        if case .tone = page { return true }
         return false
     }
 
@@ -53,7 +74,7 @@ public enum ScreenRenderer {
     /// a bar on the beat, taller on accents.
     public static let beatStrip = Rect(x: 24, y: 0, width: 88, height: 4)
 
-    static func drawBeatStrip(position: BeatTimeline.Position, in strip: Rect, into bitmap: inout Bitmap) {
+    static func drawBeatStrip(position: GridBeat, in strip: Rect, into bitmap: inout Bitmap) {
         bitmap.fill(Rect(x: strip.x - 1, y: 0, width: strip.width + 2, height: strip.height), .clear)
         bitmap.dottedHLine(strip.x, strip.maxX - 1, 1)
         let swing = Pendulum.swing(beatIndex: position.beatIndex, fraction: position.fraction)
@@ -67,60 +88,89 @@ public enum ScreenRenderer {
         }
     }
 
-    /// A notice in a box: problems inverted, news outlined; wrapped to the box's lines.
-    static func drawNotice(_ notice: Notice, in area: Rect, into bitmap: inout Bitmap) {
-        let lines = wrap(notice.text, width: area.width - 4, maxLines: max(1, (area.height - 2) / 8))
-        let height = lines.count * 8 + 2
+    /// A notice in a box: problems inverted, news outlined; wrapped to the box's lines. Never
+    /// a word lost: a notice longer than `area` grows upwards to the top of the screen within
+    /// the same column (while playing, the left half), and one longer than that shows its
+    /// lines a page at a time (`page`, every `Notice.pageDuration`), a mark on the right
+    /// edge of the box saying which page is up.
+    static func drawNotice(_ notice: Notice, page: Int = 0, in area: Rect, into bitmap: inout Bitmap) {
+        let all = wrap(notice.text, width: area.width - 4)
+        let perPage = max(1, (area.maxY - 2) / 8)
+        let pages = (all.count + perPage - 1) / perPage
+        let first = pages > 1 ? (page % pages) * perPage : 0
+        let lines = Array(all[first..<min(all.count, first + perPage)])
+        let height = (pages > 1 ? perPage : lines.count) * 8 + 2
         let box = Rect(x: area.x, y: area.maxY - height, width: area.width, height: height)
         // The whole area is cleared, so no half-covered text shows above the box.
-        bitmap.fill(area, .clear)
+        bitmap.fill(box.y < area.y ? box : area, .clear)
         let problem = notice.kind == .problem
         bitmap.fill(box, problem ? .set : .clear)
         if !problem { bitmap.strokeRect(box) }
         for (index, line) in lines.enumerated() {
             SmallFont.draw(line, at: Point(box.x + 2, box.y + 2 + index * 8), into: &bitmap, problem ? .clear : .set)
         }
+        if pages > 1 {
+            // Which page: a short bar on the box's right edge, down the box as pages go by.
+            let track = box.height - 4
+            let y = box.y + 2 + track * (page % pages) / pages
+            bitmap.fill(Rect(x: box.maxX - 2, y: y, width: 1, height: max(2, track / pages)), problem ? .clear : .set)
+        }
     }
 
-    /// Words on lines of at most `width` pixels; the last line ends in ".." when cut.
-    static func wrap(_ text: String, width: Int, maxLines: Int) -> [String] {
+    /// Words on lines of at most `width` pixels; a word wider than a line is broken across
+    /// lines (a long file name), never cut.
+    public static func wrap(_ text: String, width: Int) -> [String] {
         var lines: [String] = []
         var current = ""
         for word in text.split(separator: " ").map(String.init) {
             let candidate = current.isEmpty ? word : current + " " + word
             if SmallFont.width(of: candidate) <= width {
                 current = candidate
-            } else {
-                if !current.isEmpty { lines.append(current) }
-                current = SmallFont.fitting(word, maxWidth: width)
+                continue
+            }
+            if !current.isEmpty { lines.append(current) }
+            current = ""
+            for character in word {
+                let longer = current + String(character)
+                if !current.isEmpty && SmallFont.width(of: longer) > width {
+                    lines.append(current)
+                    current = String(character)
+                } else {
+                    current = longer
+                }
             }
         }
         if !current.isEmpty { lines.append(current) }
-        if lines.count > maxLines {
-            lines = Array(lines.prefix(maxLines))
-            lines[maxLines - 1] = SmallFont.fitting(lines[maxLines - 1] + " ..........", maxWidth: width)
-        }
         return lines
     }
 
     // MARK: main screen
 
-    static func drawMain(_ model: ScreenModel, position: BeatTimeline.Position?, timeline: BeatTimeline?, into bitmap: inout Bitmap) {
-        drawTempo(model.settings.tempo, into: &bitmap)
-        SmallFont.draw(SmallFont.fitting(model.marking, maxWidth: 64), centeredAt: leftColumnCenter, y: 35, into: &bitmap)
-        drawMeterLine(model.settings, currentBeat: position?.beat, into: &bitmap)
+    /// The tempo page. Playing, it shows what is sounding (from the timeline: a song's
+    /// current tempo, in tenths while it ramps, its meter and beat); stopped, the settings.
+    static func drawMain(_ model: ScreenModel, position: GridBeat?, into bitmap: inout Bitmap) {
+        let settings = model.settings
+        let sounding = position?.sounding ?? Sounding(
+            bpm: settings.tempo.bpm.doubleValue, exactBPM: settings.tempo.bpm, isRamping: false, meter: settings.meter,
+            beatUnit: settings.beatUnit, beatCount: settings.beatCount, accents: settings.accents)
+        // Following a MIDI clock: its tempo averaged over 96 clocks, one decimal.
+        drawTempo(model.midiSync?.bpm ?? sounding.tempoText, into: &bitmap)
+        let marking = position == nil ? model.marking : sounding.marking.name
+        SmallFont.draw(SmallFont.fitting(marking, maxWidth: 64), centeredAt: leftColumnCenter, y: 35, into: &bitmap)
+        drawMeterLine(sounding, subdivisions: settings.subdivisions, currentBeat: position?.beat, into: &bitmap)
         bitmap.dottedVLine(pendulumArea.x - 2, 0, 63)
 
         let geometry = Pendulum.Geometry.mainScreen
-        let beatSeconds = timeline?.beatSeconds ?? (60 / model.settings.tempo.bpm.doubleValue)
+        // Period and length follow the tempo sounding (through ramps and sections).
+        let beatSeconds = position?.beatSeconds ?? (60 / sounding.bpm)
         let length = Pendulum.drawnLength(beatSeconds: beatSeconds, geometry: geometry)
         let savedClip = bitmap.clip
         bitmap.clip = pendulumArea
         // Stopped, the bob is held at the left end, where the first click after START finds it.
         var swing = -1.0
-        if let position, let timeline {
+        if let position, let sampleRate = model.grid?.sampleRate {
             swing = Pendulum.swing(beatIndex: position.beatIndex, fraction: position.fraction)
-            let secondsSinceBeat = position.fraction * Double(position.nextBeatSample - position.beatSample) / Double(timeline.sampleRate)
+            let secondsSinceBeat = position.fraction * Double(position.nextBeatSample - position.beatSample) / Double(sampleRate)
             if let radius = PulseRing.radius(secondsSinceBeat: secondsSinceBeat, beatSeconds: beatSeconds, level: position.level) {
                 PulseRing.draw(center: geometry.pivot, radius: radius, level: position.level, into: &bitmap)
             }
@@ -129,31 +179,30 @@ public enum ScreenRenderer {
         bitmap.clip = savedClip
     }
 
-    /// Whole BPM in the large digits; a fractional part (presets such as 92.5) small beside them.
-    static func drawTempo(_ tempo: Tempo, into bitmap: inout Bitmap) {
-        let bpm = tempo.bpm
-        let whole = Int(bpm.floor)
-        if bpm.isInteger {
-            SegmentFont.large.drawNumber(whole, rightEdge: 62, y: 0, into: &bitmap)
-        } else {
-            let text = tempo.description
-            let fraction = String(text[text.firstIndex(of: ".")!...])
+    /// Whole BPM in the large digits; a fractional part (presets such as 92.5, a ramp's
+    /// tenths) small beside them. `text` is `Sounding.tempoText`.
+    static func drawTempo(_ text: String, into bitmap: inout Bitmap) {
+        let whole = Int(text.prefix { $0.isNumber }) ?? 0
+        if let dot = text.firstIndex(of: ".") {
+            let fraction = String(text[dot...])
             let fractionWidth = SmallFont.width(of: fraction)
             SegmentFont.large.drawNumber(whole, rightEdge: 63 - fractionWidth - 1, y: 0, into: &bitmap)
             SmallFont.draw(fraction, at: Point(63 - fractionWidth, 24), into: &bitmap)
+        } else {
+            SegmentFont.large.drawNumber(whole, rightEdge: 62, y: 0, into: &bitmap)
         }
     }
 
     /// The meter in numbers and one box per beat: tall for accents, short for normal beats, a
     /// dash for muted ones; the beat being heard is filled.
-    static func drawMeterLine(_ settings: MetronomeSettings, currentBeat: Int?, into bitmap: inout Bitmap) {
+    static func drawMeterLine(_ settings: Sounding, subdivisions: Subdivisions, currentBeat: Int?, into bitmap: inout Bitmap) {
         let meterText = settings.meter.description
         SmallFont.draw(meterText, at: Point(1, 45), into: &bitmap)
         if settings.beatUnit != BeatUnit.quarter {
             Icons.drawNote(settings.beatUnit, head: Point(SmallFont.width(of: meterText) + 4, 48), stem: 6, compact: true, into: &bitmap)
         }
-        if !settings.subdivisions.layers.isEmpty {
-            let text = settings.subdivisions.layers.map(String.init).joined(separator: "+")
+        if !subdivisions.layers.isEmpty {
+            let text = subdivisions.layers.map(String.init).joined(separator: "+")
             let x = 63 - SmallFont.width(of: text)
             SmallFont.draw(text, at: Point(x, 45), into: &bitmap)
             bitmap.blit(Icons.layers, at: Point(x - 9, 45))

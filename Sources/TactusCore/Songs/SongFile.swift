@@ -29,8 +29,12 @@ import TOMLReader
 /// ```
 public enum SongFile {
     static let songKeys = ["name", "count_in", "loop", "practice_tempo", "section"]
-    static let sectionKeys = ["label", "bars", "meter", "beat_unit", "tempo", "accents", "subdivisions", "gap",
+    /// The keys written; a setting's other spellings (`beat-unit`, `SettingName.spellings`)
+    /// are read too.
+    static let sectionKeys = ["label", "bars", "meter", SettingName.beatUnit.songKey!, "tempo", "accents", "subdivisions", "gap",
                               "random_mute", "gain", "swing", "groove", "poly"]
+    static let otherSectionSpellings = SettingName.allCases.filter { $0.songKey != nil }.flatMap(\.spellings)
+        .filter { !sectionKeys.contains($0) }
 
     /// A whole songs.toml.
     public static func decode(_ text: String, file: String) throws(TOMLError) -> SongLibrary {
@@ -84,6 +88,8 @@ public enum SongFile {
         }
     }
 
+    static let percentDecimals = 3
+
     static func percentText(_ p: Rational) -> String { p.decimalDescription + "%" }
 
     static func table(for song: Song) -> TOMLTable {
@@ -100,7 +106,7 @@ public enum SongFile {
             st["label"] = .string(s.label)
             st["bars"] = s.bars.map { .integer($0) } ?? .string("until-stop")
             st["meter"] = .string(s.meter.description)
-            st["beat_unit"] = .string(s.beatUnit.description)
+            st[SettingName.beatUnit.songKey!] = .string(s.beatUnit.description)
             st["tempo"] = .string(s.tempo.description)
             st["accents"] = .string(s.accents.description)
             st["subdivisions"] = .string(s.subdivisions.description)
@@ -126,11 +132,14 @@ public enum SongFile {
             let body = s.hasSuffix("%") ? String(s.dropLast()) : s
             if !body.contains("/") { result = Rational(parsing: body) }
         case .float(let d) where d.isFinite:
-            result = Rational(parsing: "\(d)").map { $0 * Rational(100) }
+            result = Rational(parsing: "\(d)").flatMap { $0.multiplied(by: Rational(100)) }
         default: break
         }
-        guard let p = result, p >= Rational(range.lowerBound), p <= Rational(range.upperBound) else {
-            throw section.invalid(key, allowed: allowed)
+        // At most 3 decimals: a practice tempo multiplies every section tempo (also 3
+        // decimals), and the product stays exact in the engine's arithmetic.
+        guard let p = result, p >= Rational(range.lowerBound), p <= Rational(range.upperBound),
+              let places = p.decimalPlaces, places <= percentDecimals else {
+            throw section.invalid(key, allowed: allowed + ", with at most \(percentDecimals) decimals")
         }
         return p
     }
@@ -168,7 +177,7 @@ public enum SongFile {
     }
 
     static func section(from s: TOMLSection) throws(TOMLError) -> SongSection {
-        try s.rejectUnknownKeys(allowed: sectionKeys)
+        try s.rejectUnknownKeys(allowed: sectionKeys, alsoAccepted: otherSectionSpellings)
         var section = SongSection()
         func check<T>(_ key: String, _ parse: () throws(SettingError) -> T) throws(TOMLError) -> T {
             do { return try parse() } catch { throw s.invalid(key, allowed: error.allowed) }
@@ -182,8 +191,9 @@ public enum SongFile {
             }
         }
         if let text = try s.string("meter") { section.meter = try check("meter") { () throws(SettingError) in try Meter(parsing: text) } }
-        if let text = try s.string("beat_unit") {
-            section.beatUnit = try check("beat_unit") { () throws(SettingError) in try BeatUnit(parsing: text) }
+        let beatUnitKey = SettingName.beatUnit.spellings.first { s.table[$0] != nil } ?? SettingName.beatUnit.songKey!
+        if let text = try s.string(beatUnitKey) {
+            section.beatUnit = try check(beatUnitKey) { () throws(SettingError) in try BeatUnit(parsing: text) }
         } else {
             section.beatUnit = try check("meter") { () throws(SettingError) in try BeatUnit(division: section.meter.denominator) }
         }
@@ -216,7 +226,7 @@ public enum SongFile {
             section.gap = try check("gap") { () throws(SettingError) in try GapPattern(parsing: text) }
         }
         if let p = try percent(s, "random_mute", range: 0...100) { section.randomMute = p }
-        if let p = try percent(s, "gain", range: 0...400) { section.gainPercent = p }
+        if let p = try percent(s, "gain", range: SongSection.gainRange.lowerBound.numerator...SongSection.gainRange.upperBound.numerator) { section.gainPercent = p }
         section.swing = try s.string("swing")
         section.groove = try s.string("groove")
         section.poly = try s.string("poly")

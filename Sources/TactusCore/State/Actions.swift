@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// The physical controls.
 public enum ControlButton: String, Sendable, Hashable, CaseIterable {
     case wheel        // the tempo wheel's push switch
@@ -31,11 +32,31 @@ public enum Action: Sendable, Hashable {
     case songProgress(section: Int, bar: Int64, bpm: Double, song: Int = 0, at: MonotonicTime)
     /// The song (or the setlist playing on) has been heard to its end.
     case songEnded(at: MonotonicTime)
+    /// The sync source or Link's start/stop sync set from outside the menu (a script line).
+    case sync(SyncSource, at: MonotonicTime)
+    case linkStartStopSync(Bool, at: MonotonicTime)
+    /// The Link session: its peer count changed; a peer set the tempo (already the box's
+    /// tempo unit); something about it the screen must say (a tempo out of range).
+    case linkPeers(Int, at: MonotonicTime)
+    case linkTempo(Tempo, at: MonotonicTime)
+    case linkNotice(String, at: MonotonicTime)
+    /// Following a MIDI clock (Sync: MIDI): the sync mark, followed tempo and position to
+    /// show (nil: not following); the followed tempo as the box's (its tempo unit); a notice
+    /// about the clock (lost for two beats).
+    case midiSync(MIDISyncView?, at: MonotonicTime)
+    case clockTempo(Tempo, at: MonotonicTime)
+    case syncNotice(String, at: MonotonicTime)
+    /// A mapped MIDI message's song or preset control (next/previous section, preset N, song N).
+    case midiControl(MIDIControl, at: MonotonicTime)
+    /// From the control socket (the companion, `tactus ctl`), already checked.
+    case remote(RemoteRequest, at: MonotonicTime)
 
     public var time: MonotonicTime {
         switch self {
         case .encoderEdge(_, _, let t), .buttonEdge(_, _, let t), .detent(_, let t), .pushedDetent(_, let t),
-             .gesture(_, _, let t), .tick(let t), .saveFailed(_, let t), .part(_, _, let t), .songProgress(_, _, _, _, let t), .songEnded(let t):
+             .gesture(_, _, let t), .tick(let t), .saveFailed(_, let t), .part(_, _, let t), .songProgress(_, _, _, _, let t), .songEnded(let t),
+             .sync(_, let t), .linkStartStopSync(_, let t), .linkPeers(_, let t), .linkTempo(_, let t), .linkNotice(_, let t),
+             .midiSync(_, let t), .clockTempo(_, let t), .syncNotice(_, let t), .midiControl(_, let t), .remote(_, let t):
             t
         }
     }
@@ -60,6 +81,8 @@ public enum Effect: Sendable, Hashable {
     case darkGap(Bool)
     /// Menu > Settings > Sync changed: follow an incoming clock, or not.
     case sync(SyncSource)
+    /// The reference tone to sound from now (nil: off), whether or not the clicks play.
+    case tone(ReferenceTone?)
     /// Start playing at the beginning of a bar.
     case start
     /// Stop at once (clips in flight finish).
@@ -73,4 +96,6 @@ public enum Effect: Sendable, Hashable {
     /// Play these songs back to back from the next start instead of the bar pattern, with
     /// this random mute seed; nil returns to the bar pattern.
     case loadSong([Song]?, seed: UInt64 = 0)
+    /// Draw a random 6-digit pairing code and send it back as `.remote(.showPairingCode)`.
+    case drawPairingCode
 }

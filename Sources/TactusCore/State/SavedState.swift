@@ -5,16 +5,20 @@ public enum FootswitchFunction: String, Sendable, Hashable, CaseIterable {
     case tap
 }
 
-/// Where the beat comes from (Menu > Settings > Sync): the box's own tempo, or an
-/// incoming MIDI clock it follows. (Link is the next source.)
+/// Where the box takes its tempo and beat from (Menu > Settings > Sync, `--sync`).
 public enum SyncSource: String, Sendable, Hashable, CaseIterable {
+    /// The box's own wheel, tap and songs.
     case `internal`
+    /// An incoming MIDI clock (tempo, phase, Start/Continue/Stop, Song Position Pointer).
     case midi
+    /// An Ableton Link session on the LAN: one tempo, beat and phase with its peers.
+    case link
 
     public var label: String {
         switch self {
         case .internal: "Internal"
         case .midi: "MIDI"
+        case .link: "Link"
         }
     }
 }
@@ -34,8 +38,17 @@ public struct Preferences: Sendable, Hashable {
     /// Dark gap: in a gap click's muted bars the LEDs and buzzer rest too (else they keep
     /// counting, visual only).
     public var darkGap = false
-    /// Menu > Settings > Sync (`tactus run|simulate --sync` overrides it at start).
+    /// Sync source (off, Internal, by default).
     public var sync = SyncSource.internal
+    /// Link start/stop sync: START and STOP on any peer start and stop everyone (off by
+    /// default, as Link asks).
+    public var linkStartStopSync = false
+    /// The browser companion (issue 23): off by default, switched on at the box only.
+    public var companion = false
+    /// The reference tone's note, A4, timbre and volume (Menu > Tone, Menu > Settings).
+    public var tone = ReferenceTone()
+    /// The tone sounds (Menu > Tone, a push): until switched off, not across a restart.
+    public var toneOn = false
 
     public init() {}
 }
