@@ -49,6 +49,7 @@ extension Box {
         case .songPosition(let sixteenths):
             guard following else { break }
             midiFollow.songPosition = sixteenths
+            midiFollow.shownPosition = barAndBeat(sixteenths: sixteenths)
         case .noteOff, .systemExclusive, .other:
             break
         default:
@@ -119,15 +120,7 @@ extension Box {
         midiFollow.startAt = Int64((2 * sample).rounded())
         midiFollow.nextClock = received ? position + 1 : position
         midiFollow.lastAlignment = now
-        if midiFollow.songPosition > 0 {
-            // The position on screen: bar and beat (from 1) of the SPP in the current meter.
-            let whole = Rational(Int64(midiFollow.songPosition), 16)
-            let bar = (whole / settings.meter.wholeNotes).floor
-            let beat = ((whole - Rational(bar) * settings.meter.wholeNotes) / settings.beatUnit.wholeNotes).floor
-            midiFollow.shownPosition = (bar + 1, Int(beat) + 1)
-        } else {
-            midiFollow.shownPosition = nil
-        }
+        midiFollow.shownPosition = midiFollow.songPosition > 0 ? barAndBeat(sixteenths: midiFollow.songPosition) : nil
         if state.isPlaying {
             // START again while playing: the grid realigns to bar 0.
             _ = startFollowedClock()
@@ -135,6 +128,15 @@ extension Box {
             perform(state.handle(.gesture(.startStop, .press, at: now)), at: now)
             midiFollow.startAt = nil
         }
+    }
+
+    /// The bar and beat (from 1) of a Song Position Pointer in the current meter, for the screen.
+    private func barAndBeat(sixteenths: Int) -> (bar: Int64, beat: Int) {
+        let settings = state.settings
+        let whole = Rational(Int64(sixteenths), 16)
+        let bar = (whole / settings.meter.wholeNotes).floor
+        let beat = ((whole - Rational(bar) * settings.meter.wholeNotes) / settings.beatUnit.wholeNotes).floor
+        return (bar + 1, Int(beat) + 1)
     }
 
     private func clockTick(at time: MonotonicTime) {

@@ -2,6 +2,7 @@
 import TestSupport
 import Testing
 @testable import TactusCore
+import TactusBase
 
 @Suite struct MIDIParserTests {
     func parse(_ bytes: [UInt8]) -> [MIDIMessage] {
@@ -181,4 +182,45 @@ import Testing
         #expect(midi.control(for: .programChange(channel: 0, program: 6)) == .song(6))
         #expect(ConfigurationFile().midi.clockWhenStopped)
     }
+
+    @Test func offsetOutOfRangeNamesTheKeyAndTheLine() {
+        do {
+            _ = try ConfigurationFile.parse("[midi]\nclock_when_stopped = false\noffset_ms = 21\n", file: "c.toml")
+            Issue.record("offset_ms = 21 was accepted")
+        } catch {
+            #expect(error.description.hasPrefix("c.toml:3"), "\(error.description)")
+            #expect(error.description.contains("offset_ms") && error.description.contains("-20 to 20"), "\(error.description)")
+        }
+        #expect((try? ConfigurationFile.parse("[midi]\noffset_ms = -20\nstart_at_count_in = true\n", file: "c.toml"))
+            .map { $0.midi.offsetMilliseconds == -20 && $0.midi.startAtCountIn } == true)
+        // Program change N selects setlist song N; 0 selects nothing; a velocity-0 note-on presses nothing.
+        var midi = MIDIConfiguration()
+        midi.map = [MIDIMapping(kind: .note, number: 36, channel: nil, control: .tap)]
+        #expect(midi.control(for: .programChange(channel: 3, program: 2)) == .song(2))
+        #expect(midi.control(for: .programChange(channel: 3, program: 0)) == nil)
+        #expect(midi.control(for: .noteOn(channel: 0, note: 36, velocity: 0)) == nil)
+        #expect(midi.control(for: .noteOn(channel: 9, note: 36, velocity: 1)) == .tap)
+    }
 }
+
+@Suite struct MIDISyncViewTests {
+    @Test func theFollowedTempoAndMarkAreOnScreenAndInTheState() throws {
+        var saved = SavedState()
+        saved.preferences.sync = .midi
+        var box = try BoxState(saved: saved, soundNames: ["woodblock"], at: .zero)
+        let plain = ScreenRenderer.render(ScreenPresenter.model(for: box, grid: nil))
+        _ = box.handle(.midiSync(MIDISyncView(lock: .locked, bpm: "119.9"), at: .zero))
+        #expect(box.screen.bpm == "119.9")
+        #expect(box.screen.midiSync?.mark == "M=")
+        let following = ScreenRenderer.render(ScreenPresenter.model(for: box, grid: nil))
+        #expect(following != plain)
+        _ = box.handle(.midiSync(MIDISyncView(lock: .locking, bar: 3, beat: 2), at: .zero))
+        #expect(box.screen.midiSync?.mark == "M~ 3.2")
+        #expect(box.screen.bpm == box.settings.tempo.description)
+        #expect(MIDISyncView(lock: .lost).mark == "M?")
+        // Sync: Internal shows none of it.
+        _ = box.handle(.sync(.internal, at: .zero))
+        #expect(box.screen.midiSync == nil)
+    }
+}
+
