@@ -6,6 +6,7 @@ import TOMLReader
 @testable import TactusApp
 @testable import TactusSimulation
 import TactusCore
+import TactusBase
 
 /// The whole box following and leading MIDI on simulated time.
 @Suite struct MIDIBoxTests {
@@ -222,6 +223,22 @@ import TactusCore
         #expect(songs.contains { $0["name"] as? String == "A" && $0["section"] as? String == "a2" })
         #expect(output.states.contains { ($0["notice"] as? String)?.contains("no song 9") == true })
         #expect(output.states.contains { ($0["notice"] as? String)?.contains("no preset 1") == true })
+    }
+
+    @Test func aFloodOfClocksAndSysExStaysCheap() throws {
+        // A second of 10 000 clocks a second (2500 quarter notes a minute), then endless SysEx:
+        // each message is a fixed amount of work and keeps nothing (the loop's state is fixed).
+        let (_, _, simulation) = try simulate("0.000 sync midi\n0.100 end\n")
+        let box = simulation.box
+        let started = ContinuousClock.now
+        for i in 0..<10_000 { box.handleMIDI(.clock, at: MonotonicTime(nanoseconds: 200_000_000 + Int64(i) * 100_000)) }
+        for i in 0..<10_000 { box.handleMIDI(.systemExclusive(length: 1 << 20), at: MonotonicTime(nanoseconds: 1_200_000_000 + Int64(i) * 100_000)) }
+        let elapsed = ContinuousClock.now - started
+        print("20 000 flooding messages handled in \(elapsed)")
+        #expect(elapsed < .seconds(2), "\(elapsed)")  // 0.16 s measured (debug build)
+        // The tempo followed is clamped to the box's range, and nothing else moved.
+        #expect(box.state.settings.tempo.bpm <= 999)
+        #expect(!box.state.isPlaying)
     }
 }
 
