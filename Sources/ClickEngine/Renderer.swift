@@ -207,11 +207,18 @@ public final class ClickRenderer: @unchecked Sendable {
         }
         if program.playing && (restart || !playing) {
             clockOffset = 0
+            // A start placed a little in the past (an outside timeline's) still sends bar 0's
+            // clock, late as its click is (the onsets' 5 ms rule); earlier ones are skipped.
+            let late = clock - Int64(sampleRate / 200)
             if let song = program.song {
                 clockGrid = .song
                 let ticks = song.beats.ticks
                 guard ticks.count > 0 else { clockGrid = .none; return }
-                let first = ticks[0]
+                var first = ticks[0]
+                if songOrigin + first.sample < late {
+                    guard let due = pieceOfClock(program)?.firstTick(atOrAfter: late) else { clockGrid = .none; return }
+                    first = SongTick(k: due.k, sample: due.sample - songOrigin)
+                }
                 nextClock = first.k
                 // Count-in clocks (k < 0) run before Start unless it goes at the count-in.
                 transportClock = options.startAtCountIn ? first.k : max(0, first.k)
@@ -221,7 +228,7 @@ public final class ClickRenderer: @unchecked Sendable {
                 clockGrid = .steady
                 clockAnchor = anchor(of: program)
                 let start = Rational.floorDivide(placement.anchor.twice + 1, 2)
-                let first = pieceOfClock(program)?.firstTick(atOrAfter: max(clock, start))
+                let first = pieceOfClock(program)?.firstTick(atOrAfter: max(late, start))
                 nextClock = first?.k ?? 0
                 transportClock = nextClock
                 transportPosition = 0

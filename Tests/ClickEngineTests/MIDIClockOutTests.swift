@@ -251,5 +251,18 @@ import TactusCore
             barStart = barStart + Rational(4 * 60 * 48000, Int64(bpm))
         }
     }
+
+    @Test func aStartPlacedJustBehindTheRendererStillSendsStartAndBarZerosClock() {
+        // Following a clock, bar 0 can land a little before the render position (the 5 ms
+        // the onsets allow): Start and clock 0 go out late, with the downbeat, then the grid.
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "120"))
+        engine.midiClock.whenStopped = false
+        var take = Take()
+        render(engine, frames: 1024, block: 128, into: &take)
+        engine.start(atTwice: 2 * 900)
+        render(engine, frames: 3000, block: 128, into: &take)
+        #expect(Array(take.midi.prefix(4).map { "\($0.message.hex)@\($0.sample)" }) == ["FA@1024", "F8@1024", "F8@1900", "F8@2900"])
+        #expect(take.onsets.first?.sample == 900 || take.onsets.first?.sample == 1024)
+    }
 }
 
