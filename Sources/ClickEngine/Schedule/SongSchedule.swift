@@ -88,7 +88,6 @@ public final class SongSchedule: @unchecked Sendable {
         self.sameBefore = sameBefore
         var table: [ScheduledOnset] = []
         var beats: [SongBeat] = []
-        var ticks: [SongTick] = []
         // With a voice set: each onset's word (nil: its click) and its set's voice.
         var words: [Clip?] = []
         var voices: [VoiceWords?] = []
@@ -103,10 +102,6 @@ public final class SongSchedule: @unchecked Sendable {
             }
             if let bars, o.bar >= bars { end = timeline.barStart.bar == o.bar ? timeline.barStart.sample : o.sample; break }
             if let samples, o.sample >= samples { end = samples; break }
-            if let k = o.clock {
-                ticks.append(SongTick(k: k, sample: o.sample))
-                continue
-            }
             guard table.count < SongSchedule.maximumOnsets && beats.count < SongSchedule.maximumOnsets else { throw TooLong() }
             if var beat = o.gridBeat {
                 beat.sample = o.sample
@@ -140,7 +135,7 @@ public final class SongSchedule: @unchecked Sendable {
         let endSample = end ?? samples ?? (table.last.map { $0.sample + 1 } ?? 0)
         self.endSample = endSample
         self.beats = SongBeats(beats: beats.filter { $0.sample < endSample }, endSample: endSample,
-                               ticks: ticks.filter { $0.sample < endSample })
+                               ticks: timeline.ticks.filter { $0.sample < endSample })
         count = table.count
         onsets = .allocate(capacity: max(count, 1))
         if count > 0 { table.withUnsafeBufferPointer { onsets.initialize(from: $0.baseAddress!, count: count) } }

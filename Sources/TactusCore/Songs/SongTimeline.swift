@@ -28,9 +28,6 @@ public struct SongOnset: Sendable, Hashable {
     /// Poly onsets: the layer's steps and span in beats (0: the bar).
     public var polySteps = 0
     public var polySpanBeats = 0
-    /// A MIDI clock rather than a click (`SongTimeline.includesClocks`): its k, at whole-note
-    /// position k/96 from bar 0's downbeat (negative in the count-in).
-    public var clock: Int64? = nil
     /// Only with `markBeats`: not a click but a beat of the grid (muted accents included),
     /// in time order with the clicks; `SongSchedule` keeps these for the timeline.
     public var gridBeat: SongBeat? = nil
@@ -63,9 +60,10 @@ public struct SongTimeline: Sequence, IteratorProtocol {
     public let changes: [SongChange]
     private var changeIndex = 0
     private var finished = false
-    /// Also yield MIDI clocks (`SongOnset.clock`), 96 per whole note, on the same time map
-    /// as the clicks (ramps, steps, live changes), merged in time order.
+    /// Also place the MIDI clocks (`ticks`), 96 per whole note, on the same time map as the
+    /// clicks (ramps, steps, live changes); in order, from the bars walked so far.
     public var includesClocks = false
+    public private(set) var ticks: [SongTick] = []
     /// Whole notes from bar 0's downbeat to the start of the current section (or count-in),
     /// and the whole notes of its beat.
     private var sectionWhole = Rational.zero
@@ -200,42 +198,22 @@ public struct SongTimeline: Sequence, IteratorProtocol {
         var clockTimer = timer
         appendClicks(of: pattern, from: from)
         if markBeats { insertBeatMarks(from: from, after: first) }
-        if includesClocks { mergeClocks(from: from, after: first, timer: &clockTimer) }
+        if includesClocks { appendTicks(from: from, timer: &clockTimer) }
     }
 
-    /// Merges the bar's MIDI clocks (at and after `from`) into `pending[first...]` by
-    /// position, a clock after a click or beat mark at the same position.
-    private mutating func mergeClocks(from: BigFraction?, after first: Int, timer: inout SegmentTimer) {
+    /// The bar's MIDI clocks (at and after `from`) onto `ticks`: clock k at whole-note
+    /// position k/96 from bar 0's downbeat, placed by the same timer as the bar's clicks.
+    private mutating func appendTicks(from: BigFraction?, timer: inout SegmentTimer) {
         let barStart = Rational(barInSection) * timer.beatsPerBar
         var barEnd = barStart + timer.beatsPerBar
         if let length = timer.length, length < barEnd { barEnd = length }
-        var clocks: [(x: Rational, onset: SongOnset)] = []
         var k = ((sectionWhole + barStart * beatWhole) * Rational(96)).ceiling
         while true {
             let x = (Rational(k, 96) - sectionWhole) / beatWhole
             guard x < barEnd else { break }
             defer { k += 1 }
             if let from, BigFraction(x) < from { continue }
-            clocks.append((x, SongOnset(sample: timer.onset(atBeat: x), kind: .beat, isCount: sectionIndex == -1, layer: 0,
-                                        bar: songBar, barInSection: barInSection, beat: 0, section: sectionIndex, label: "",
-                                        song: songIndex, muted: true, gainPercent: 0, bpm: 0, clock: k)))
-        }
-        guard !clocks.isEmpty else { return }
-        let clicks = Array(pending[first...])
-        let clickBeats = Array(pendingBeats[first...])
-        pending.removeSubrange(first...)
-        pendingBeats.removeSubrange(first...)
-        var i = 0, j = 0
-        while i < clicks.count || j < clocks.count {
-            if j == clocks.count || (i < clicks.count && !(clocks[j].x < clickBeats[i])) {
-                pending.append(clicks[i])
-                pendingBeats.append(clickBeats[i])
-                i += 1
-            } else {
-                pending.append(clocks[j].onset)
-                pendingBeats.append(clocks[j].x)
-                j += 1
-            }
+            ticks.append(SongTick(k: k, sample: timer.onset(atBeat: x)))
         }
     }
 
