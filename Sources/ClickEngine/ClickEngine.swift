@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
 import TactusBase
 
 /// A sound set name that is neither built in nor registered.

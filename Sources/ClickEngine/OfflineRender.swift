@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
+import TactusMusic
+import TactusTimeline
 import TactusBase
 
 /// A change applied at an exact sample, as a live change arriving just before that

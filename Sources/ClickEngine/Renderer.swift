@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Synchronization
-import TactusCore
+import TactusArithmetic
 import TactusBase
+import TactusTimeline
 
 /// The real-time half of the engine: turns the current program into samples. Only the audio
 /// thread calls `render`; it never allocates, locks, logs or does I/O. New programs arrive
@@ -667,6 +668,20 @@ public final class ClickRenderer: @unchecked Sendable {
         return level
     }
 
+    /// One onset of `upcoming`, heard at `sample`: its clip's first frames go into `mix` when
+    /// it begins in the block and was not started by an earlier block; returns its level then.
+    @inline(__always)
+    private func upcomingOnset(_ onset: CompiledOnset, at sample: Int64, from: Int64, count: Int,
+                               into mix: UnsafeMutablePointer<Float>?) -> Float {
+        let begin = max(sample - Int64(onset.lead), from)
+        guard begin < from + Int64(count) && sample >= startedUntil else { return 0 }
+        if let mix {
+            let offset = Int(begin - from)
+            VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+        }
+        return onset.level
+    }
+
     /// The onsets the current cursor will start in `from ..< from + count`, without moving
     /// it: their clips' first frames are added into `mix` (frame 0 = `from`) when given.
     /// Returns the sum of their levels.
@@ -688,28 +703,14 @@ public final class ClickRenderer: @unchecked Sendable {
             let sample = max(program.sample(bar: cursorBar, offset: leadInOffset(program), placement: placement), from)
             guard sample < horizon else { return level }
             let onset = program.onsets[Int(program.leadIn[leadInIndex])]
-            let begin = max(sample - Int64(onset.lead), from)
-            if begin < end && sample >= startedUntil {
-                level += onset.level
-                if let mix {
-                    let offset = Int(begin - from)
-                    VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
-                }
-            }
+            level += upcomingOnset(onset, at: sample, from: from, count: count, into: mix)
             advanceLeadIn(program)
         }
         while true {
             let sample = max(sampleOfCursor(program), from)
             guard sample < horizon else { return level }
             let onset = program.onsets[cursorIndex]
-            let begin = max(sample - Int64(onset.lead), from)
-            if begin < end && sample >= startedUntil {
-                level += onset.level
-                if let mix {
-                    let offset = Int(begin - from)
-                    VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
-                }
-            }
+            level += upcomingOnset(onset, at: sample, from: from, count: count, into: mix)
             cursorIndex += 1
             if cursorIndex == program.onsetCount {
                 cursorIndex = 0

@@ -2,7 +2,10 @@
 import ClickEngine
 import TactusBase
 import HAL
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
+import TactusInstrument
 
 /// What the box remembers while it follows a MIDI clock (control thread only).
 struct MIDIFollow {

@@ -3,7 +3,10 @@ import ClickEngine
 import Glibc
 import Devices
 import HAL
-import TactusCore
+import TactusMusic
+import TactusTimeline
+import TactusInstrument
+import TactusScreen
 import TactusBase
 
 /// Where the engine's samples are being heard, if anywhere: the active audio sink.

@@ -3,7 +3,8 @@ import ClickEngine
 import HAL
 import TactusBase
 import Logging
-import TactusCore
+import TactusMusic
+import TactusInstrument
 
 /// What a box is made of. `tactus run` fills it with LinuxHAL parts, `tactus simulate`
 /// with SimHAL parts; everything after this point is the same code.

@@ -5,8 +5,10 @@ import HAL
 import Logging
 import SimHAL
 import TactusApp
-import TactusCore
+import TactusArithmetic
+import TactusInstrument
 import TactusBase
+import TactusTimeline
 
 /// Where a headless simulation's results go: `tactus simulate` writes audio.wav,
 /// events.jsonl and frames/*.pbm; tests keep them in memory.

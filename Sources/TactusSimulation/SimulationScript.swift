@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
 import TOMLReader
-import TactusCore
+import TactusArithmetic
+import TactusInstrument
 import TactusBase
+import TactusTimeline
 
 /// A line of a simulation script that cannot be used; names the file and line.
 public struct SimulationScriptError: Error, CustomStringConvertible, Equatable {

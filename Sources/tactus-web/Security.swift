@@ -2,7 +2,7 @@
 import Glibc
 import HTTPTypes
 import Hummingbird
-import TactusCore
+import TactusInstrument
 
 /// The companion's rules for every request (README "Companion", "Safe on a shared LAN"):
 ///

@@ -5,7 +5,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import Synchronization
-import TactusCore
+import TactusInstrument
 
 /// The request connection to the box, opened again when the box restarts.
 final class BoxLink: Sendable {

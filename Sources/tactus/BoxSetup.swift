@@ -6,7 +6,7 @@ import TactusBase
 import LinuxHAL
 import Logging
 import TactusApp
-import TactusCore
+import TactusInstrument
 
 extension SettingsStore: SettingsPersistence {}
 

@@ -5,7 +5,8 @@ import LinuxHAL
 import Logging
 import Synchronization
 import TactusApp
-import TactusCore
+import TactusArithmetic
+import TactusInstrument
 
 /// The files behind the control socket: the practice log beside the settings, and sound
 /// sets taken from the companion's spool folder into the box's sounds folder.

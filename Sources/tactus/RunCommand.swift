@@ -7,7 +7,6 @@ import LinuxHAL
 import Logging
 import ServiceLifecycle
 import TactusApp
-import TactusCore
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

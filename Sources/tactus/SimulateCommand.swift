@@ -6,7 +6,8 @@ import LinuxHAL
 import Logging
 import TactusApp
 import TactusSimulation
-import TactusCore
+import TactusInstrument
+import TactusScreen
 import Synchronization
 import TactusBase
 

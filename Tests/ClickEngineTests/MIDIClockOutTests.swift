@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 @testable import ClickEngine
 import Testing
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
 
 /// MIDI clock out: every clock at its exact sample on the same grid as the clicks.
 @Suite struct MIDIClockOutTests {

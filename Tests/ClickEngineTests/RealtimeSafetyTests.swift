@@ -5,7 +5,8 @@ import Synchronization
 import Foundation
 import RealtimeAudit
 import Testing
-import TactusCore
+import TactusArithmetic
+import TactusMusic
 import TactusBase
 
 /// The render call must never allocate, lock or write: proven by counting the calls the
@@ -84,10 +85,7 @@ import TactusBase
         for _ in 0..<20_000 { engine.renderer.render(into: buffer, frameCount: 128) }
         let counts = realtime_audit_end()
         #expect(engine.renderer.activeVoiceCount > 50)
-        #expect(counts.allocations == 0)
-        #expect(counts.frees == 0)
-        #expect(counts.locks == 0)
-        #expect(counts.writes == 0)
+        expectNoAllocationLockOrWrite(counts)
     }
 
     @Test func wordsWithLeadsAndTheToneThroughChangesNeitherAllocateNorLock() {
@@ -129,10 +127,7 @@ import TactusBase
         _ = run(audited: false)
         let (total, busiest) = run(audited: true)
         #expect(busiest >= 2)
-        #expect(total.allocations == 0)
-        #expect(total.frees == 0)
-        #expect(total.locks == 0)
-        #expect(total.writes == 0)
+        expectNoAllocationLockOrWrite(total)
     }
 
     @Test func songPlaybackNeitherAllocatesNorLocks() throws {
@@ -153,10 +148,7 @@ import TactusBase
         }
         let counts = realtime_audit_end()
         #expect(engine.renderer.sampleClock > 300_000)
-        #expect(counts.allocations == 0)
-        #expect(counts.frees == 0)
-        #expect(counts.locks == 0)
-        #expect(counts.writes == 0)
+        expectNoAllocationLockOrWrite(counts)
     }
 
     @Test func renderingThroughAChangeStormNeitherAllocatesNorLocks() {
@@ -186,10 +178,7 @@ import TactusBase
             total.writes += counts.writes
             while engine.nextEvent() != nil {}
         }
-        #expect(total.allocations == 0)
-        #expect(total.frees == 0, "the render thread freed an old program")
-        #expect(total.locks == 0)
-        #expect(total.writes == 0)
+        expectNoAllocationLockOrWrite(total)
     }
 
     /// Link moves the grid through the engine (a start placed on the quantum, re-placements
@@ -224,10 +213,7 @@ import TactusBase
             while engine.nextEvent() != nil {}
         }
         #expect(engine.renderer.sampleClock == 2001 * 128)
-        #expect(total.allocations == 0)
-        #expect(total.frees == 0)
-        #expect(total.locks == 0)
-        #expect(total.writes == 0)
+        expectNoAllocationLockOrWrite(total)
     }
 
     @Test func concurrentControlThreadAndRenderThread() async {
@@ -259,4 +245,13 @@ import TactusBase
         #expect(counts.frees == 0)
         #expect(counts.locks == 0)
     }
+}
+
+/// What the audited stretch of the render thread did: no allocation, no free (an old program
+/// freed there would be one), no lock and no write.
+func expectNoAllocationLockOrWrite(_ counts: realtime_audit_counts, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(counts.allocations == 0, "allocations", sourceLocation: sourceLocation)
+    #expect(counts.frees == 0, "frees", sourceLocation: sourceLocation)
+    #expect(counts.locks == 0, "locks", sourceLocation: sourceLocation)
+    #expect(counts.writes == 0, "writes", sourceLocation: sourceLocation)
 }

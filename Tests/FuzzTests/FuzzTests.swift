@@ -5,7 +5,10 @@ import TactusBase
 import TOMLReader
 import TactusApp
 import TactusSimulation
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusInstrument
+import TactusTimeline
 import TestSupport
 import Testing
 import TactusCommandLine

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import HAL
 import TactusBase
-import TactusCore
+import TactusInstrument
 
 /// etc/config.toml, the example `make install` puts in /etc/tactus: as shipped it changes
 /// nothing, and with every `#key = value` line uncommented it parses and shows the real

@@ -5,7 +5,10 @@ import Testing
 import TOMLReader
 @testable import TactusApp
 @testable import TactusSimulation
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
+import TactusInstrument
 import TactusBase
 
 /// The whole box following and leading MIDI on simulated time.

@@ -2,7 +2,6 @@
 import ClickEngine
 import Foundation
 import Testing
-import TactusCore
 import TactusBase
 
 /// Runs the built `tactus` executable.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
+import TactusMusic
 import TactusBase
+import TactusTimeline
 
 /// One onset that actually started a clip, as reported by the render thread.
 public struct OnsetEvent: Sendable, Hashable, BitwiseCopyable {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
+import TactusArithmetic
+import TactusMusic
 import TactusBase
+import TactusTimeline
 
 /// One onset of the bar, compiled for the render thread: position in grid units, the clip
 /// to start and its gain. Plain data only.

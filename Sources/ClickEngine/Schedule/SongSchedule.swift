@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
+import TactusMusic
+import TactusTimeline
 import TactusBase
 
 /// One onset of a song, placed on the control side: its exact sample from the song's

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
-import TactusCore
+import TactusInstrument
 import TactusBase
 
 /// The practice log beside the settings (`practice.toml` in the state folder): minutes

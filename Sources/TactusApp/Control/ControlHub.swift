@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
 import TactusBase
-import TactusCore
+import TactusMusic
+import TactusInstrument
 
 /// A failure the control socket reports: an HTTP-like status and one message.
 public struct ControlError: Error, Sendable, CustomStringConvertible {
