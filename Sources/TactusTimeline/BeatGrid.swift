@@ -19,6 +19,42 @@ public struct BeatGrid: Sendable, Hashable {
         case steady(SteadyGrid)
         case song(SongGrid)
 
+        /// The engine sample of grid position `k / perWhole` of a whole note from bar 0's
+        /// downbeat (MIDI clock: perWhole 96), by the piece's own rule (`HalfSampleRule` on a
+        /// steady grid; a song's own ticks): what `BeatGrid.sample(tick:perWhole:near:)` reads.
+        /// No allocation: the render thread places the MIDI clock with it.
+        public func sample(tick k: Int64, perWhole: Int64 = 96) -> Int64? {
+            switch self {
+            case .steady(let grid):
+                return grid.sample(bar: 0, beats: Rational(k, perWhole) / grid.settings.beatUnit.wholeNotes)
+            case .song(let grid):
+                // MIDI clocks: the song's own ticks (none past its end).
+                if perWhole == 96 && grid.beats.ticks.count > 0 {
+                    guard let sample = grid.beats.tickSample(k) else { return nil }
+                    return grid.origin + sample
+                }
+                return grid.sample(wholeNotes: Rational(k, perWhole))
+            }
+        }
+
+        /// The first tick (k / perWhole of a whole note from bar 0) on or after engine sample
+        /// `sample`, and its engine sample; nil past a song's last tick. (A struct, not a tuple:
+        /// no type metadata to instantiate on the render thread.)
+        public func firstTick(atOrAfter sample: Int64, perWhole: Int64 = 96) -> SongTick? {
+            switch self {
+            case .steady(let grid):
+                // Estimated with floats, then settled on the exact samples.
+                var k = Int64((grid.wholeNotes(atSample: Double(sample)) * Double(perWhole)).rounded(.down))
+                while let s = self.sample(tick: k, perWhole: perWhole), s >= sample { k -= 1 }
+                while let s = self.sample(tick: k, perWhole: perWhole), s < sample { k += 1 }
+                guard let s = self.sample(tick: k, perWhole: perWhole) else { return nil }
+                return SongTick(k: k, sample: s)
+            case .song(let grid):
+                guard perWhole == 96, let tick = grid.beats.firstTick(atOrAfter: sample - grid.origin) else { return nil }
+                return SongTick(k: tick.k, sample: grid.origin + tick.sample)
+            }
+        }
+
         /// The engine sample from which this piece holds (a song's: its start).
         public var startSample: Int64 {
             switch self {
@@ -105,7 +141,7 @@ public struct BeatGrid: Sendable, Hashable {
     /// downbeat (MIDI clock: perWhole 96 is 24 per quarter note), on the piece in effect at
     /// `near`. Under constant settings bars are counted in the current meter.
     public func sample(tick k: Int64, perWhole: Int64 = 96, near: Int64) -> Int64? {
-        sample(wholeNotes: Rational(k, perWhole), near: near)
+        piece(atSample: Double(near))?.sample(tick: k, perWhole: perWhole)
     }
 
     public func sample(wholeNotes: Rational, near: Int64) -> Int64? {

@@ -71,6 +71,19 @@ extension Rational {
     }
 }
 
+/// A MIDI clock of a song: clock `k` sits at whole-note position k/96 from bar 0's downbeat
+/// (negative in the count-in), placed by the song's own time map with its clicks.
+public struct SongTick: Sendable, Hashable, BitwiseCopyable {
+    public var k: Int64
+    /// Sample from the song's start.
+    public var sample: Int64
+
+    public init(k: Int64, sample: Int64) {
+        self.k = k
+        self.sample = sample
+    }
+}
+
 /// The beats of a whole song, from its start to where it stops starting clicks; made on
 /// the control side with the song's schedule, immutable, shared (never copied) by every
 /// reader. Reading it is a binary search: no allocation.
@@ -78,10 +91,39 @@ public final class SongBeats: Sendable, Hashable {
     public let beats: [SongBeat]
     /// Sample (from the song's start) where it stops starting clicks.
     public let endSample: Int64
+    /// The 1/96-whole-note positions (MIDI clocks) in order, exact on the song's time map
+    /// (ramps, steps, meters, count-in); empty when the song was made without them.
+    public let ticks: [SongTick]
 
-    public init(beats: [SongBeat], endSample: Int64) {
+    public init(beats: [SongBeat], endSample: Int64, ticks: [SongTick] = []) {
         self.beats = beats
         self.endSample = endSample
+        self.ticks = ticks
+    }
+
+    /// The sample (from the song's start) of tick `k`, or nil when the song has none there.
+    public func tickSample(_ k: Int64) -> Int64? {
+        // Array subscripts only: `first` goes through Collection and allocates in debug builds.
+        guard ticks.count > 0 else { return nil }
+        // Ticks are consecutive: a direct index, checked (a song made from a later position may skip).
+        let i = k - ticks[0].k
+        if i >= 0 && i < Int64(ticks.count) && ticks[Int(i)].k == k { return ticks[Int(i)].sample }
+        var low = 0, high = ticks.count
+        while low < high {
+            let mid = (low + high) / 2
+            if ticks[mid].k < k { low = mid + 1 } else { high = mid }
+        }
+        return low < ticks.count && ticks[low].k == k ? ticks[low].sample : nil
+    }
+
+    /// The first tick whose sample (from the song's start) is at or after `sample`, or nil.
+    public func firstTick(atOrAfter sample: Int64) -> SongTick? {
+        var low = 0, high = ticks.count
+        while low < high {
+            let mid = (low + high) / 2
+            if ticks[mid].sample < sample { low = mid + 1 } else { high = mid }
+        }
+        return low < ticks.count ? ticks[low] : nil
     }
 
     public static func == (a: SongBeats, b: SongBeats) -> Bool { a === b }
@@ -145,6 +187,9 @@ public struct SongGrid: Sendable, Hashable {
     /// (linear in time within a beat, as a ramp linear in time is), so it lies within one
     /// sample of the exact model.
     public func sample(wholeNotes: Rational) -> Int64? {
+        // A MIDI clock's position: the song's own tick, exact.
+        let ticks = wholeNotes * Rational(96)
+        if ticks.denominator == 1, let sample = beats.tickSample(Int64(ticks.numerator)) { return origin + sample }
         let table = beats.beats
         guard let i = beats.index(atOrBeforeWholeNotes: wholeNotes) else { return nil }
         let this = table[i]

@@ -334,6 +334,13 @@ struct RenderJob {
                     try eventsFile.write(lines)
                     lines.removeAll(keepingCapacity: true)
                 }
+            } onMIDI: { message in
+                guard let eventsFile else { return }
+                lines += Array(EventJSON.line(message, sampleRate: sampleRate).utf8)
+                if lines.count >= 1 << 16 {
+                    try eventsFile.write(lines)
+                    lines.removeAll(keepingCapacity: true)
+                }
             }
             try writer.finish()
             try eventsFile?.write(lines)
@@ -356,6 +363,12 @@ struct RenderJob {
 /// events file shares (`OnsetEventJSON`).
 enum EventJSON {
     static func line(_ event: OnsetEvent, sampleRate: Int, schedule: SongSchedule?) -> String {
-        "{\"t\":\(fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)),\(OnsetEventJSON.fields(event, schedule: schedule))}\n"
+        "{\"t\":\(fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)),\"type\":\"onset\",\(OnsetEventJSON.fields(event, schedule: schedule))}\n"
+    }
+
+    /// A MIDI message the box sends: `{"t":...,"type":"midi","dir":"out","bytes":"F8","sample":N}`.
+    static func line(_ event: MIDIOutEvent, sampleRate: Int) -> String {
+        let seconds = fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)
+        return "{\"t\":\(seconds),\"type\":\"midi\",\"dir\":\"out\",\"bytes\":\"\(event.message.hex)\",\"sample\":\(event.sample)}\n"
     }
 }

@@ -297,7 +297,11 @@ import TactusBase
         _ = press(&b, .wheel)
         turn(&b, 4)                     // Dark gap, Tone timbre, Tone volume, then Sync
         #expect(b.screen.menu?.items[b.menu!.selected] == "Sync: Internal")
-        _ = press(&b, .wheel)           // edit Sync: Link
+        _ = press(&b, .wheel)           // edit Sync: MIDI, then Link
+        let sync = b.handle(.detent(1, at: clock.advance(ms: 300)))
+        #expect(sync.contains(.sync(.midi)))
+        #expect(b.saved.preferences.sync == .midi)
+        #expect(try SettingsFile.decode(SettingsFile.encode(b.saved), file: "s").preferences.sync == .midi)
         _ = b.handle(.detent(1, at: clock.advance(ms: 300)))
         #expect(b.saved.preferences.sync == .link)
         _ = press(&b, .wheel)

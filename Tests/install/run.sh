@@ -61,7 +61,7 @@ ok
 unit=$d/etc/systemd/system/tactus.service
 for line in \
   "ExecStart=/usr/local/bin/tactus run --config /etc/tactus/config.toml --state /var/lib/tactus" \
-  "User=tactus" "SupplementaryGroups=gpio i2c audio" "LimitRTPRIO=95" "LimitMEMLOCK=infinity" \
+  "User=tactus" "SupplementaryGroups=gpio i2c audio dialout" "LimitRTPRIO=95" "LimitMEMLOCK=infinity" \
   "Restart=on-failure" "StateDirectory=tactus" "ConfigurationDirectory=tactus" "KillSignal=SIGTERM" \
   "NoNewPrivileges=yes" "ProtectSystem=strict" "ProtectHome=yes" "PrivateTmp=yes" \
   "ProtectKernelTunables=yes" "ProtectKernelModules=yes" "ProtectControlGroups=yes" \

@@ -54,7 +54,8 @@ func wavFrames(_ url: URL) throws -> Int {
 }
 
 func eventObjects(_ url: URL) throws -> [[String: Any]] {
-    try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map {
+    // The onsets only (render also writes the MIDI messages it sends).
+    try String(contentsOf: url, encoding: .utf8).split(separator: "\n").filter { !$0.contains("\"type\":\"midi\"") }.map {
         try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
     }
 }

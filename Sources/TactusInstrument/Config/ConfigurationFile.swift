@@ -37,6 +37,8 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var audioPeriodFrames: Int?
     public var audioPeriods: Int?
     public var buttonTiming = ButtonTiming()
+    /// `[midi]`: clock out ports, DIN, offset, clock while stopped, the control map.
+    public var midi = MIDIConfiguration()
     /// Where the companion listens while it is switched on at the box (`[web] listen`).
     public var webListen = "0.0.0.0:8080"
 
@@ -44,7 +46,7 @@ public struct ConfigurationFile: Sendable, Hashable {
 
     public static func parse(_ text: String, file: String) throws(TOMLError) -> ConfigurationFile {
         let root = TOMLSection(try TOML.parse(text, file: file), file: file)
-        try root.rejectUnknownKeys(allowed: ["board", "settings_file", "sounds_folder", "audio", "controls", "web"])
+        try root.rejectUnknownKeys(allowed: ["board", "settings_file", "sounds_folder", "audio", "controls", "midi", "web"])
         var config = ConfigurationFile()
         config.board = try root.string("board")
         if config.board != nil { config.boardSource = "\(file):\(root.table["board"]?.line ?? 0)" }
@@ -68,6 +70,7 @@ public struct ConfigurationFile: Sendable, Hashable {
             if let v = try controls.integer("long_press_ms", in: 200...5000) { config.buttonTiming.longPress = .milliseconds(v) }
             if let v = try controls.integer("double_press_ms", in: 100...1000) { config.buttonTiming.doublePressWindow = .milliseconds(v) }
         }
+        if let section = try root.section("midi") { config.midi = try MIDIConfiguration.parse(section) }
         if let web = try root.section("web") {
             try web.rejectUnknownKeys(allowed: ["listen"])
             if let listen = try web.string("listen") {

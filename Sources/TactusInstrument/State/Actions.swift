@@ -41,6 +41,14 @@ public enum Action: Sendable, Hashable {
     case linkPeers(Int, at: MonotonicTime)
     case linkTempo(Tempo, at: MonotonicTime)
     case linkNotice(String, at: MonotonicTime)
+    /// Following a MIDI clock (Sync: MIDI): the sync mark, followed tempo and position to
+    /// show (nil: not following); the followed tempo as the box's (its tempo unit); a notice
+    /// about the clock (lost for two beats).
+    case midiSync(MIDISyncView?, at: MonotonicTime)
+    case clockTempo(Tempo, at: MonotonicTime)
+    case syncNotice(String, at: MonotonicTime)
+    /// A mapped MIDI message's song or preset control (next/previous section, preset N, song N).
+    case midiControl(MIDIControl, at: MonotonicTime)
     /// From the control socket (the companion, `tactus ctl`), already checked.
     case remote(RemoteRequest, at: MonotonicTime)
 
@@ -49,7 +57,7 @@ public enum Action: Sendable, Hashable {
         case .encoderEdge(_, _, let t), .buttonEdge(_, _, let t), .detent(_, let t), .pushedDetent(_, let t),
              .gesture(_, _, let t), .tick(let t), .saveFailed(_, let t), .part(_, _, let t), .songProgress(_, _, _, _, let t), .songEnded(let t),
              .sync(_, let t), .linkStartStopSync(_, let t), .linkPeers(_, let t), .linkTempo(_, let t), .linkNotice(_, let t),
-             .remote(_, let t):
+             .midiSync(_, let t), .clockTempo(_, let t), .syncNotice(_, let t), .midiControl(_, let t), .remote(_, let t):
             t
         }
     }
@@ -72,6 +80,8 @@ public enum Effect: Sendable, Hashable {
     case silentPractice(Bool)
     /// Dark gap switched: the LEDs and buzzer rest with a gap's muted bars, or keep counting.
     case darkGap(Bool)
+    /// Menu > Settings > Sync changed: follow an incoming clock, or not.
+    case sync(SyncSource)
     /// The reference tone to sound from now (nil: off), whether or not the clicks play.
     case tone(ReferenceTone?)
     /// Start playing at the beginning of a bar.

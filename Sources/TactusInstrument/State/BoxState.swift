@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TactusBase
+import TactusTimeline
 import TactusMusic
 /// A message on the screen for a while: a few seconds for news, longer for problems.
 public struct Notice: Sendable, Hashable {
@@ -77,6 +78,38 @@ public struct BoxView: Sendable, Hashable {
     public var song: SongView? = nil
     /// In a Link session (Sync: Link): the number of other peers, for the Link mark.
     public var linkPeers: Int? = nil
+    /// Following a MIDI clock (Sync: MIDI): the sync mark, tempo and position.
+    public var midiSync: MIDISyncView? = nil
+}
+
+/// Following a MIDI clock (Sync: MIDI): what the screen's sync mark shows, the followed
+/// tempo (also the state's `bpm`) and the position a Song Position Pointer set.
+public struct MIDISyncView: Sendable, Hashable {
+    public var lock: MIDIClockFollower.Lock
+    /// The followed tempo averaged over 96 clocks, with one decimal ("120.0"), in the beat
+    /// unit's BPM; nil before two clocks.
+    public var bpm: String?
+    /// Bar and beat (from 1) a Song Position Pointer set, until the next start.
+    public var bar: Int64?
+    public var beat: Int?
+
+    public init(lock: MIDIClockFollower.Lock, bpm: String? = nil, bar: Int64? = nil, beat: Int? = nil) {
+        self.lock = lock
+        self.bpm = bpm
+        self.bar = bar
+        self.beat = beat
+    }
+
+    /// The mark: "M" and locked "=", locking "~", lost "?"; then the position, e.g. "M= 3.2".
+    public var mark: String {
+        let sign = switch lock {
+        case .locked: "="
+        case .locking: "~"
+        case .lost: "?"
+        }
+        guard let bar, let beat else { return "M\(sign)" }
+        return "M\(sign) \(bar).\(beat)"
+    }
 }
 
 public struct MenuModel: Sendable, Hashable {
@@ -115,6 +148,8 @@ public struct BoxState: Sendable {
     public internal(set) var soundNames: [String]
     /// Other peers in the Link session (Sync: Link), as the box last heard.
     public internal(set) var linkPeers = 0
+    /// Following a MIDI clock: the sync mark, the followed tempo, the position (Sync: MIDI).
+    public internal(set) var midiSync: MIDISyncView?
 
     var decoder: QuadratureDecoder
     let reverseEncoder: Bool
@@ -191,11 +226,12 @@ public struct BoxState: Sendable {
 
     public var screen: BoxView {
         let direction = reverseEncoder ? -1.0 : 1.0
+        let following = saved.preferences.sync == .midi ? midiSync : nil
         return BoxView(
             marking: TempoMarking.of(settings.tempo).name, mode: mode, field: field,
             menu: menu.map(menuModel), dimmed: dimAt.map { now >= $0 } ?? false, notice: notice,
             noticePage: notice?.page(at: now) ?? 0, turning: decoder.partialDetent * direction, song: songView,
-            linkPeers: saved.preferences.sync == .link ? linkPeers : nil)
+            linkPeers: saved.preferences.sync == .link ? linkPeers : nil, midiSync: following)
     }
 
     func menuModel(_ menu: MenuState) -> MenuModel {
@@ -263,14 +299,18 @@ extension BoxState {
                 let peers = count == 1 ? "1 peer" : "\(count) peers"
                 show(count > before ? "Link: a peer joined, \(peers)" : "Link: a peer left, \(peers)", .info)
             }
-        case .linkTempo(let tempo, _):
+        case .linkTempo(let tempo, _), .clockTempo(let tempo, _):
             // A peer's tempo becomes the box's; the wheel goes on from it.
             if saved.settings.tempo != tempo {
                 saved.settings.tempo = tempo
                 self.tempo.set(tempo)
             }
-        case .linkNotice(let text, _):
+        case .linkNotice(let text, _), .syncNotice(let text, _):
             show(text, .info)
+        case .midiSync(let view, _):
+            midiSync = view
+        case .midiControl(let control, _):
+            effects += midiControl(control)
         case .remote(let request, _):
             effects += remote(request)
         }
@@ -291,6 +331,7 @@ extension BoxState {
             effects.append(.silentPractice(saved.preferences.silentPractice))
         }
         if saved.preferences.darkGap != before.saved.preferences.darkGap { effects.append(.darkGap(saved.preferences.darkGap)) }
+        if saved.preferences.sync != before.saved.preferences.sync { effects.append(.sync(saved.preferences.sync)) }
         if soundingTone != (before.saved.preferences.toneOn ? before.saved.preferences.tone : nil) { effects.append(.tone(soundingTone)) }
         if saves.isDue(at: now) { effects.append(.save(saved)) }
         let screen = self.screen

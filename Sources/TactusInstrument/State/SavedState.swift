@@ -10,10 +10,18 @@ public enum FootswitchFunction: String, Sendable, Hashable, CaseIterable {
 public enum SyncSource: String, Sendable, Hashable, CaseIterable {
     /// The box's own wheel, tap and songs.
     case `internal`
+    /// An incoming MIDI clock (tempo, phase, Start/Continue/Stop, Song Position Pointer).
+    case midi
     /// An Ableton Link session on the LAN: one tempo, beat and phase with its peers.
     case link
 
-    public var label: String { self == .internal ? "Internal" : "Link" }
+    public var label: String {
+        switch self {
+        case .internal: "Internal"
+        case .midi: "MIDI"
+        case .link: "Link"
+        }
+    }
 }
 
 /// The box's own settings, changed in the menu and saved with the musical settings.

@@ -78,6 +78,19 @@ public struct SongPractice: Sendable, Hashable {
     /// tempos, the gap on every section. A song started past its first section has no count-in.
     public func program(_ saved: SavedState) -> Song { programSongs(saved)[0] }
 
+    /// 16ths from the chosen song's bar 0 to the section it starts from (the MIDI clock's
+    /// Song Position Pointer; 0 from the first section). Sections before it have bars.
+    public func startSixteenths(_ saved: SavedState) -> Int64 {
+        let all = SongPractice.choices(saved)
+        guard startSection > 0, all.indices.contains(choice) else { return 0 }
+        let song = all[choice]
+        var whole = Rational.zero
+        for section in song.sections.prefix(min(startSection, song.sections.count - 1)) {
+            whole = whole + Rational(Int64(section.bars ?? 0)) * section.meter.wholeNotes
+        }
+        return (whole * Rational(16)).floor
+    }
+
     /// What the engine plays: the chosen song, and with `advance = "auto"` the rest of the
     /// setlist after it (up to an endless song, which never ends), back to back.
     public func programSongs(_ saved: SavedState) -> [Song] {
@@ -427,6 +440,52 @@ enum SongFields {
         case .gap: "\(p.gap)"
         case .practiceTimer: p.timerMinutes == 0 ? "off" : "\(p.timerMinutes) min"
         default: ""
+        }
+    }
+}
+
+// MARK: MIDI control
+
+extension BoxState {
+    /// A mapped MIDI message's song and preset controls (`[midi.map]`; a program change N
+    /// selects the setlist's song N by default). TAP, START/STOP, the footswitch and the
+    /// tempo go in as the gestures and detents they stand for.
+    mutating func midiControl(_ control: MIDIControl) -> [Effect] {
+        switch control {
+        case .nextSection, .previousSection:
+            let direction = control == .nextSection ? 1 : -1
+            if practice.isLoaded { return practice.songStep(direction, saved, at: now) }
+            guard mode == .song else {
+                show("MIDI: \(direction > 0 ? "next" : "previous") section needs song mode", .info)
+                return []
+            }
+            let target = practice.section + direction
+            guard (0..<chosenSong.sections.count).contains(target) else { return [.buzzer(.bump, at: now)] }
+            practice.section = target
+            return []
+        case .preset(let n):
+            guard saved.presets.indices.contains(n - 1) else {
+                show("MIDI: there is no preset \(n)", .info)
+                return []
+            }
+            settings = saved.presets[n - 1].settings
+            tempo.set(settings.tempo)
+            show("Preset \(n): \(saved.presets[n - 1].name)", .info)
+            return []
+        case .song(let n):
+            // Setlist song N is choice N (choice 0 is "As set").
+            guard SongPractice.setlistChoices(saved).contains(n) else {
+                show("MIDI: the setlist has no song \(n)", .info)
+                return []
+            }
+            menu = nil
+            navigation.open(.song)
+            practice.rebase()
+            practice.choice = n
+            practice.section = 0
+            return practice.isLoaded ? practice.restartSong(saved, at: now) : []
+        case .tap, .startStop, .footswitch, .tempoUp, .tempoDown:
+            return []
         }
     }
 }

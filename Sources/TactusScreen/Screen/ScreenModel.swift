@@ -71,6 +71,8 @@ public struct ScreenModel: Sendable, Hashable {
     public var song: SongView? = nil
     /// Sync: Link: the number of other peers in the session, drawn as the Link mark.
     public var linkPeers: Int? = nil
+    /// Sync: MIDI: the sync mark (locked, locking, lost), the followed tempo and position.
+    public var midiSync: MIDISyncView? = nil
 
     public init(page: Page = .stopped, settings: MetronomeSettings = MetronomeSettings(), marking: String = "",
                 wheelMode: WheelMode = .tempo, field: Field = .tempo, turning: Double = 0,
@@ -111,6 +113,7 @@ public enum ScreenPresenter {
         model.song = view.song
         model.noticePage = view.noticePage
         model.linkPeers = view.linkPeers
+        model.midiSync = view.midiSync
         let soundIndex = state.soundNames.firstIndex(of: settings.sound) ?? 0
         let soundTurning = view.field == .sound && view.menu == nil ? view.turning : 0
         model.soundSets = ScreenChoice(title: "Sound", entries: state.soundNames, position: Double(soundIndex) + soundTurning)

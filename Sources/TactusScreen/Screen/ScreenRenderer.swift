@@ -21,6 +21,8 @@ public enum ScreenRenderer {
                 drawMain(model, position: position, into: &bitmap)
                 // The Link mark: "L" and the number of other peers, top left (free on this page).
                 if let peers = model.linkPeers { _ = SmallFont.draw("L\(peers)", at: Point(0, 0), into: &bitmap) }
+                // The MIDI sync mark: "M" and =, ~ or ? (locked, locking, lost), and an SPP's bar.beat.
+                if let sync = model.midiSync { _ = SmallFont.draw(sync.mark, at: Point(0, 0), into: &bitmap) }
                 if position == nil { bitmap.blit(model.wheelMode.icon, at: Point(120, 0)) }
                 // Playing, a notice keeps to the left half: the pendulum's half is never covered.
                 let width = position == nil ? 128 : ScreenRenderer.pendulumArea.x - 2
@@ -154,7 +156,8 @@ public enum ScreenRenderer {
         let sounding = position?.sounding ?? Sounding(
             bpm: settings.tempo.bpm.doubleValue, exactBPM: settings.tempo.bpm, isRamping: false, meter: settings.meter,
             beatUnit: settings.beatUnit, beatCount: settings.beatCount, accents: settings.accents)
-        drawTempo(sounding.tempoText, into: &bitmap)
+        // Following a MIDI clock: its tempo averaged over 96 clocks, one decimal.
+        drawTempo(model.midiSync?.bpm ?? sounding.tempoText, into: &bitmap)
         let marking = position == nil ? model.marking : sounding.marking.name
         SmallFont.draw(SmallFont.fitting(marking, maxWidth: 64), centeredAt: leftColumnCenter, y: 35, into: &bitmap)
         drawMeterLine(sounding, subdivisions: settings.subdivisions, currentBeat: position?.beat, into: &bitmap)

@@ -62,6 +62,14 @@ public struct SongTimeline: Sequence, IteratorProtocol {
     public let changes: [SongChange]
     private var changeIndex = 0
     private var finished = false
+    /// Also place the MIDI clocks (`ticks`), 96 per whole note, on the same time map as the
+    /// clicks (ramps, steps, live changes); in order, from the bars walked so far.
+    public var includesClocks = false
+    public private(set) var ticks: [SongTick] = []
+    /// Whole notes from bar 0's downbeat to the start of the current section (or count-in),
+    /// and the whole notes of its beat.
+    private var sectionWhole = Rational.zero
+    private var beatWhole = Rational(1, 4)
     /// The bar being played and the sample of its downbeat.
     public private(set) var barStart: (bar: Int64, sample: Int64) = (0, 0)
     /// Where the next section (or song) begins.
@@ -111,6 +119,8 @@ public struct SongTimeline: Sequence, IteratorProtocol {
         let beatsPerBar: Rational = song.countIn == .twoBeats ? Rational(2) : first.beatsPerBar
         sectionIndex = -1
         songBar = -Int64(countBars)
+        beatWhole = first.beatUnit.wholeNotes
+        sectionWhole = Rational.zero - Rational(Int64(countBars)) * beatsPerBar * beatWhole
         barInSection = 0
         sectionStartWhole = -Rational(Int64(countBars)) * beatsPerBar * first.beatUnit.wholeNotes
         accents = AccentPattern((0..<beatsPerBar.ceiling).map { $0 == 0 && song.countIn != .twoBeats ? .accent : .normal })
@@ -123,6 +133,7 @@ public struct SongTimeline: Sequence, IteratorProtocol {
         let section = song.sections[index]
         sectionIndex = index
         barInSection = 0
+        beatWhole = section.beatUnit.wholeNotes
         pattern = BarPattern(section.patternSettings)
         accents = section.patternSettings.accents
         timer = SegmentTimer(segment: section.tempo.scaled(by: tempoScale(song)), start: sectionStart,
@@ -132,6 +143,7 @@ public struct SongTimeline: Sequence, IteratorProtocol {
     /// Moves to the next section, loop or song at the end of the current one; false when
     /// everything has been played.
     private mutating func endSection() -> Bool {
+        sectionWhole = sectionWhole + timer.length! * beatWhole
         if sectionIndex == -1 {
             sectionStart = timer.time(atBeat: timer.length!)
             sectionStartWhole = .zero
@@ -184,8 +196,27 @@ public struct SongTimeline: Sequence, IteratorProtocol {
     /// Adds the current bar's onsets (at and after position `from`, when given) to `pending`.
     private mutating func appendOnsets(of pattern: BarPattern, from: BigFraction?) {
         let first = pending.count
+        // The timer's cursor only goes forward: the clocks use their own copy of it.
+        var clockTimer = timer
         appendClicks(of: pattern, from: from)
         if markBeats { insertBeatMarks(from: from, after: first) }
+        if includesClocks { appendTicks(from: from, timer: &clockTimer) }
+    }
+
+    /// The bar's MIDI clocks (at and after `from`) onto `ticks`: clock k at whole-note
+    /// position k/96 from bar 0's downbeat, placed by the same timer as the bar's clicks.
+    private mutating func appendTicks(from: BigFraction?, timer: inout SegmentTimer) {
+        let barStart = Rational(barInSection) * timer.beatsPerBar
+        var barEnd = barStart + timer.beatsPerBar
+        if let length = timer.length, length < barEnd { barEnd = length }
+        var k = ((sectionWhole + barStart * beatWhole) * Rational(96)).ceiling
+        while true {
+            let x = (Rational(k, 96) - sectionWhole) / beatWhole
+            guard x < barEnd else { break }
+            defer { k += 1 }
+            if let from, BigFraction(x) < from { continue }
+            ticks.append(SongTick(k: k, sample: timer.onset(atBeat: x)))
+        }
     }
 
     /// The grid's beats of the current bar (at and after `from`), merged in time order into
