@@ -22,13 +22,19 @@ func libgpiodMajorVersion() -> Int {
 }
 let gpioBackend: [SwiftSetting] = libgpiodMajorVersion() >= 2 ? [.define("TACTUS_LIBGPIOD2")] : []
 
-// Layers (see README "Layout"): TactusCore and ClickEngine are pure Swift with no C
-// imports and no I/O; the executable wires them to files and, later, to hardware.
+// Layers (see README "Layout"), bottom up, each target depending only on those below it:
+// TactusArithmetic, TactusMusic, TactusTimeline, TactusInstrument, TactusScreen and
+// ClickEngine are pure Swift with no C imports and no I/O; HAL and its drivers sit beside
+// them on TactusBase; TactusApp wires them to hardware and files.
 let package = Package(
     name: "Tactus",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "TactusCore", targets: ["TactusCore"]),
+        .library(name: "TactusArithmetic", targets: ["TactusArithmetic"]),
+        .library(name: "TactusMusic", targets: ["TactusMusic"]),
+        .library(name: "TactusTimeline", targets: ["TactusTimeline"]),
+        .library(name: "TactusInstrument", targets: ["TactusInstrument"]),
+        .library(name: "TactusScreen", targets: ["TactusScreen"]),
         .library(name: "ClickEngine", targets: ["ClickEngine"]),
         .executable(name: "tactus", targets: ["tactus"]),
         .executable(name: "tactus-web", targets: ["tactus-web"]),
@@ -50,8 +56,21 @@ let package = Package(
         // The base both floors use: monotonic time, 1-bit bitmaps (screen frames), the
         // indicator channels. No logic of the box, no I/O.
         .target(name: "TactusBase"),
-        .target(name: "TactusCore", dependencies: ["TactusBase", "TOMLReader"]),
-        .target(name: "ClickEngine", dependencies: ["TactusBase", "TactusCore"]),
+        // The pure core, bottom up. Exact arithmetic: Rational, fixed decimals, sample times,
+        // double-double and the big-number fallback (BigInt, BigFraction).
+        .target(name: "TactusArithmetic"),
+        // The musical model: tempo, meter, beat unit, accents, subdivisions, volumes, grooves,
+        // poly layers, the bar pattern, setting names; songs, song files, klick tempo maps.
+        .target(name: "TactusMusic", dependencies: ["TactusArithmetic", "TOMLReader"]),
+        // The one timeline: where beat x is and what is played there (BeatGrid: steady and
+        // song pieces; the half-sample rule; song timing; the audio output clock).
+        .target(name: "TactusTimeline", dependencies: ["TactusArithmetic", "TactusMusic"]),
+        // The instrument: input decoding, wheel and tap, the box's state machine (reducer),
+        // menu, configuration and settings files, indicator scheduling, the companion's model.
+        .target(name: "TactusInstrument", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
+        // The screen: fonts, icons, image formats, the screen model, pages and pendulum.
+        .target(name: "TactusScreen", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument"]),
+        .target(name: "ClickEngine", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
 
         // Hardware layers (issue 4). HAL: protocols and value types only, no C imports.
         // Devices: drivers written against HAL alone. LinuxHAL: the only OS code.
@@ -72,7 +91,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("m"), .linkedLibrary("stdc++")]),
         // Devices only for HardwareCheck (`tactus check`), which drives the real display.
         // GPIO/*V2.swift is the libgpiod 2 backend, compiled when gpioBackend defines it.
-        .target(name: "LinuxHAL", dependencies: ["TactusBase", "TactusCore", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim", "CLink"],
+        .target(name: "LinuxHAL", dependencies: ["TactusBase", "TactusInstrument", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim", "CLink"],
                 swiftSettings: gpioBackend),
         .target(name: "SimHAL", dependencies: ["TactusBase", "HAL"]),
         // The box: services and wiring, written against HAL only, so `tactus run` (LinuxHAL
@@ -80,7 +99,8 @@ let package = Package(
         .target(
             name: "TactusApp",
             dependencies: [
-                "TactusBase", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim",
+                "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen",
+                "ClickEngine", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -90,14 +110,15 @@ let package = Package(
         .target(
             name: "TactusSimulation",
             dependencies: [
-                "TactusBase", "TactusCore", "ClickEngine", "HAL", "SimHAL", "TOMLReader", "TactusApp",
+                "TactusBase", "TactusArithmetic", "TactusInstrument", "ClickEngine", "HAL", "SimHAL", "TOMLReader", "TactusApp",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "tactus",
             dependencies: [
-                "TactusBase", "TactusCore", "TOMLReader", "ClickEngine", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp", "TactusSimulation", "TactusCommandLine",
+                "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen",
+                "TOMLReader", "ClickEngine", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp", "TactusSimulation", "TactusCommandLine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -108,7 +129,7 @@ let package = Package(
         .executableTarget(
             name: "tactus-web",
             dependencies: [
-                "TactusCore",
+                "TactusInstrument",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ]
@@ -117,25 +138,25 @@ let package = Package(
         // that renders); tactus-fuzz is the libFuzzer binary (scripts/fuzz.sh builds it with
         // -sanitize=fuzzer,address -D FUZZING) and, built plainly, a replayer of files.
         // What the command line reads beside its flags (change scripts), shared with the fuzzers.
-        .target(name: "TactusCommandLine", dependencies: ["TOMLReader", "TactusCore"]),
-        .target(name: "FuzzTargets", dependencies: ["TactusBase", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp",
+        .target(name: "TactusCommandLine", dependencies: ["TOMLReader", "TactusArithmetic", "TactusMusic"]),
+        .target(name: "FuzzTargets", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusInstrument", "ClickEngine", "HAL", "TactusApp",
                                                     "TactusSimulation", "TactusCommandLine"]),
         .executableTarget(name: "tactus-fuzz", dependencies: ["FuzzTargets"]),
         .executableTarget(
             name: "tactus-bench",
-            dependencies: ["TactusBase", "TactusCore", "ClickEngine", "RealtimeAudit"],
+            dependencies: ["TactusBase", "TactusMusic", "TactusTimeline", "ClickEngine", "RealtimeAudit"],
             path: "Benchmarks/RenderBench"
         ),
         // The hand model: detents and time to reach a tempo on Tactus's wheel and two others.
         .executableTarget(
             name: "tactus-wheel-bench",
-            dependencies: ["TactusBase", "TactusCore", "TestSupport"],
+            dependencies: ["TactusBase", "TactusInstrument", "TestSupport"],
             path: "Benchmarks/WheelBench"
         ),
         // Screen frame pacing over the simulated I2C bus: bytes per frame, fps at 400 kHz.
         .executableTarget(
             name: "tactus-screen-bench",
-            dependencies: ["TactusBase", "TactusCore", "HAL", "Devices", "SimHAL", "TactusApp"],
+            dependencies: ["TactusBase", "TactusMusic", "TactusScreen", "HAL", "Devices", "SimHAL", "TactusApp"],
             path: "Benchmarks/ScreenBench"
         ),
         // A Link peer written against our C API, for the Link tests (Tests/Link).
@@ -146,21 +167,24 @@ let package = Package(
         // Helpers shared by the test targets (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TOMLReaderTests", dependencies: ["TestSupport", "TOMLReader"]),
-        .testTarget(name: "TactusCoreTests", dependencies: ["TactusBase", "TestSupport", "TactusCore", "TOMLReader"]),
-        .testTarget(name: "ClickEngineTests", dependencies: ["TactusBase", "TestSupport", "ClickEngine", "TactusCore", "RealtimeAudit"]),
-        .testTarget(name: "HALTests", dependencies: ["TactusBase", "TestSupport", "HAL", "Devices", "SimHAL", "TOMLReader", "TactusCore"]),
-        .testTarget(name: "LinuxHALTests", dependencies: ["TactusBase", "TactusCore", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
-        .testTarget(name: "ScreenTests", dependencies: ["TactusBase", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
+        .testTarget(name: "TactusMusicTests", dependencies: ["TactusBase", "TestSupport", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
+        .testTarget(name: "TactusInstrumentTests", dependencies: ["TactusBase", "TestSupport", "TactusArithmetic", "TactusMusic", "TactusTimeline",
+                                                               "TactusInstrument", "TactusScreen", "TOMLReader"]),
+        .testTarget(name: "ClickEngineTests", dependencies: ["TactusBase", "TestSupport", "ClickEngine", "TactusArithmetic", "TactusMusic", "TactusTimeline",
+                                                          "RealtimeAudit"]),
+        .testTarget(name: "HALTests", dependencies: ["TactusBase", "TestSupport", "HAL", "Devices", "SimHAL", "TOMLReader", "TactusInstrument", "TactusScreen"]),
+        .testTarget(name: "LinuxHALTests", dependencies: ["TactusBase", "TactusMusic", "TactusInstrument", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
+        .testTarget(name: "ScreenTests", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TactusAppTests", dependencies: [
-            "TactusBase", "TactusApp", "TactusSimulation", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "LinuxHAL",
+            "TactusBase", "TactusApp", "TactusSimulation", "TactusMusic", "TactusInstrument", "TactusScreen", "ClickEngine", "HAL", "Devices", "SimHAL", "LinuxHAL",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),
         // Seeded, bounded fuzzing of every parser of user input (`swift test --filter Fuzz`).
         // The corpora and every crash the fuzzers found (Fuzz/) replay here too.
-        .testTarget(name: "FuzzTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp", "TactusSimulation", "TactusCommandLine", "FuzzTargets"]),
-        .testTarget(name: "tactusTests", dependencies: ["TactusBase", "TestSupport", "TactusCore", "ClickEngine"]),
+        .testTarget(name: "FuzzTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusInstrument", "ClickEngine", "HAL", "TactusApp", "TactusSimulation", "TactusCommandLine", "FuzzTargets"]),
+        .testTarget(name: "tactusTests", dependencies: ["TactusBase", "TestSupport", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

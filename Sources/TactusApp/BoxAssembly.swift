@@ -3,7 +3,8 @@ import ClickEngine
 import HAL
 import TactusBase
 import Logging
-import TactusCore
+import TactusMusic
+import TactusInstrument
 
 /// What a box is made of. `tactus run` fills it with LinuxHAL parts, `tactus simulate`
 /// with SimHAL parts; everything after this point is the same code.
@@ -79,6 +80,7 @@ public enum BoxAssembly {
                       indicators: parts.indicators, persistence: parts.persistence, at: now,
                       report: { logger.warning("\($0)") }, inform: { logger.info("\($0)") })
         box.link = parts.link
+        box.midiConfiguration = parts.configuration.midi
         // A settings file on disk keeps the practice log beside it.
         box.practiceLog = parts.persistence as? any PracticeLogStore
         return box

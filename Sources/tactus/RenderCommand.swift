@@ -3,7 +3,9 @@ import ArgumentParser
 import ClickEngine
 import LinuxHAL
 import TOMLReader
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
 import TactusBase
 import TactusCommandLine
 
@@ -84,6 +86,39 @@ struct RenderJob {
         channels = try wholeNumber(options.channels, flag: "--channels", in: 1...2, allowed: "1 or 2")
         self.format = format
 
+        var settings = try RenderJob.settings(options)
+        var loaded: [String: SoundSet] = [:]
+        settings.sound = try RenderJob.resolveSound(options.sound, rate: sampleRate, loaded: &loaded, origin: "--sound")
+        self.settings = settings
+
+        let bars: Int?
+        (bars, end) = try RenderJob.end(options, sampleRate: sampleRate)
+        explicitEnd = options.bars != nil || options.seconds != nil
+
+        song = try SongRequest.make(options, bars: bars, settings: settings, sampleRate: sampleRate)
+        if song == nil, let n = bars {
+            // As --seconds: at most 24 hours. The plain bar pattern knows its bar length
+            // here; a song's bars are checked once its schedule is made (run()).
+            let barSeconds = settings.beatsPerBar * Rational(60) / settings.tempo.bpm
+            if Rational(Int64(n)) * barSeconds > RenderJob.maximumSeconds {
+                let most = (RenderJob.maximumSeconds / barSeconds).floor
+                throw ExitError("--bars '\(n)' is invalid: allowed 1 to \(most) (24 hours at \(settings.tempo) BPM in \(settings.meter))")
+            }
+        }
+
+        var timed: [TimedChange] = []
+        if let path = options.changes {
+            timed = try RenderJob.changes(path, settings: settings, song: song, sampleRate: sampleRate, loaded: &loaded)
+        }
+        changes = timed
+        userSounds = Array(loaded.values)
+        outputPath = output
+        eventsPath = options.events
+        try RenderJob.claimOutputs(options, output: output, soundFolders: loaded.keys.sorted())
+    }
+
+    /// The musical settings from the flags, each checked with its flag's name.
+    static func settings(_ options: RenderCommand) throws -> MetronomeSettings {
         var settings = MetronomeSettings()
         do throws(SettingError) {
             // A tempo segment (ramp, steps) is the song's; the plain settings keep 120. A
@@ -113,93 +148,85 @@ struct RenderJob {
         } catch {
             throw ExitError("--\(error.field) '\(error.value)' is invalid: \(error.allowed)")
         }
-        var loaded: [String: SoundSet] = [:]
-        settings.sound = try RenderJob.resolveSound(options.sound, rate: sampleRate, loaded: &loaded, origin: "--sound")
-        self.settings = settings
+        return settings
+    }
 
-        var bars: Int?
+    /// Where the render ends (--bars or --seconds, exclusive; else 4 bars), and the bars given.
+    static func end(_ options: RenderCommand, sampleRate: Int) throws -> (bars: Int?, end: RenderEnd) {
         switch (options.bars, options.seconds) {
         case (.some, .some): throw ExitError("--bars and --seconds are exclusive: give one of them")
         case (let text?, nil):
             let n = try wholeNumber(text, flag: "--bars", in: 1...1_000_000, allowed: "1 to 1000000, and at most 24 hours")
-            (bars, end) = (n, .bars(Int64(n)))
+            return (n, .bars(Int64(n)))
         case (nil, let text?):
             guard let value = Rational(parsing: text), !text.contains("/"), value > .zero, value <= RenderJob.maximumSeconds else {
                 throw ExitError("--seconds '\(text)' is invalid: allowed more than 0 up to 86400")
             }
-            end = .sample((value * Rational(Int64(sampleRate))).rounded)
-        case (nil, nil): end = .bars(4)
+            return (nil, .sample((value * Rational(Int64(sampleRate))).rounded))
+        case (nil, nil): return (nil, .bars(4))
         }
-        explicitEnd = options.bars != nil || options.seconds != nil
+    }
 
-        song = try SongRequest.make(options, bars: bars, settings: settings, sampleRate: sampleRate)
-        if song == nil, let n = bars {
-            // As --seconds: at most 24 hours. The plain bar pattern knows its bar length
-            // here; a song's bars are checked once its schedule is made (run()).
-            let barSeconds = settings.beatsPerBar * Rational(60) / settings.tempo.bpm
-            if Rational(Int64(n)) * barSeconds > RenderJob.maximumSeconds {
-                let most = (RenderJob.maximumSeconds / barSeconds).floor
-                throw ExitError("--bars '\(n)' is invalid: allowed 1 to \(most) (24 hours at \(settings.tempo) BPM in \(settings.meter))")
-            }
-        }
-
+    /// The change script (--changes): each step at its sample, checked against the settings
+    /// (or the song) it changes; a sound it names is loaded into `loaded`.
+    static func changes(_ path: String, settings: MetronomeSettings, song: SongRequest?, sampleRate: Int,
+                        loaded: inout [String: SoundSet]) throws -> [TimedChange] {
         var timed: [TimedChange] = []
-        if let path = options.changes {
-            let text = try InputFile.text(path, flag: "--changes")
-            let script: ChangeScript
-            do { script = try ChangeScript(text: text, file: path) } catch { throw ExitError(error.description) }
-            var current = settings
-            if let first = song?.songs.first?.sections.first {
-                // Pattern changes are checked against the song's meter, not --meter's.
-                (current.meter, current.beatUnit) = (first.meter, first.beatUnit)
-            }
-            for (seconds, line, step) in script.steps {
-                let sample = (seconds * Rational(Int64(sampleRate))).rounded
-                switch step {
-                case .start: timed.append(TimedChange(sample: sample, action: .start))
-                case .stop: timed.append(TimedChange(sample: sample, action: .stop))
-                case .set(let assignments):
-                    var holdTempo = false
-                    for (name, value) in MetronomeSettings.inAssignmentOrder(assignments) {
-                        if song != nil {
-                            if name == SettingName.meter.name || name == SettingName.beatUnit.name {
-                                throw ExitError("\(path):\(line): \(name) '\(value)' cannot change during a song: its sections set the meter; allowed: bpm (or bpm=hold), accents, subdivisions, swing, groove, poly, sound, volume")
-                            }
-                            if name == "bpm" && value == "hold" { holdTempo = true; continue }
+        let text = try InputFile.text(path, flag: "--changes")
+        let script: ChangeScript
+        do { script = try ChangeScript(text: text, file: path) } catch { throw ExitError(error.description) }
+        var current = settings
+        if let first = song?.songs.first?.sections.first {
+            // Pattern changes are checked against the song's meter, not --meter's.
+            (current.meter, current.beatUnit) = (first.meter, first.beatUnit)
+        }
+        for (seconds, line, step) in script.steps {
+            let sample = (seconds * Rational(Int64(sampleRate))).rounded
+            switch step {
+            case .start: timed.append(TimedChange(sample: sample, action: .start))
+            case .stop: timed.append(TimedChange(sample: sample, action: .stop))
+            case .set(let assignments):
+                var holdTempo = false
+                for (name, value) in MetronomeSettings.inAssignmentOrder(assignments) {
+                    if song != nil {
+                        if name == SettingName.meter.name || name == SettingName.beatUnit.name {
+                            throw ExitError("\(path):\(line): \(name) '\(value)' cannot change during a song: its sections set the meter; allowed: bpm (or bpm=hold), accents, subdivisions, swing, groove, poly, sound, volume")
                         }
-                        do {
-                            if name == "sound" {
-                                current.sound = try RenderJob.resolveSound(value, rate: sampleRate, loaded: &loaded, origin: "\(path):\(line): sound")
-                            } else {
-                                try current.assign(name, value)
-                            }
-                        } catch let error as SettingError {
-                            throw ExitError("\(path):\(line): \(error.field) '\(error.value)' is invalid: \(error.allowed)")
-                        }
+                        if name == "bpm" && value == "hold" { holdTempo = true; continue }
                     }
-                    do { try current.validate() } catch {
+                    do {
+                        if name == "sound" {
+                            current.sound = try RenderJob.resolveSound(value, rate: sampleRate, loaded: &loaded, origin: "\(path):\(line): sound")
+                        } else {
+                            try current.assign(name, value)
+                        }
+                    } catch let error as SettingError {
                         throw ExitError("\(path):\(line): \(error.field) '\(error.value)' is invalid: \(error.allowed)")
                     }
-                    if song != nil {
-                        let names = Set(assignments.map(\.name))
-                        let tempo: SongChange.TempoChange? = holdTempo ? .hold : names.contains("bpm") ? .to(current.tempo.bpm) : nil
-                        let pattern = !names.isDisjoint(with: ["accents", "subdivisions", "swing", "groove", "poly"])
-                        timed.append(TimedChange(sample: sample, action: .changeSong(current, tempo: tempo, pattern: pattern)))
-                    } else {
-                        timed.append(TimedChange(sample: sample, action: .apply(current)))
-                    }
+                }
+                do { try current.validate() } catch {
+                    throw ExitError("\(path):\(line): \(error.field) '\(error.value)' is invalid: \(error.allowed)")
+                }
+                if song != nil {
+                    let names = Set(assignments.map(\.name))
+                    let tempo: SongChange.TempoChange? = holdTempo ? .hold : names.contains("bpm") ? .to(current.tempo.bpm) : nil
+                    let pattern = !names.isDisjoint(with: ["accents", "subdivisions", "swing", "groove", "poly"])
+                    timed.append(TimedChange(sample: sample, action: .changeSong(current, tempo: tempo, pattern: pattern)))
+                } else {
+                    timed.append(TimedChange(sample: sample, action: .apply(current)))
                 }
             }
         }
-        changes = timed
-        userSounds = Array(loaded.values)
-        outputPath = output
-        eventsPath = options.events
+        return timed
+    }
+
+    /// No output may overwrite an input (song, tempo map, change script, sound files) or the other output.
+    static func claimOutputs(_ options: RenderCommand, output: String, soundFolders: [String]) throws {
         var outputs = OutputPaths()
         for (path, flag) in [(options.song, "--song"), (options.tempoMap, "--tempo-map"), (options.changes, "--changes")] {
             if let path { outputs.input(path, flag: flag) }
         }
-        for folder in loaded.keys.sorted() {
+        for folder in soundFolders {
             for name in SoundFolder.fileNames { outputs.input((folder.hasSuffix("/") ? folder : folder + "/") + name, flag: "--sound") }
         }
         try outputs.claim(output, flag: "-o")
@@ -307,6 +334,13 @@ struct RenderJob {
                     try eventsFile.write(lines)
                     lines.removeAll(keepingCapacity: true)
                 }
+            } onMIDI: { message in
+                guard let eventsFile else { return }
+                lines += Array(EventJSON.line(message, sampleRate: sampleRate).utf8)
+                if lines.count >= 1 << 16 {
+                    try eventsFile.write(lines)
+                    lines.removeAll(keepingCapacity: true)
+                }
             }
             try writer.finish()
             try eventsFile?.write(lines)
@@ -329,6 +363,12 @@ struct RenderJob {
 /// events file shares (`OnsetEventJSON`).
 enum EventJSON {
     static func line(_ event: OnsetEvent, sampleRate: Int, schedule: SongSchedule?) -> String {
-        "{\"t\":\(fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)),\(OnsetEventJSON.fields(event, schedule: schedule))}\n"
+        "{\"t\":\(fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)),\"type\":\"onset\",\(OnsetEventJSON.fields(event, schedule: schedule))}\n"
+    }
+
+    /// A MIDI message the box sends: `{"t":...,"type":"midi","dir":"out","bytes":"F8","sample":N}`.
+    static func line(_ event: MIDIOutEvent, sampleRate: Int) -> String {
+        let seconds = fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)
+        return "{\"t\":\(seconds),\"type\":\"midi\",\"dir\":\"out\",\"bytes\":\"\(event.message.hex)\",\"sample\":\(event.sample)}\n"
     }
 }

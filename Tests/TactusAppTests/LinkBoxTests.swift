@@ -5,7 +5,9 @@ import Logging
 import SimHAL
 import Testing
 @testable import TactusApp
-import TactusCore
+import TactusInstrument
+import TactusMusic
+import TactusArithmetic
 import TactusBase
 
 /// A Link session in memory: the test plays the peers (their count, the session's tempo and
