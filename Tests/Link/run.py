@@ -73,23 +73,46 @@ def box(ns, folder, script, settings):
                             stdout=subprocess.DEVNULL, stderr=open(folder + "/stderr.txt", "w"))
 
 
+def time_zero(folder):
+    """CLOCK_MONOTONIC seconds of a real-time box's time 0, from its first event line
+    (events.jsonl is written as it goes); waits up to 10 s for it."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            with open(folder + "/out/events.jsonl") as f:
+                first = f.readline()
+            if first.endswith("\n"):
+                e = json.loads(first)
+                return e["mono"] - e["t"]
+        except FileNotFoundError:
+            pass
+        time.sleep(0.01)
+    return time.monotonic()
+
+
 def scenario(name, settings, unit_quarters, quantum, bpm_a, bpm_b, work):
     """unit_quarters: the beat unit in quarter notes (1 for 1/4, 0.5 for 1/8)."""
     print(f"{name}: A at {bpm_a}, B at {bpm_b}, quantum {quantum}")
     folder = tempfile.mkdtemp(prefix=name.replace("/", "-") + "-", dir=work)
     a = box(NS[0], folder + "/a", "0 link start-stop-sync on\n0.2 press start\n"
-            "6 turn -18 over 1.8\n19 end\n", settings + f"bpm = {bpm_a}\n")
-    started = time.monotonic()
-    # B comes 2 s after A, the peer (beside A) 3 s after: Link's older session wins only by
-    # more than 0.5 s (else by a random session id).
-    time.sleep(max(0, 2.0 - (time.monotonic() - started)))
+            "6 turn -18 over 1.8\n21 end\n", settings + f"bpm = {bpm_a}\n")
+    # B comes 2 s after A's time 0, the peer (beside A) 1 s after B's: Link's older session
+    # wins only by more than 0.5 s (else by a random session id). Counted from each box's
+    # first event (its time 0), not from launching it: a box's start-up takes longer on a
+    # busy machine, and the peer's START must come after B's STOP (B's 10 s).
+    a_zero = time_zero(folder + "/a")
+    time.sleep(max(0, a_zero + 2.0 - time.monotonic()))
     b = box(NS[1], folder + "/b", "0 sync link\n0 link start-stop-sync on\n0.3 press start\n10 press start\n13 end\n",
             settings + f"bpm = {bpm_b}\n")
-    time.sleep(max(0, 3.0 - (time.monotonic() - started)))
+    b_zero = time_zero(folder + "/b")
+    time.sleep(max(0, a_zero + 3.0 - time.monotonic()))
     peer_out = open(folder + "/peer.jsonl", "w")
-    # The peer (beside A): start/stop sync on; START at A's 13 s, then 20 and 999 BPM at 16.5 and 17.5.
-    peer = subprocess.Popen(["ip", "netns", "exec", NS[0], BIN + "/tactus-link-peer", "16.5", str(quantum),
-                             "0:sync-on", "10:start", "13.5:tempo=20", "14.5:tempo=999"], stdout=peer_out)
+    # The peer (beside A, from A's 3 s): start/stop sync on; START at B's 11 s (1 s after B's
+    # STOP; A's 13 s when B started on time), then 20 and 999 BPM 3.5 and 4.5 s later.
+    go = b_zero + 11 - time.monotonic()
+    peer = subprocess.Popen(["ip", "netns", "exec", NS[0], BIN + "/tactus-link-peer", f"{go + 6.5:.3f}", str(quantum),
+                             "0:sync-on", f"{go:.3f}:start", f"{go + 3.5:.3f}:tempo=20", f"{go + 4.5:.3f}:tempo=999"],
+                            stdout=peer_out)
     for p in (a, b, peer):
         p.wait(timeout=60)
     peer_out.close()
