@@ -207,7 +207,8 @@ import TactusBase
     }
 
     /// Link moves the grid through the engine (a start placed on the quantum, re-placements
-    /// while playing, some jumps big enough to pass clicks over): the render thread takes them
+    /// while playing and while the start waits, tempo changes, some jumps big enough to pass
+    /// clicks over): the render thread takes them
     /// up without allocating, locking or writing. (It never calls Link itself.)
     @Test func linkPlacedStartsAndRealignmentsNeitherAllocateNorLock() {
         var random = SplitMix64(state: 21)
@@ -223,10 +224,14 @@ import TactusBase
                 engine.stop()
                 engine.start(atTwice: 2 * clock + Int64.random(in: 0...20_000, using: &random))
             } else if step % 5 == 0 {
-                // Control side (allocates, not audited): bar 0..3, anywhere in the 7/8 bar.
+                // Control side (allocates, not audited): bar -1..3 (bar -1: a waiting start
+                // re-mapped), anywhere in the 7/8 bar.
                 let position = Rational(Int64.random(in: 0..<7 * 64, using: &random), 8 * 64)
                 engine.align(atTwice: 2 * clock + Int64.random(in: -4000...4000, using: &random),
-                             bar: Int64.random(in: 0...3, using: &random), position: position)
+                             bar: Int64.random(in: -1...3, using: &random), position: position)
+            } else if step % 7 == 0 {
+                // A session tempo change, also while a start waits for its downbeat.
+                try? engine.apply(settings(bpm: step % 14 == 0 ? "137" : "90", meter: "7/8", beatUnit: "1/8", subdivisions: "3"))
             }
             realtime_audit_begin()
             engine.renderer.render(into: buffer, frameCount: 128)
