@@ -23,8 +23,19 @@ final class FakeLink: LinkSession {
 
     func enable(_ enabled: Bool) { isEnabled = enabled }
     func enableStartStopSync(_ enabled: Bool) { startStopSync.append(enabled) }
+    /// The session's beat line passes through (timeOrigin, beatOrigin); `setTempo` keeps the
+    /// beat continuous at its time as Link does.
+    var beatOrigin = 0.0
+    var timeOrigin = MonotonicTime.zero
+
     func capture(quantum: Double) -> LinkTimeline {
-        LinkTimeline(tempo: tempo, beatOrigin: 0, quantum: quantum, timeOrigin: .zero, isPlaying: playing, timeForIsPlaying: .zero)
+        LinkTimeline(tempo: tempo, beatOrigin: beatOrigin, quantum: quantum, timeOrigin: timeOrigin, isPlaying: playing, timeForIsPlaying: .zero)
+    }
+    /// A peer's tempo change at `time`.
+    func setTempo(_ newTempo: Double, at time: MonotonicTime) {
+        beatOrigin = capture(quantum: 4).beat(at: time)
+        timeOrigin = time
+        tempo = newTempo
     }
     func commit(tempo: Double, at time: MonotonicTime) {
         tempoCommits.append(tempo)

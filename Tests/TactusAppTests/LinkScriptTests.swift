@@ -90,4 +90,23 @@ import TactusBase
         // A peer's 137 goes on the wire as 437956 µs a beat: the box plays 137, not 137.00006.
         #expect(LinkMath.boxTempo(60e6 / 437_956, unit: try BeatUnit(parsing: "1/4")) == Tempo(clampingWholeBPM: 137))
     }
+
+    /// START with a peer waits for the next quantum boundary (Link beat 4, at 2 s); the peer
+    /// halves the tempo at 1 s while it waits: beat 4 is now at 3 s, and bar 0's downbeat is
+    /// heard there, with nothing before it (STARTSTOPSTATE-1's start through TEMPO-1's change).
+    @Test func aTempoChangeWhileAStartWaitsMovesItToItsLinkBeat() throws {
+        let link = FakeLink()
+        link.peers = 1
+        let output = MemoryOutput()
+        let simulation = try HeadlessSimulation(board: testBoard(), configuration: ConfigurationFile(), saved: SavedState(), problem: nil,
+                                                persistence: RecordingPersistence(), output: output, link: link, logger: Logger(label: "test"))
+        simulation.betweenSteps = { box in
+            if link.tempo == 120 && box.now.nanoseconds >= 1_000_000_000 { link.setTempo(60, at: MonotonicTime(nanoseconds: 1_000_000_000)) }
+        }
+        try simulation.run(try SimulationScript(text: "0 sync link\n0.5 press start\n4.5 end\n", file: "s"))
+        #expect(simulation.box.state.settings.tempo == Tempo(clampingWholeBPM: 60))
+        let onsets = output.events("onset")
+        #expect(onsets.map { $0["t"] as! Double } == [3, 4])
+        #expect(onsets.map { "\($0["bar"]!):\($0["beat"]!)" } == ["0:0", "0:1"])
+    }
 }
