@@ -109,4 +109,25 @@ import TactusBase
         #expect(onsets.map { $0["t"] as! Double } == [3, 4])
         #expect(onsets.map { "\($0["bar"]!):\($0["beat"]!)" } == ["0:0", "0:1"])
     }
+
+    /// A song leads the session: its tempo goes to Link as it ramps (100 to 140 over two
+    /// bars: each beat's tempo), not only at its sections.
+    @Test func aSongLeadsTheSessionTempoAsItRamps() throws {
+        let link = FakeLink()
+        let saved = SavedState(library: SongLibrary(songs: [
+            Song(name: "Ramp", sections: [SongSection(label: "r", bars: 2, tempo: .rampTime(from: 100, to: 140)),
+                                          SongSection(label: "e", bars: 1, tempo: .constant(140))]),
+        ]))
+        let output = MemoryOutput()
+        let simulation = try HeadlessSimulation(board: testBoard(), configuration: ConfigurationFile(), saved: saved, problem: nil,
+                                                persistence: RecordingPersistence(), output: output, link: link, logger: Logger(label: "test"))
+        try simulation.run(try SimulationScript(text: "0 sync link\n" + SongBoxTests.script + "16 end\n", file: "s"))
+        let first = try #require(output.events("onset").first?["t"] as? Double)
+        #expect(first >= 8)
+        let ramp = link.tempoCommits.drop { $0 != 100 }
+        // Sent as it goes, each beat's tempo (8 beats of ramp), rising, and 140 at the end.
+        #expect(ramp.count >= 8, "\(link.tempoCommits)")
+        #expect(zip(ramp, ramp.dropFirst()).allSatisfy { $0 < $1 }, "\(ramp)")
+        #expect(ramp.last.map { abs($0 - 140) < 0.5 } == true, "\(ramp)")
+    }
 }
