@@ -291,8 +291,8 @@ class Companion(unittest.TestCase):
             page.wait_for_function("document.getElementById('prefs-error').textContent === ''")  # set once the box answered
             status, prefs, _ = BOX.request("GET", "/api/preferences", headers=self.auth())
             self.assertEqual((prefs["link_start_stop_sync"], prefs["tone_a4"], prefs["sync"]), (True, 442, "internal"))
-            status, err, _ = BOX.request("PATCH", "/api/preferences", {"sync": "midi"}, headers=self.auth())
-            self.assertEqual((status, err), (422, {"error": 'sync = "midi" is invalid: allowed "internal", "link"', "field": "sync"}))
+            status, err, _ = BOX.request("PATCH", "/api/preferences", {"sync": "ptp"}, headers=self.auth())
+            self.assertEqual((status, err), (422, {"error": 'sync = "ptp" is invalid: allowed "internal", "midi", "link"', "field": "sync"}))
             page.screenshot(path=os.path.join(DOCS, "settings.png"), full_page=True)
             size = sum(os.path.getsize(os.path.join(ROOT, "share", "web", f)) for f in os.listdir(os.path.join(ROOT, "share", "web")))
             self.assertLess(size, 150 * 1024)
