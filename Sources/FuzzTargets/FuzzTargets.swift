@@ -62,6 +62,7 @@ public enum FuzzTargets {
         Target(name: "tempo", run: tempo),
         Target(name: "wav", run: wav),
         Target(name: "midi", run: midi),
+        Target(name: "companion", run: companion),
     ]
 
     public static func named(_ name: String) -> Target? { all.first { $0.name == name } }

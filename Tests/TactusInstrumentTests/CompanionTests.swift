@@ -223,6 +223,12 @@ import TactusBase
             try RemotePatch.apply(try JSONValue.parse(#"{"sound":"nope"}"#), to: current, soundNames: ["woodblock", "beep"])
         }
         #expect(throws: RemotePatch.Problem.self) { try RemotePatch.apply(try JSONValue.parse(#"{"mode":"song"}"#), to: current, soundNames: []) }
+        // An empty key still says which (the fuzzer found ` = "organ" is invalid`).
+        let emptyKey = try JSONValue.parse(#"{"":"organ"}"#)
+        do throws(RemotePatch.Problem) {
+            _ = try RemotePatch.apply(emptyKey, to: current, soundNames: [])
+            Issue.record("an empty key was accepted")
+        } catch { #expect(error.description.hasPrefix(#""" = "organ" is invalid: not settable; settable are bpm"#), "\(error)") }
         #expect(throws: RemotePatch.Problem.self) { try RemotePatch.apply(try JSONValue.parse(#"{"volume":{"master":101}}"#), to: current, soundNames: []) }
     }
 

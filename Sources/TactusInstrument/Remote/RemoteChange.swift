@@ -39,7 +39,8 @@ public enum RemotePatch {
         public var value: String
         public var allowed: String
         /// `bpm = 1000 is invalid: allowed a number from 1 to 999`, worded as the TOML readers word it.
-        public var description: String { "\(field) = \(value) is invalid: \(allowed)" }
+        /// An empty key (`{"":1}`) is shown as `""`, so the message still says which.
+        public var description: String { "\(field.isEmpty ? "\"\"" : field) = \(value) is invalid: \(allowed)" }
     }
 
     /// The new settings and, if asked, the transport state; or the first problem.
