@@ -62,7 +62,7 @@ struct TactusWeb {
             let subscription: BoxConnection
             do {
                 subscription = try BoxConnection(path: control, onEvent: { value in
-                    if value["type"]?.stringValue == "beat" {
+                    if value["type"]?.stringValue == "beat" || value["type"]?.stringValue == "beats" {
                         live.publish(value.json, isState: false)
                     } else if value["type"]?.stringValue == "state" {
                         live.publish(value.json, isState: true)

@@ -9,7 +9,7 @@ const fields = [
   ["momentum", "Momentum", "bool", "prefs"], ["tap_tolerance", "Tap tolerance %", "number", "prefs"],
   ["screen_dim_seconds", "Screen dim (s, 0 never)", "number", "prefs"], ["footswitch", "Footswitch", ["start-stop", "tap"], "prefs"],
   ["silent_practice", "Silent practice", "bool", "prefs"], ["dark_gap", "Dark gap", "bool", "prefs"],
-  ["sync", "Sync source", ["internal", "link"], "sync-prefs"], ["link_start_stop_sync", "Link start/stop sync", "bool", "sync-prefs"],
+  ["sync", "Sync source", ["internal", "midi", "link"], "sync-prefs"], ["link_start_stop_sync", "Link start/stop sync", "bool", "sync-prefs"],
   ["tone_note", "Tone note (C4-B5)", "text", "tone-prefs"], ["tone_a4", "Tone A4 (Hz)", "number", "tone-prefs"],
   ["tone_timbre", "Tone timbre", ["sine", "organ"], "tone-prefs"], ["tone_volume", "Tone volume %", "number", "tone-prefs"],
 ];

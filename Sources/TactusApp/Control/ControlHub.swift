@@ -199,10 +199,18 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
 
     // MARK: live lines for subscribers
 
-    public func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime, next: (bar: Int64, beat: Int, time: MonotonicTime)?) {
+    public func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime) {
         guard !subscribers.isEmpty, onset.layer == 0, onset.kind <= .beat else { return }
-        let upcoming = next.map { ",\"next\":{\"bar\":\($0.bar),\"beat\":\($0.beat),\"ns\":\($0.time.nanoseconds + clockOffset)}" } ?? ""
-        let line = "{\"type\":\"beat\",\"bar\":\(onset.bar),\"beat\":\(onset.beat),\"kind\":\"\(onset.kind.name)\",\"ns\":\(time.nanoseconds + clockOffset)\(onset.muted ? ",\"muted\":true" : "")\(upcoming)}"
+        let line = "{\"type\":\"beat\",\"bar\":\(onset.bar),\"beat\":\(onset.beat),\"kind\":\"\(onset.kind.name)\",\"ns\":\(time.nanoseconds + clockOffset)\(onset.muted ? ",\"muted\":true" : "")}"
+        for client in subscribers { send(client, line) }
+    }
+
+    public var followsBeats: Bool { !subscribers.isEmpty }
+
+    public func box(_ box: Box, willPlay beats: [AnnouncedBeat], from: MonotonicTime) {
+        guard !subscribers.isEmpty else { return }
+        let list = beats.map { "{\"bar\":\($0.bar),\"beat\":\($0.beat),\"ns\":\($0.time.nanoseconds + clockOffset)}" }
+        let line = "{\"type\":\"beats\",\"from\":\(from.nanoseconds + clockOffset),\"beats\":[\(list.joined(separator: ","))]}"
         for client in subscribers { send(client, line) }
     }
 
