@@ -314,7 +314,14 @@ public final class Box {
             perform(state.handle(.gesture(.startStop, .press, at: now)), at: now)
         }
         engine.stop()
+        forgetGrid()
+    }
+
+    /// START and STOP: the grid is gone until the engine publishes the next; a remote view
+    /// is told so (the beats it was announced do not sound).
+    private func forgetGrid() {
         grid.removeAll()
+        announcement.changedFrom = .min
     }
 
     /// Writes the settings file now (the reducer's debounce may still be waiting).
@@ -371,16 +378,14 @@ public final class Box {
                 if !startFollowedClock() { startEngine() }
                 if practiceStartedAt == nil { practiceStartedAt = time }
                 startPressedAt = time
-                grid.removeAll() // anchored by the grid the engine publishes at the start
-                announcement.changedFrom = .min
+                forgetGrid() // anchored by the grid the engine publishes at the start
                 screenChanged = true
                 stateChanged = true
             case .stop:
                 linkStopped(at: time)
                 engine.stop()
                 logPractice(until: time)
-                grid.removeAll()
-                announcement.changedFrom = .min
+                forgetGrid()
                 screenChanged = true
                 stateChanged = true
             case .darkGap(let on):
