@@ -26,9 +26,9 @@ import TactusInstrument
         }
     }
 
-    func run(_ script: String) throws -> View {
+    func run(_ script: String, saved: SavedState = SavedState()) throws -> View {
         let view = View()
-        let simulation = try HeadlessSimulation(board: testBoard(), configuration: ConfigurationFile(), saved: SavedState(), problem: nil,
+        let simulation = try HeadlessSimulation(board: testBoard(), configuration: ConfigurationFile(), saved: saved, problem: nil,
                                                 persistence: RecordingPersistence(), output: MemoryOutput(), logger: Logger(label: "test"))
         simulation.box.controlObserver = view
         try simulation.run(try SimulationScript(text: script, file: "test.script"))
@@ -50,6 +50,22 @@ import TactusInstrument
             let news = view.announcements.first { $0.beats.contains { $0.time.nanoseconds == onset.heard && $0.bar == onset.bar && $0.beat == onset.beat } }
             let ahead = try #require(news.map { onset.heard - $0.at }, "beat \(onset.bar):\(onset.beat) never announced")
             #expect(ahead >= (onset.heard == first.heard ? 37_000_000 : 400_000_000), "\(onset.bar):\(onset.beat) \(ahead) ns ahead")
+        }
+    }
+
+    /// A song with its count-in and a muted bar: START 40 ms ahead, every beat heard (count-in
+    /// included, bar -1) announced ahead with its time, the song's samples as without a view.
+    @Test func aSongIsAnnouncedFromItsCountIn() throws {
+        let view = try run(SongBoxTests.script + "16 end\n", saved: SongBoxTests.saved())
+        let first = try #require(view.onsets.first)
+        #expect(first.bar == -1 && first.beat == 0)
+        #expect(view.onsets.map { $0.heard - first.heard } == [0, 24000, 48000, 72000, 96000, 120000, 144000, 168000, 192000, 224000,
+                                                               256000, 288000, 320000, 352000].map { Int64($0) * 1_000_000_000 / 48000 })
+        let press = try #require(view.announcements.first?.at)
+        #expect(abs(first.heard - press - 40_000_000) < 3_000_000, "\(first.heard - press)")
+        for onset in view.onsets {
+            let news = view.announcements.first { $0.beats.contains { abs($0.time.nanoseconds - onset.heard) <= 1 && $0.bar == onset.bar && $0.beat == onset.beat } }
+            #expect(news.map { onset.heard - $0.at >= 30_000_000 } == true, "\(onset.bar):\(onset.beat)")
         }
     }
 
