@@ -177,7 +177,7 @@ import TactusBase
         #expect(p.screenDimSeconds == 0 && p.momentum)
         #expect(RemotePatch.json(p).contains(#""sync":"link","link_start_stop_sync":true,"tone_note":"C#5","tone_a4":442,"tone_timbre":"organ","tone_volume":30"#))
         for (body, field, message) in [
-            (#"{"sync":"clock"}"#, "sync", #"sync = "clock" is invalid: allowed "internal", "midi", "link""#),
+            (#"{"sync":"ptp"}"#, "sync", #"sync = "ptp" is invalid: allowed "internal", "midi", "link""#),
             (#"{"tone_a4":500}"#, "tone_a4", "tone_a4 = 500 is invalid: allowed a whole number from 415 to 466"),
             (#"{"link_start_stop_sync":"yes"}"#, "link_start_stop_sync", nil),
             (#"{"tone_note":"H2"}"#, "tone_note", nil),

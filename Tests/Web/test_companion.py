@@ -292,8 +292,8 @@ class Companion(unittest.TestCase):
             page.wait_for_function("document.getElementById('prefs-error').textContent === ''")  # set once the box answered
             status, prefs, _ = BOX.request("GET", "/api/preferences", headers=self.auth())
             self.assertEqual((prefs["link_start_stop_sync"], prefs["tone_a4"], prefs["sync"]), (True, 442, "internal"))
-            status, err, _ = BOX.request("PATCH", "/api/preferences", {"sync": "clock"}, headers=self.auth())
-            self.assertEqual((status, err), (422, {"error": 'sync = "clock" is invalid: allowed "internal", "midi", "link"', "field": "sync"}))
+            status, err, _ = BOX.request("PATCH", "/api/preferences", {"sync": "ptp"}, headers=self.auth())
+            self.assertEqual((status, err), (422, {"error": 'sync = "ptp" is invalid: allowed "internal", "midi", "link"', "field": "sync"}))
             # Screen and footswitch on their own card.
             self.assertEqual(page.evaluate("[...document.querySelectorAll('#screen-prefs select, #screen-prefs input')].map(e => e.id)"),
                              ["pref-screen_dim_seconds", "pref-footswitch"])
