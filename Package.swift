@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "CLinuxShim"),
         // Devices only for HardwareCheck (`tactus check`), which drives the real display.
         // GPIO/*V2.swift is the libgpiod 2 backend, compiled when gpioBackend defines it.
-        .target(name: "LinuxHAL", dependencies: ["TactusCore", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim"],
+        .target(name: "LinuxHAL", dependencies: ["TactusCore", "ClickEngine", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim"],
                 swiftSettings: gpioBackend),
         .target(name: "SimHAL", dependencies: ["HAL"]),
         // The box: services and wiring, written against HAL only, so `tactus run` (LinuxHAL
