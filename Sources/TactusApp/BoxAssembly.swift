@@ -19,6 +19,8 @@ public struct BoxParts {
     public var userSounds: [SoundSet]
     /// `--sync`: the source to follow from the start, instead of the saved one (not saved).
     public var syncOverride: SyncSource?
+    /// Where the engine's MIDI messages go (`tactus run`: the MIDI clock thread), if anywhere.
+    public var midiSender: (any MIDISender)?
 
     public init(board: BoardDefinition, configuration: ConfigurationFile, audio: AudioOutput, input: any InputEventSource,
                 display: (any MonochromeDisplay)?, indicators: any IndicatorOutput, persistence: any SettingsPersistence,
@@ -77,6 +79,7 @@ public enum BoxAssembly {
                       indicators: parts.indicators, persistence: parts.persistence, at: now,
                       report: { logger.warning("\($0)") }, inform: { logger.info("\($0)") })
         box.midiConfiguration = parts.configuration.midi
+        box.midiSender = parts.midiSender
         box.sync = parts.syncOverride ?? saved.preferences.sync
         // A settings file on disk keeps the practice log beside it.
         box.practiceLog = parts.persistence as? any PracticeLogStore

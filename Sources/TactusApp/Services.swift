@@ -18,6 +18,7 @@ public final class ControlLoop: @unchecked Sendable {
         case edge(LineEdge)
         case action(Action)
         case work(@Sendable (Box) -> Void)
+        case midi(MIDIMessage, MonotonicTime)
     }
 
     private let queue = WakeQueue<Input>()
@@ -32,6 +33,10 @@ public final class ControlLoop: @unchecked Sendable {
 
     /// From any thread (the GPIO poll thread). Dropped after `stop()`.
     public func post(_ edge: LineEdge) { _ = queue.post(.edge(edge)) }
+
+    /// From any thread (the MIDI input threads), with the message's arrival time. Dropped
+    /// after `stop()`.
+    public func post(_ message: MIDIMessage, at time: MonotonicTime) { _ = queue.post(.midi(message, time)) }
 
     /// From any thread (the interactive simulator's keys). Dropped after `stop()`.
     public func post(_ action: Action) { _ = queue.post(.action(action)) }
@@ -87,6 +92,7 @@ public final class ControlLoop: @unchecked Sendable {
                 case .edge(let edge): box.handle(edge)
                 case .action(let action): box.handle(action)
                 case .work(let body): body(box)
+                case .midi(let message, let time): box.handleMIDI(message, at: time)
                 }
             }
             box.advance(to: clock.now())

@@ -77,6 +77,9 @@ struct RunCommand: AsyncParsableCommand {
                              indicators: outputs, persistence: store, clock: clock,
                              userSounds: BoxLocations.userSounds(configuration, sampleRate: audio.format.sampleRate, logger: logger))
         parts.syncOverride = syncOverride
+        let midi = MIDISetup(configuration.midi, log: hal)
+        defer { midi.stop() }
+        parts.midiSender = midi.sender
         let service: BoxService
         do {
             service = try BoxService(parts: parts, saved: loaded.saved, problem: loaded.problem, notice: loaded.notice, logger: logger,
@@ -84,6 +87,9 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             throw ExitError("\(error)", code: 1)
         }
+        midi.startInput({ [loop = service.loop] message, nanoseconds in
+            loop.post(message, at: MonotonicTime(nanoseconds: nanoseconds))
+        }, log: hal)
         logger.info("tactus run: \(definition.model) (\(definition.identifier)), settings \(store.path)")
         // One service: BoxService starts and stops the box's parts in its own fixed order.
         let group = ServiceGroup(configuration: .init(
