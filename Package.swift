@@ -97,6 +97,12 @@ let package = Package(
             dependencies: ["TactusCore", "HAL", "Devices", "SimHAL", "TactusApp"],
             path: "Benchmarks/ScreenBench"
         ),
+        // The MIDI clock thread's lateness against its deadlines with every core busy.
+        .executableTarget(
+            name: "tactus-midi-bench",
+            dependencies: ["TactusCore", "HAL", "LinuxHAL"],
+            path: "Benchmarks/MIDIBench"
+        ),
         // Interposes malloc and pthread_mutex_lock inside the test binary so tests can
         // prove the render thread neither allocates nor locks.
         .target(name: "RealtimeAudit", path: "Tests/RealtimeAudit"),
