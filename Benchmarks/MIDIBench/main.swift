@@ -47,6 +47,9 @@ func loadAverage() -> String {
 }
 let loadBefore = loadAverage()
 
+// As the service does (ALSASink locks memory): no page fault on the thread's path.
+let locked = mlockall(MCL_CURRENT | MCL_FUTURE) == 0
+
 let busy = Atomic<Bool>(true)
 let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 let hogCount = environment["TACTUS_MIDI_BENCH_HOGS"].flatMap(Int.init).map { max($0, 0) } ?? cores
@@ -88,7 +91,7 @@ func percentile(_ p: Double) -> Double {
 }
 let p50 = percentile(50), p99 = percentile(99), p999 = percentile(99.9), worst = Double(lateness.last!) / 1e6
 func ms(_ v: Double) -> String { String(format: "%.3f ms", v) }
-print("MIDI clock thread lateness over \(clocks) clocks 2 ms apart, \(hogCount) busy loop(s) on \(cores) core(s), \(priority), \(wireName):")
+print("MIDI clock thread lateness over \(clocks) clocks 2 ms apart, \(hogCount) busy loop(s) on \(cores) core(s), \(priority)\(locked ? ", memory locked" : ""), \(wireName):")
 print("  host load average \(loadBefore) before, \(loadAverage()) after (this process's busy loops count in the second)")
 print("  p50 \(ms(p50))  p99 \(ms(p99))  p99.9 \(ms(p999))  max \(ms(worst))")
 print("  targets p99 < 0.2 ms: \(p99 < 0.2 ? "met" : "MISSED"); p99.9 < 1 ms: \(p999 < 1 ? "met" : "MISSED")")
