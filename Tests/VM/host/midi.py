@@ -18,7 +18,8 @@ lower envelope; chunks that came without delay define it).
       SENDER ("W NS HH..." per write): the first click is the accent (REF's first click,
       sample for sample), the second a beat, the fifth the next accent; the first click is
       not before the first clock after Start and at most 150 ms after it (a Start gives no
-      warning: the downbeat sounds one output latency late); from the second click on the
+      warning: the downbeat sounds one output latency late, and the box moves its grid back
+      onto the clock within the first bar); from click --settle (4: the second bar) on the
       mean interval is within 0.5 % of 60 / B and click j lies within 5 ms of clock 24 j on
       average.
 
@@ -127,19 +128,25 @@ def cmd_follow(a):
         print(f"FAIL {len(ons)} clicks captured, need 8")
         return 1
     # A Start gives no warning: the downbeat is heard one output latency after the clock
-    # that starts it (the box cannot play into the past), and from the next beat on the
-    # clicks are back on the followed clock. The tempo is measured from the second click.
-    iv = [(b - a_) for a_, b in zip(ons[1:], ons[2:])]
+    # that starts it (the box cannot play into the past), and within the first bar the
+    # box's grid is moved back onto the followed clock (seen at beat 2 or 4). The tempo and
+    # the phase are measured from the second bar (click --settle on).
+    k0 = a.settle
+    iv = [(b - a_) for a_, b in zip(ons[k0:], ons[k0 + 1:])]
+    if not iv:
+        print(f"FAIL {len(ons)} clicks, none after the first {k0}")
+        return 1
     mean = sum(iv) / len(iv) / a.rate
     want = 60 / a.bpm
     err = (mean - want) / want
     if abs(err) > 0.005:
         problems.append(f"mean click interval {mean * 1000:.2f} ms, want {want * 1000:.2f} within 0.5 % ({err * 100:+.3f} %)")
     clocks = [t for t, b in writes[start_i + 1:] if b == [0xF8]]
-    offsets = [clicks[j] - clocks[24 * j] for j in range(1, len(clicks)) if 24 * j < len(clocks)]
-    mean_offset = sum(offsets) / len(offsets) / 1e6 if offsets else float("nan")
+    all_offsets = [(clicks[j] - clocks[24 * j]) / 1e6 for j in range(len(clicks)) if 24 * j < len(clocks)]
+    offsets = all_offsets[k0:]
+    mean_offset = sum(offsets) / len(offsets) if offsets else float("nan")
     if not offsets or abs(mean_offset) > 5:
-        problems.append(f"clicks 1... mean offset from clock 24j {mean_offset:+.2f} ms (within 5 ms)")
+        problems.append(f"clicks {k0}... mean offset from clock 24j {mean_offset:+.2f} ms (within 5 ms)")
     _, rrate, ref = load(a.reference)
     rons = onsets(ref, rrate // 100, sound_at_start_is_onset=True)
     span = min(rons[1] - rons[0], 2000)
@@ -156,8 +163,9 @@ def cmd_follow(a):
     early = (clicks[0] - first_clock) / 1e6 if first_clock else float("nan")
     if first_clock is None or early < -2 or early > 150:
         problems.append(f"the first click came {early:+.1f} ms from the first clock after Start (not before it, at most 150 ms after)")
-    detail = (f"{len(ons)} clicks, mean interval from the second {mean * 1000:.3f} ms (want {want * 1000:.3f}, {err * 100:+.3f} %); "
-              f"clicks 1... from clock 24j {mean_offset:+.2f} ms on average; "
+    detail = (f"{len(ons)} clicks, mean interval from click {k0} {mean * 1000:.3f} ms (want {want * 1000:.3f}, {err * 100:+.3f} %); "
+              f"clicks {k0}... from clock 24j {mean_offset:+.2f} ms on average; first bar's offsets "
+              f"{', '.join(f'{o:+.1f}' for o in all_offsets[:k0])} ms; "
               f"first click {early:+.1f} ms after the first clock after Start; accent first: {same(0, 0)}")
     print(("FAIL " + "; ".join(problems) + " | " if problems else "PASS ") + detail)
     return 1 if problems else 0
@@ -178,6 +186,7 @@ def main():
     follow.add_argument("times")
     follow.add_argument("--bpm", type=float, required=True)
     follow.add_argument("--reference", required=True)
+    follow.add_argument("--settle", type=int, default=4, help="clicks (the first bar) before tempo and phase are measured")
     for s in (lead, follow):
         s.add_argument("--rate", type=int, default=48000)
         s.add_argument("--channels", type=int, default=2)

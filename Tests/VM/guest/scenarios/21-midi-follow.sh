@@ -3,9 +3,10 @@
 # virtual port plays 2 s of clock at 100 BPM, then Start and 12 s more: the first click on
 # snd-aloop is the downbeat (the accent's samples, as `tactus render` plays them), not
 # before the first clock after Start and at most 150 ms after it (a Start gives no warning,
-# so the downbeat sounds one output latency late: 66 ms here with the VM's 4 x 512 frames);
-# from the second click on they come at 100 BPM (within 0.5 %), each within 5 ms of its
-# clock on average.
+# so the downbeat sounds one output latency late: 66-89 ms here with the VM's 85 ms
+# buffer, and the box moves its grid back onto the clock within the first bar); from the
+# second bar on they come at 100 BPM (within 0.5 %), each within 5 ms of its clock on
+# average.
 . /vm/lib.sh
 . /vm/midi.sh
 require_command run
