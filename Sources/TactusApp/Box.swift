@@ -217,8 +217,22 @@ public final class Box: @unchecked Sendable {
         followedTempo = tempo
         // The phase error: when the engine's grid puts clock k against the filtered time of
         // this Clock. Corrected every sixth clock (a 16th), with the tempo.
-        guard k % 6 == 0, let clock = outputClock, let sent = sentClocks.last(where: { $0.k == k - Int64(songPosition) * 6 }) else { return }
-        let heard = Double(clock.outputNanoseconds(ofSample: sent.sample))
+        guard k % 6 == 0, let clock = outputClock, let latest = sentClocks.last else { return }
+        let target = k - Int64(songPosition) * 6
+        let heard: Double
+        if let sent = sentClocks.last(where: { $0.k == target }) {
+            heard = Double(clock.outputNanoseconds(ofSample: sent.sample))
+        } else if latest.k < target, sentClocks.count >= 2, sentClocks[sentClocks.count - 2].k < latest.k {
+            // The engine has not placed clock k yet: the box is later than one buffer (a
+            // Start gives no warning), and waiting for it would never correct. Clock k on
+            // the engine's own grid, from its latest two clocks.
+            let previous = sentClocks[sentClocks.count - 2]
+            let samplesPerClock = Double(latest.sample - previous.sample) / Double(latest.k - previous.k)
+            heard = Double(clock.outputNanoseconds(ofSample: latest.sample))
+                + Double(target - latest.k) * samplesPerClock * 1e9 / Double(engine.renderer.sampleRate)
+        } else {
+            return
+        }
         let filtered = follower.nextTick - follower.period
         let errorNanoseconds = heard - filtered
         applyFollowed(shift: -errorNanoseconds * Double(engine.renderer.sampleRate) / 1e9)
