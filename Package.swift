@@ -22,107 +22,176 @@ func libgpiodMajorVersion() -> Int {
 }
 let gpioBackend: [SwiftSetting] = libgpiodMajorVersion() >= 2 ? [.define("TACTUS_LIBGPIOD2")] : []
 
-// Layers (see README "Layout"): TactusCore and ClickEngine are pure Swift with no C
-// imports and no I/O; the executable wires them to files and, later, to hardware.
+// Layers (see README "Layout"), bottom up, each target depending only on those below it:
+// TactusArithmetic, TactusMusic, TactusTimeline, TactusInstrument, TactusScreen and
+// ClickEngine are pure Swift with no C imports and no I/O; HAL and its drivers sit beside
+// them on TactusBase; TactusApp wires them to hardware and files.
 let package = Package(
     name: "Tactus",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "TactusCore", targets: ["TactusCore"]),
+        .library(name: "TactusArithmetic", targets: ["TactusArithmetic"]),
+        .library(name: "TactusMusic", targets: ["TactusMusic"]),
+        .library(name: "TactusTimeline", targets: ["TactusTimeline"]),
+        .library(name: "TactusInstrument", targets: ["TactusInstrument"]),
+        .library(name: "TactusScreen", targets: ["TactusScreen"]),
         .library(name: "ClickEngine", targets: ["ClickEngine"]),
         .executable(name: "tactus", targets: ["tactus"]),
+        .executable(name: "tactus-web", targets: ["tactus-web"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // Only the companion (`tactus-web`, its own process) uses these: the box binary never
+        // links Hummingbird, NIO or Foundation. Default traits off: no swift-configuration or
+        // full Foundation, a smaller binary that idles near 20 MB RSS.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         // The TOML reader and writer for config, board and settings files: pure Swift,
         // bounded in size and depth, with errors that name file, line, field and value.
         .target(name: "TOMLReader"),
-        .target(name: "TactusCore", dependencies: ["TOMLReader"]),
-        .target(name: "ClickEngine", dependencies: ["TactusCore", "TOMLReader"]),
+        // The base both floors use: monotonic time, 1-bit bitmaps (screen frames), the
+        // indicator channels. No logic of the box, no I/O.
+        .target(name: "TactusBase"),
+        // The pure core, bottom up. Exact arithmetic: Rational, fixed decimals, sample times,
+        // double-double and the big-number fallback (BigInt, BigFraction).
+        .target(name: "TactusArithmetic"),
+        // The musical model: tempo, meter, beat unit, accents, subdivisions, volumes, grooves,
+        // poly layers, the bar pattern, setting names; songs, song files, klick tempo maps.
+        .target(name: "TactusMusic", dependencies: ["TactusArithmetic", "TOMLReader"]),
+        // The one timeline: where beat x is and what is played there (BeatGrid: steady and
+        // song pieces; the half-sample rule; song timing; the audio output clock).
+        .target(name: "TactusTimeline", dependencies: ["TactusArithmetic", "TactusMusic"]),
+        // The instrument: input decoding, wheel and tap, the box's state machine (reducer),
+        // menu, configuration and settings files, indicator scheduling, the companion's model.
+        .target(name: "TactusInstrument", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
+        // The screen: fonts, icons, image formats, the screen model, pages and pendulum.
+        .target(name: "TactusScreen", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument"]),
+        .target(name: "ClickEngine", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
 
         // Hardware layers (issue 4). HAL: protocols and value types only, no C imports.
         // Devices: drivers written against HAL alone. LinuxHAL: the only OS code.
         // SimHAL: the same protocols in memory, for tests and `tactus simulate`.
-        // HAL uses TactusCore for frame and time types, TOMLReader for board files.
-        .target(name: "HAL", dependencies: ["TactusCore", "TOMLReader"]),
-        .target(name: "Devices", dependencies: ["HAL"]),
+        // HAL uses TactusBase for frame and time types (never the core), TOMLReader for board files.
+        .target(name: "HAL", dependencies: ["TactusBase", "TOMLReader"]),
+        .target(name: "Devices", dependencies: ["TactusBase", "HAL"]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         // libi2c-dev ships no .pc file: the module map links libi2c itself.
         .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
         // The few glibc calls Swift cannot import (pthread_setname_np, prctl).
         .target(name: "CLinuxShim"),
+        // Ableton Link (Debian's ableton-link-dev headers, GPL-2.0-or-later) behind a C
+        // interface of our own: Swift cannot import ableton::Link itself.
+        .target(name: "CLink",
+                cxxSettings: [.define("LINK_PLATFORM_LINUX", to: "1")],
+                linkerSettings: [.linkedLibrary("m"), .linkedLibrary("stdc++")]),
         // Devices only for HardwareCheck (`tactus check`), which drives the real display.
         // GPIO/*V2.swift is the libgpiod 2 backend, compiled when gpioBackend defines it.
-        .target(name: "LinuxHAL", dependencies: ["TactusCore", "ClickEngine", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim"],
+        .target(name: "LinuxHAL", dependencies: ["TactusBase", "TactusTimeline", "TactusInstrument", "ClickEngine", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim", "CLink"],
                 swiftSettings: gpioBackend),
-        .target(name: "SimHAL", dependencies: ["HAL"]),
+        .target(name: "SimHAL", dependencies: ["TactusBase", "HAL"]),
         // The box: services and wiring, written against HAL only, so `tactus run` (LinuxHAL
         // parts) and `tactus simulate` (SimHAL parts) share every line of it.
         .target(
             name: "TactusApp",
             dependencies: [
-                "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim",
+                "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen",
+                "ClickEngine", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // `tactus simulate --headless`: the box of TactusApp on simulated time, SimHAL parts
+        // and a script of inputs; writes audio, events and frames.
+        .target(
+            name: "TactusSimulation",
+            dependencies: [
+                "TactusBase", "TactusArithmetic", "TactusInstrument", "ClickEngine", "HAL", "SimHAL", "TOMLReader", "TactusApp",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "tactus",
             dependencies: [
-                "TactusCore", "TOMLReader", "ClickEngine", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp",
+                "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen",
+                "TOMLReader", "ClickEngine", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp", "TactusSimulation", "TactusCommandLine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The browser companion (issue 23): HTTP and WebSocket in front of the box's control
+        // socket. It holds no box state and reads no box files; everything goes through the box.
+        .executableTarget(
+            name: "tactus-web",
+            dependencies: [
+                "TactusInstrument",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ]
+        ),
+        // Every reader of outside input as a fuzz target (bytes in, one-line error or a value
+        // that renders); tactus-fuzz is the libFuzzer binary (scripts/fuzz.sh builds it with
+        // -sanitize=fuzzer,address -D FUZZING) and, built plainly, a replayer of files.
+        // What the command line reads beside its flags (change scripts), shared with the fuzzers.
+        .target(name: "TactusCommandLine", dependencies: ["TOMLReader", "TactusArithmetic", "TactusMusic"]),
+        .target(name: "FuzzTargets", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusInstrument", "ClickEngine", "HAL", "TactusApp",
+                                                    "TactusSimulation", "TactusCommandLine"]),
+        .executableTarget(name: "tactus-fuzz", dependencies: ["FuzzTargets"]),
         .executableTarget(
             name: "tactus-bench",
-            dependencies: ["TactusCore", "ClickEngine", "RealtimeAudit"],
+            dependencies: ["TactusBase", "TactusMusic", "TactusTimeline", "ClickEngine", "RealtimeAudit"],
             path: "Benchmarks/RenderBench"
         ),
         // The hand model: detents and time to reach a tempo on Tactus's wheel and two others.
         .executableTarget(
             name: "tactus-wheel-bench",
-            dependencies: ["TactusCore", "TestSupport"],
+            dependencies: ["TactusBase", "TactusInstrument", "TestSupport"],
             path: "Benchmarks/WheelBench"
         ),
         // Screen frame pacing over the simulated I2C bus: bytes per frame, fps at 400 kHz.
         .executableTarget(
             name: "tactus-screen-bench",
-            dependencies: ["TactusCore", "HAL", "Devices", "SimHAL", "TactusApp"],
+            dependencies: ["TactusBase", "TactusMusic", "TactusScreen", "HAL", "Devices", "SimHAL", "TactusApp"],
             path: "Benchmarks/ScreenBench"
         ),
         // The MIDI clock thread's lateness against its deadlines with every core busy.
         .executableTarget(
             name: "tactus-midi-bench",
-            dependencies: ["TactusCore", "HAL", "LinuxHAL"],
+            dependencies: ["TactusBase", "TactusTimeline", "HAL", "LinuxHAL"],
             path: "Benchmarks/MIDIBench"
         ),
+        // A Link peer written against our C API, for the Link tests (Tests/Link).
+        .executableTarget(name: "tactus-link-peer", dependencies: ["CLink"], path: "Tests/LinkPeer"),
         // Interposes malloc and pthread_mutex_lock inside the test binary so tests can
         // prove the render thread neither allocates nor locks.
         .target(name: "RealtimeAudit", path: "Tests/RealtimeAudit"),
         // Helpers shared by the test targets (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TOMLReaderTests", dependencies: ["TestSupport", "TOMLReader"]),
-        .testTarget(name: "TactusCoreTests", dependencies: ["TestSupport", "TactusCore", "TOMLReader"]),
-        .testTarget(name: "ClickEngineTests", dependencies: ["TestSupport", "ClickEngine", "TactusCore", "RealtimeAudit"]),
-        .testTarget(name: "HALTests", dependencies: ["TestSupport", "HAL", "Devices", "SimHAL", "TOMLReader"]),
-        .testTarget(name: "LinuxHALTests", dependencies: ["TactusCore", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
-        .testTarget(name: "ScreenTests", dependencies: ["TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
+        .testTarget(name: "TactusMusicTests", dependencies: ["TactusBase", "TestSupport", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
+        .testTarget(name: "TactusInstrumentTests", dependencies: ["TactusBase", "TestSupport", "TactusArithmetic", "TactusMusic", "TactusTimeline",
+                                                               "TactusInstrument", "TactusScreen", "TOMLReader"]),
+        .testTarget(name: "ClickEngineTests", dependencies: ["TactusBase", "TestSupport", "ClickEngine", "TactusArithmetic", "TactusMusic", "TactusTimeline",
+                                                          "RealtimeAudit"]),
+        .testTarget(name: "HALTests", dependencies: ["TactusBase", "TestSupport", "HAL", "Devices", "SimHAL", "TOMLReader", "TactusInstrument", "TactusScreen"]),
+        .testTarget(name: "LinuxHALTests", dependencies: ["TactusBase", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
+        .testTarget(name: "ScreenTests", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TactusAppTests", dependencies: [
-            "TactusApp", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "LinuxHAL",
+            "TactusBase", "TactusApp", "TactusSimulation", "TactusMusic", "TactusInstrument", "TactusScreen", "ClickEngine", "HAL", "Devices", "SimHAL", "LinuxHAL",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),
         // Seeded, bounded fuzzing of every parser of user input (`swift test --filter Fuzz`).
-        .testTarget(name: "FuzzTests", dependencies: ["TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp"]),
-        .testTarget(name: "tactusTests", dependencies: ["TestSupport", "TactusCore", "ClickEngine"]),
+        // The corpora and every crash the fuzzers found (Fuzz/) replay here too.
+        .testTarget(name: "FuzzTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusInstrument", "ClickEngine", "HAL", "TactusApp", "TactusSimulation", "TactusCommandLine", "FuzzTargets"]),
+        .testTarget(name: "tactusTests", dependencies: ["TactusBase", "TestSupport", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine"]),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )

@@ -12,7 +12,8 @@ import Glibc
 import HAL
 import LinuxHAL
 import Synchronization
-import TactusCore
+import TactusBase
+import TactusTimeline
 
 final class NullWire: MIDIWire, @unchecked Sendable {
     let fd = open("/dev/null", O_WRONLY | O_CLOEXEC)

@@ -2,8 +2,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TactusCore
+import TactusInstrument
 import TestSupport
+import TactusBase
 
 /// A tempo wheel as the hand feels it: detents in, a shown whole BPM out.
 protocol HandWheel {

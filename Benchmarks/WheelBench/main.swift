@@ -2,7 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TactusCore
+import TactusBase
 import TestSupport
 
 // The hand-model benchmark (issue 11): a scripted hand reaches 50 seeded random targets

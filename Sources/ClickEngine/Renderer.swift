@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Synchronization
-import TactusCore
+import TactusArithmetic
+import TactusBase
+import TactusTimeline
 
 /// The real-time half of the engine: turns the current program into samples. Only the audio
 /// thread calls `render`; it never allocates, locks, logs or does I/O. New programs arrive
@@ -17,7 +19,8 @@ public final class ClickRenderer: @unchecked Sendable {
     let retired: SPSCRing<UnsafeMutableRawPointer>
     /// Every onset that started a clip.
     public let events: SPSCRing<OnsetEvent>
-    /// Every re-anchoring of the grid (start, change), for the screen, LEDs and buzzer.
+    /// Every re-anchoring of the grid (start, change, a song's start and each live change in
+    /// it): the timeline (`BeatGrid`) that the screen, LEDs and buzzer read.
     public let anchors: SPSCRing<GridAnchor>
     /// Every MIDI message to send (clocks, Start, Stop), at its exact sample.
     public let midi: SPSCRing<MIDIOutEvent>
@@ -27,6 +30,10 @@ public final class ClickRenderer: @unchecked Sendable {
     private let publishedClock = Atomic<Int64>(0)
     private let publishedVoices = Atomic<Int>(0)
     private let publishedFramesUntilSilent = Atomic<Int>(0)
+    private let publishedToneFramesUntilSilent = Atomic<Int>(0)
+    /// No onset at or after this sample starts a clip (an offline render's end: onsets are
+    /// started up to a lead ahead, and none past the end may be).
+    private let startLimit = Atomic<Int64>(.max)
     private let publishedPlaying = Atomic<Bool>(false)
     private let publishedSongOrigin = Atomic<Int64>(0)
     private let publishedEpoch = Atomic<UInt64>(0)
@@ -34,9 +41,11 @@ public final class ClickRenderer: @unchecked Sendable {
     // Render-thread state.
     private var current: UnsafeMutableRawPointer?
     private var appliedEpoch: UInt64 = 0
+    /// The last outside alignment applied (`EngineProgram.alignment`).
+    private var appliedAlignment: UInt64 = 0
     private var playing = false
     /// Where the current program's grid is pinned to the sample clock (exact).
-    private var placement = Placement(anchor: .start(atSample: 0), lagWhole: 0, lagRest: 0, lagDenominator: 1)
+    private var placement = Placement(anchor: .start(atSample: 0), lag: .zero)
     /// Next onset to play.
     private var cursorBar: Int64 = 0
     private var cursorIndex = 0
@@ -52,21 +61,40 @@ public final class ClickRenderer: @unchecked Sendable {
     /// Song playback: the sample of the song's start and the next scheduled onset.
     private var songOrigin: Int64 = 0
     private var songCursor = 0
-    /// MIDI clock out. Free running (bar pattern, or stopped): clock position
-    /// `clockPosition` (in clocks, exact) is at half-sample time `clockTwice`, at the tempo
-    /// of `clockProgram`'s grid. During a song: the song's own clock table.
-    private var clockRunning = false
-    private var clockTwice: Int64 = 0
-    private var clockPosition: (numerator: Int128, denominator: Int128) = (0, 1)
-    private var clockSamplesPerWhole: (numerator: Int64, denominator: Int64) = (1, 1)
+    /// Onsets before this sample were already started (a clip begins up to its lead before
+    /// its onset, so the cursor runs up to the program's longest lead ahead of the block):
+    /// after a change the new program skips them rather than play them twice. With clicks
+    /// only (no lead) it is the block's first sample and skips nothing.
+    private var startedUntil: Int64 = 0
+    /// MIDI clock out, one more reader of the timeline: clock k is tick `k - clockOffset` of
+    /// the current program's piece (`EngineProgram.piece`, what `ClickEngine.gridPiece(for:)`
+    /// gives every other reader), k / 96 of a whole note from bar 0's downbeat. The offset
+    /// keeps k counting on where a change renumbers the bars; a start sets it to 0 (bar 0).
+    /// Only bitwise state is kept: the piece is made from `current` when read, so nothing
+    /// the control side frees is ever released here.
+    private var clockGrid = ClockGrid.none
+    private var clockAnchor = GridAnchor(sampleTwice: 0, bar: 0, positionNumerator: 0, positionDenominator: 1, program: 0)
+    private var clockOffset: Int64 = 0
     private var nextClock: Int64 = 0
-    private var clockFromSong = false
-    private var songClockCursor = 0
-    /// Start goes out just before clock 0 (bar 0's downbeat).
-    private var startPending = false
     private var lastClockSample: Int64 = 0
-    private var previousClockSample: Int64?
+    private var sentAnyClock = false
+    /// Start (or Song Position Pointer then Continue) goes out just before clock `transportClock`.
+    private var transport: MIDIMessage?
+    private var transportPosition: Int64 = 0
+    private var transportClock: Int64 = 0
+
+    private enum ClockGrid {
+        case none
+        /// The program's own grid (its settings, pinned at `clockAnchor`).
+        case steady
+        /// The song's ticks.
+        case song
+        /// After the song's last tick: its last beat's tempo, pinned at `clockAnchor`.
+        case afterSong
+    }
     private var voices: VoicePool
+    /// The reference tone, mixed under the clicks before the limiter.
+    private var tone: ToneSource
     private var limiter: Limiter
     private let mix: UnsafeMutablePointer<Float>
 
@@ -79,6 +107,7 @@ public final class ClickRenderer: @unchecked Sendable {
         anchors = SPSCRing(minimumCapacity: 256)
         midi = SPSCRing(minimumCapacity: 4096)
         voices = VoicePool(capacity: voiceCount)
+        tone = ToneSource(sampleRate: sampleRate)
         limiter = Limiter(sampleRate: sampleRate, maxFrames: maxFrameCount)
         mix = .allocate(capacity: maxFrameCount + limiter.lookahead)
     }
@@ -100,15 +129,17 @@ public final class ClickRenderer: @unchecked Sendable {
         defer { publishCounters() }
         takePendingProgram()
         let blockEnd = clock + Int64(frameCount)
-        if clockRunning { sendClocks(before: blockEnd) }
+        sendClocks(before: blockEnd)
         var program: Unmanaged<EngineProgram>?
         if playing, let current {
             program = Unmanaged<EngineProgram>.fromOpaque(current)
             program!._withUnsafeGuaranteedRef { p in
                 if let song = p.song {
                     startSongOnsets(of: song, before: blockEnd)
+                    startedUntil = max(startedUntil, blockEnd + song.maxLead)
                 } else {
                     startOnsets(of: p, before: blockEnd)
+                    startedUntil = max(startedUntil, blockEnd + p.maxLead)
                 }
             }
         }
@@ -116,26 +147,34 @@ public final class ClickRenderer: @unchecked Sendable {
         // the look-ahead could reach its ceiling: bounded by the sum of every clip's peak.
         let lookahead = limiter.lookahead
         var limiting = !limiter.isIdle
-        if !limiting && voices.activeCount > 0 {
-            var bound = voices.levelBound
+        if !limiting && (voices.activeCount > 0 || tone.isActive) {
+            var bound = voices.levelBound + tone.levelBound
             if bound <= Limiter.ceiling, let program {
                 bound += program._withUnsafeGuaranteedRef { upcoming(of: $0, from: blockEnd, count: lookahead, into: nil) }
             }
             limiting = bound > Limiter.ceiling
         }
         clock = blockEnd
-        guard voices.activeCount > 0 || limiting else {
+        guard voices.activeCount > 0 || tone.isActive || limiting else {
             buffer.update(repeating: 0, count: frameCount * channels)
             return
         }
         mix.update(repeating: 0, count: frameCount + (limiting ? lookahead : 0))
         if limiting {
             voices.peek(into: mix + frameCount, skip: frameCount, count: lookahead)
+            if tone.isActive {
+                // The tone's frames after this block: advance a copy over the block first.
+                var ahead = tone
+                ahead.render(into: mix, count: frameCount)
+                ahead.peek(into: mix + frameCount, count: lookahead)
+                mix.update(repeating: 0, count: frameCount)
+            }
             if let program {
                 _ = program._withUnsafeGuaranteedRef { upcoming(of: $0, from: blockEnd, count: lookahead, into: mix + frameCount) }
             }
         }
         voices.mix(into: mix, frameCount: frameCount)
+        if tone.isActive { tone.render(into: mix, count: frameCount) }
         if limiting { limiter.process(mix, frameCount: frameCount) }
         switch channels {
         case 1:
@@ -155,118 +194,125 @@ public final class ClickRenderer: @unchecked Sendable {
 
     // MARK: render thread
 
-    /// Where the MIDI clock goes under a new program (called before `playing` and
-    /// `current` change): a start realigns it to bar 0 (Start before clock 0); a stop sends
-    /// Stop at its sample; otherwise it continues from the exact position reached, at the
-    /// new tempo, or stops with the transport when `clock_when_stopped` is off.
+    /// Where the MIDI clock goes under a new program (called after the placement changed,
+    /// before `playing` and `current` do): a start realigns it to bar 0 (Start just before
+    /// bar 0's clock, or SPP and Continue for a song started further in); a stop sends Stop at
+    /// its sample; a change goes on on the new grid with k counting on; while stopped it goes
+    /// on from the last clock at the program's tempo, or stops when `clock_when_stopped` is off.
     private func updateClock(for program: EngineProgram, restart: Bool) {
         let options = program.midiClock
         guard options.enabled else {
-            clockRunning = false
+            clockGrid = .none
+            transport = nil
             return
         }
-        let pivot = max(2 * clock, clockTwice)
         if program.playing && (restart || !playing) {
-            startPending = true
-            clockRunning = true
-            nextClock = 0
-            previousClockSample = nil
-            if program.song != nil {
-                clockFromSong = true
-                songClockCursor = 0
+            clockOffset = 0
+            // A start placed a little in the past (an outside timeline's) still sends bar 0's
+            // clock, late as its click is (the onsets' 5 ms rule); earlier ones are skipped.
+            let late = clock - Int64(sampleRate / 200)
+            if let song = program.song {
+                clockGrid = .song
+                let ticks = song.beats.ticks
+                guard ticks.count > 0 else { clockGrid = .none; return }
+                var first = ticks[0]
+                if songOrigin + first.sample < late {
+                    guard let due = pieceOfClock(program)?.firstTick(atOrAfter: late) else { clockGrid = .none; return }
+                    first = SongTick(k: due.k, sample: due.sample - songOrigin)
+                }
+                nextClock = first.k
+                // Count-in clocks (k < 0) run before Start unless it goes at the count-in.
+                transportClock = options.startAtCountIn ? first.k : max(0, first.k)
+                transportPosition = options.songPosition
+                transport = options.songPosition > 0 ? .continue : .start
             } else {
-                clockFromSong = false
-                (clockTwice, clockPosition) = (2 * max(clock, program.startSample ?? clock), (0, 1))
-                clockSamplesPerWhole = (program.samplesPerWholeNumerator, program.samplesPerWholeDenominator)
+                clockGrid = .steady
+                clockAnchor = anchor(of: program)
+                let start = Rational.floorDivide(placement.anchor.twice + 1, 2)
+                let first = pieceOfClock(program)?.firstTick(atOrAfter: max(late, start))
+                nextClock = first?.k ?? 0
+                transportClock = nextClock
+                transportPosition = 0
+                transport = .start
             }
             return
         }
         if playing && !program.playing {
             _ = midi.push(MIDIOutEvent(sample: clock, message: .stop))
-            startPending = false
+            transport = nil
         }
-        if program.playing, let song = program.song, clockFromSong {
-            // A live change: the new table has the same clocks before the change.
-            songClockCursor = song.firstClock(atOrAfter: clock - songOrigin)
+        guard program.playing else {
+            guard options.whenStopped else {
+                clockGrid = .none
+                return
+            }
+            // On from the last clock sent, at this program's tempo.
+            clockGrid = .steady
+            let pin = sentAnyClock ? lastClockSample : clock
+            clockAnchor = GridAnchor(sampleTwice: 2 * pin, bar: 0, positionNumerator: 0, positionDenominator: 1, program: program.serial)
+            clockOffset = sentAnyClock ? nextClock - 1 : nextClock
             return
         }
-        guard options.whenStopped || program.playing else {
-            clockRunning = false
-            return
-        }
-        if clockFromSong || !clockRunning {
-            // From the song's table (or from nothing) to a free clock: continue from the
-            // last clock sent, at this program's tempo.
-            if clockRunning, previousClockSample != nil {
-                (clockTwice, clockPosition) = (2 * lastClockSample, (Int128(nextClock - 1), 1))
-            } else {
-                (clockTwice, clockPosition) = (pivot, (Int128(nextClock), 1))
-            }
-            clockFromSong = false
-        } else {
-            let travelled = clocksTravelled(fromTwice: clockTwice, toTwice: pivot)
-            var (n, d) = Anchor.add(clockPosition, travelled)
-            // Exact in practice; after thousands of changes between exotic beat units
-            // the fraction is rounded (by under 2^-40 clock) so the sums cannot overflow.
-            while d > 1 << 40 {
-                n = (n + 1) >> 1
-                d >>= 1
-            }
-            clockPosition = (n, d)
-            clockTwice = pivot + (program.playing && playing ? program.shiftTwice : 0)
-        }
-        clockSamplesPerWhole = (program.samplesPerWholeNumerator, program.samplesPerWholeDenominator)
-        clockRunning = true
+        // A change while playing (tempo, meter, a live song change, an outside timeline's
+        // re-placement): the new grid from here on, k counting on.
+        clockGrid = program.song != nil ? .song : .steady
+        if program.song == nil { clockAnchor = anchor(of: program) }
+        let from = sentAnyClock ? max(clock, lastClockSample + 1) : clock
+        guard let first = pieceOfClock(program)?.firstTick(atOrAfter: from) else { return }
+        clockOffset = nextClock - first.k
     }
 
+    /// The piece the clock reads, made from `program` (no allocation; it holds the program's
+    /// own settings or song, so their storage stays the control side's to free). No
+    /// `Optional.map`: its closure's generic metadata would be instantiated (a lock) here.
     @inline(__always)
-    private func clocksTravelled(fromTwice: Int64, toTwice: Int64) -> (numerator: Int128, denominator: Int128) {
-        let numerator = Int128(toTwice - fromTwice) * 96 * Int128(clockSamplesPerWhole.denominator)
-        let denominator = 2 * Int128(clockSamplesPerWhole.numerator)
-        let h = Rational.gcd(numerator, denominator)
-        return (numerator / h, denominator / h)
-    }
-
-    /// Exact sample (halves rounded up, as onsets) of clock `k` on the free-running clock.
-    @inline(__always)
-    private func freeClockSample(_ k: Int64) -> Int64 {
-        MIDIClockMath.sample(k, twice: clockTwice, position: clockPosition, samplesPerWhole: clockSamplesPerWhole)
-    }
-
-    private func sendClock(_ k: Int64, at sample: Int64) {
-        if startPending && k == 0 {
-            _ = midi.push(MIDIOutEvent(sample: sample, message: .start))
-            startPending = false
+    private func pieceOfClock(_ program: EngineProgram) -> BeatGrid.Piece? {
+        switch clockGrid {
+        case .none:
+            return nil
+        case .steady:
+            return EngineProgram.piece(settings: program.settings, song: nil, sampleRate: sampleRate, anchor: clockAnchor)
+        case .song:
+            guard let song = program.song else { return nil }
+            return .song(SongGrid(beats: song.beats, origin: songOrigin, sampleRate: sampleRate))
+        case .afterSong:
+            guard let settings = program.afterSong else { return nil }
+            return EngineProgram.piece(settings: settings, song: nil, sampleRate: sampleRate, anchor: clockAnchor)
         }
-        // A full ring drops a clock for the MIDI thread; the audio never waits.
-        _ = midi.push(MIDIOutEvent(sample: sample, message: .clock, clock: k))
-        previousClockSample = lastClockSample
-        lastClockSample = sample
-        nextClock = k + 1
     }
 
+    /// Every clock (and Start, SPP, Continue) before `blockEnd`, at its sample on the grid.
     private func sendClocks(before blockEnd: Int64) {
-        if clockFromSong {
-            guard let current else { return }
-            let song = Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { $0.song }
-            guard let song else { return }
-            while songClockCursor < song.clockCount {
-                let entry = song.clocks[songClockCursor]
-                let sample = max(songOrigin + entry.sample, clock)
-                guard sample < blockEnd else { return }
-                sendClock(entry.k, at: sample)
-                songClockCursor += 1
+        guard clockGrid != .none, let current else { return }
+        Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { program in
+            while let piece = pieceOfClock(program) {
+                guard let onGrid = piece.sample(tick: nextClock - clockOffset) else {
+                    // Past the song's last tick: on from the last clock at its last beat's tempo.
+                    guard clockGrid == .song, sentAnyClock, program.afterSong != nil else {
+                        clockGrid = .none
+                        return
+                    }
+                    clockGrid = .afterSong
+                    clockAnchor = GridAnchor(sampleTwice: 2 * lastClockSample, bar: 0, positionNumerator: 0, positionDenominator: 1,
+                                             program: program.serial)
+                    clockOffset = nextClock - 1
+                    continue
+                }
+                guard onGrid < blockEnd else { return }
+                // A full ring drops a message for the MIDI thread; the audio never waits.
+                let sample = max(onGrid, clock)
+                if let message = transport, nextClock >= transportClock {
+                    if message == .continue {
+                        _ = midi.push(MIDIOutEvent(sample: sample, message: .songPosition(sixteenths: transportPosition)))
+                    }
+                    _ = midi.push(MIDIOutEvent(sample: sample, message: message))
+                    transport = nil
+                }
+                _ = midi.push(MIDIOutEvent(sample: sample, message: .clock, clock: nextClock))
+                lastClockSample = sample
+                sentAnyClock = true
+                nextClock += 1
             }
-            // The song's table is over: the clock goes on at the last interval.
-            guard let previous = previousClockSample, lastClockSample > previous else { return }
-            clockFromSong = false
-            (clockTwice, clockPosition) = (2 * lastClockSample, (Int128(nextClock - 1), 1))
-            clockSamplesPerWhole = (96 * (lastClockSample - previous), 1)
-        }
-        while true {
-            let sample = max(freeClockSample(nextClock), clock)
-            guard sample < blockEnd else { return }
-            sendClock(nextClock, at: sample)
         }
     }
 
@@ -274,6 +320,7 @@ public final class ClickRenderer: @unchecked Sendable {
         publishedClock.store(clock, ordering: .relaxed)
         publishedVoices.store(voices.activeCount, ordering: .relaxed)
         publishedFramesUntilSilent.store(voices.framesUntilSilent, ordering: .relaxed)
+        publishedToneFramesUntilSilent.store(tone.framesUntilSilent, ordering: .relaxed)
         publishedPlaying.store(playing, ordering: .relaxed)
         publishedSongOrigin.store(songOrigin, ordering: .relaxed)
         publishedEpoch.store(appliedEpoch, ordering: .relaxed)
@@ -283,14 +330,18 @@ public final class ClickRenderer: @unchecked Sendable {
         guard let incoming = pending.exchange(nil, ordering: .acquiringAndReleasing) else { return }
         let new = Unmanaged<EngineProgram>.fromOpaque(incoming)
         new._withUnsafeGuaranteedRef { program in
+            tone.set(program.tone)
             let restart = program.transportEpoch != appliedEpoch
             if program.playing, let song = program.song {
                 // A song starts from its beginning at each start; a new program without a
                 // new start (a volume change) keeps its place.
                 let previous = current.flatMap { Unmanaged<EngineProgram>.fromOpaque($0)._withUnsafeGuaranteedRef { $0.song } }
                 if restart || !playing || previous == nil {
-                    songOrigin = clock
+                    // With spoken words the song starts one longest lead later, so even
+                    // its first word begins its lead before its onset.
+                    songOrigin = program.startTwice.map { ($0 + 1) >> 1 } ?? clock + song.maxLead
                     songCursor = 0
+                    startedUntil = clock
                 } else if previous !== song, let sameBefore = song.sameBefore, clock - songOrigin > sameBefore {
                     // A live change taken up later than planned: go on from here.
                     songCursor = song.firstIndex(atOrAfter: clock - songOrigin)
@@ -300,20 +351,23 @@ public final class ClickRenderer: @unchecked Sendable {
             } else if program.playing {
                 if restart || !playing || current == nil {
                     leadInActive = false
-                    placement = program.placement(of: .start(atSample: max(clock, program.startSample ?? clock)))
+                    // The downbeat one longest lead after START (0 for clicks), so the
+                    // first word too begins its lead before its onset.
+                    placement = program.placement(of: program.startTwice.map { Anchor(twice: $0, bar: 0, grid: 0) }
+                                                  ?? .start(atSample: clock + program.maxLead))
                     cursorBar = 0
                     cursorIndex = 0
+                    startedUntil = clock
+                    skipLateOnsets(of: program)
                 } else if let current {
                     Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { old in
                         keepPhase(from: old, to: program)
                     }
-                    if program.shiftTwice != 0 {
-                        // Following a clock: the grid moves as a whole (a fraction of a ms).
-                        placement = program.placement(of: Anchor(twice: placement.anchor.twice + program.shiftTwice, bar: placement.anchor.bar,
-                                                                 grid: placement.anchor.grid, numerator: placement.anchor.numerator,
-                                                                 denominator: placement.anchor.denominator))
+                    if let alignment = program.alignment, alignment.serial != appliedAlignment {
+                        realign(program, to: alignment.anchor)
                     }
                 }
+                if let alignment = program.alignment { appliedAlignment = alignment.serial }
             }
             updateClock(for: program, restart: restart)
             appliedEpoch = program.transportEpoch
@@ -388,6 +442,28 @@ public final class ClickRenderer: @unchecked Sendable {
         if carry { carryMovedNotes(from: old, to: new, oldCut: cut, newCut: cutOnNew, bar: cut.bar) }
     }
 
+    /// An outside timeline (Link) moved the grid: the same musical positions land on new
+    /// samples from `anchor` on. The cursor keeps its place in the music, so no onset is
+    /// played twice; one the move made due up to 5 ms ago plays now, older ones (a jump, as
+    /// when joining a session) are passed over instead of bursting out together.
+    private func realign(_ program: EngineProgram, to anchor: Anchor) {
+        leadInActive = false
+        placement = program.placement(of: anchor)
+        skipLateOnsets(of: program)
+    }
+
+    private func skipLateOnsets(of program: EngineProgram) {
+        guard program.onsetCount > 0 else { return }
+        let late = clock - Int64(sampleRate / 200)
+        while sampleOfCursor(program) < late {
+            cursorIndex += 1
+            if cursorIndex == program.onsetCount {
+                cursorIndex = 0
+                cursorBar += 1
+            }
+        }
+    }
+
     /// Notes that a change moves across the cut (a swing or groove amount changing while
     /// the bar plays) keep "played once": a note the old program already played and the
     /// new one puts later is not played again in this bar; a note the old program had
@@ -417,7 +493,8 @@ public final class ClickRenderer: @unchecked Sendable {
             i += 1
             j += 1
         }
-        guard let late else { return }
+        // With leads, the old program already started what lies ahead of this block.
+        guard let late, startedUntil <= clock else { return }
         if cursorIndex < new.onsetCount && sampleOfCursor(new) <= clock { return } // one click on this sample
         if voices.start(clip: late.clip, frames: late.clipFrames, gain: late.gain, level: late.level, offset: 0) {
             events.push(OnsetEvent(sample: clock, bar: bar, beat: late.beat, layer: late.layer, kind: late.kind, index: late.index,
@@ -463,13 +540,22 @@ public final class ClickRenderer: @unchecked Sendable {
     }
 
     private func publishAnchor(of program: EngineProgram) {
+        // A full ring only costs the screen an update; the audio never waits.
+        _ = anchors.push(anchor(of: program))
+    }
+
+    /// Where the grid is pinned now, as the timeline's readers get it.
+    private func anchor(of program: EngineProgram) -> GridAnchor {
+        if program.song != nil {
+            // A song's beats are all placed in its schedule: the anchor is its start.
+            return GridAnchor(sampleTwice: 2 * songOrigin, bar: 0, positionNumerator: 0, positionDenominator: 1, program: program.serial)
+        }
         let anchor = placement.anchor
         let numerator = Int128(anchor.grid) * Int128(anchor.denominator) + Int128(anchor.numerator)
         let denominator = Int128(anchor.denominator) * Int128(program.gridPerWhole)
         let g = Rational.gcd(numerator, denominator)
-        // A full ring only costs the screen an update; the audio never waits.
-        _ = anchors.push(GridAnchor(sampleTwice: anchor.twice, bar: anchor.bar, positionNumerator: numerator / g,
-                                    positionDenominator: denominator / g, program: program.serial))
+        return GridAnchor(sampleTwice: anchor.twice, bar: anchor.bar, positionNumerator: numerator / g,
+                          positionDenominator: denominator / g, program: program.serial)
     }
 
     @inline(__always)
@@ -479,11 +565,16 @@ public final class ClickRenderer: @unchecked Sendable {
 
     private func startOnsets(of program: EngineProgram, before blockEnd: Int64) {
         guard program.onsetCount > 0 else { return }
+        // Onsets up to the longest lead ahead, so each clip begins its lead before its onset.
+        let horizon = min(blockEnd + program.maxLead, startLimit.load(ordering: .relaxed))
         while leadInActive {
             let sample = max(program.sample(bar: cursorBar, offset: leadInOffset(program), placement: placement), clock)
-            guard sample < blockEnd else { return }
+            guard sample < horizon else { return }
             let onset = program.onsets[Int(program.leadIn[leadInIndex])]
-            if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: Int(sample - clock)) {
+            if sample < startedUntil {
+                // Started under the previous program.
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level,
+                                   offset: clipOffset(sample, lead: onset.lead)) {
                 events.push(OnsetEvent(sample: sample, bar: finishingBar, beat: finishingBeat, layer: onset.layer, kind: onset.kind,
                                        index: onset.index, polySteps: onset.polySteps, polySpanBeats: onset.polySpanBeats))
             } else {
@@ -495,12 +586,13 @@ public final class ClickRenderer: @unchecked Sendable {
             // Never before this block: only onsets due in the half sample before a change
             // (which round to its first sample) can compute earlier.
             let sample = max(sampleOfCursor(program), clock)
-            guard sample < blockEnd else { return }
+            guard sample < horizon else { return }
             let onset = program.onsets[cursorIndex]
-            let offset = Int(max(sample - clock, 0))
-            if onset.playedInBar == cursorBar {
-                // Played under the previous program before a change moved it later.
-            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: offset) {
+            if onset.playedInBar == cursorBar || sample < startedUntil {
+                // Played under the previous program (before a change moved it later, or
+                // started ahead of its onset by its lead).
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level,
+                                   offset: clipOffset(sample, lead: onset.lead)) {
                 events.push(OnsetEvent(sample: sample, bar: cursorBar, beat: onset.beat, layer: onset.layer, kind: onset.kind,
                                         index: onset.index, polySteps: onset.polySteps, polySpanBeats: onset.polySpanBeats))
             } else {
@@ -514,6 +606,14 @@ public final class ClickRenderer: @unchecked Sendable {
         }
     }
 
+    /// Frames from this block's first sample to where a clip anchored `lead` frames in must
+    /// begin for its anchor to sound on `sample`; a clip is never begun before the block
+    /// (right after a start or a change the word begins late rather than part-way in).
+    @inline(__always)
+    private func clipOffset(_ sample: Int64, lead: Int) -> Int {
+        Int(max(sample - Int64(lead), clock) - clock)
+    }
+
     /// Walks the song's table: integers only, no allocation. Muted onsets are reported
     /// (the pendulum and LEDs keep counting) but start no clip.
     private func startSongOnsets(of song: SongSchedule, before blockEnd: Int64) {
@@ -521,13 +621,14 @@ public final class ClickRenderer: @unchecked Sendable {
             let onset = song.onsets[songCursor]
             guard onset.sample < song.endSample else { songCursor = song.count; return }
             let sample = songOrigin + onset.sample
-            guard sample < blockEnd else { return }
+            guard sample < blockEnd + song.maxLead else { return }
             let event = OnsetEvent(sample: sample, bar: onset.bar, beat: onset.beat, layer: onset.layer, kind: onset.kind,
                                    index: onset.index, section: onset.section, song: onset.song, isCount: onset.isCount,
                                    muted: onset.muted, bpm: onset.bpm, polySteps: onset.polySteps, polySpanBeats: onset.polySpanBeats)
             if onset.muted {
                 events.push(event)
-            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: Int(max(sample - clock, 0))) {
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level,
+                                   offset: clipOffset(max(sample, clock), lead: onset.lead)) {
                 events.push(event)
             } else {
                 droppedOnsets.add(1, ordering: .relaxed)
@@ -553,17 +654,32 @@ public final class ClickRenderer: @unchecked Sendable {
             let onset = song.onsets[index]
             guard onset.sample < song.endSample else { break }
             let sample = max(songOrigin + onset.sample, from)
-            guard sample < from + Int64(count) else { break }
-            if !onset.muted {
+            guard sample < from + Int64(count) + song.maxLead else { break }
+            let begin = max(sample - Int64(onset.lead), from)
+            if !onset.muted && begin < from + Int64(count) {
                 level += onset.level
                 if let mix {
-                    let offset = Int(sample - from)
+                    let offset = Int(begin - from)
                     VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
                 }
             }
             index += 1
         }
         return level
+    }
+
+    /// One onset of `upcoming`, heard at `sample`: its clip's first frames go into `mix` when
+    /// it begins in the block and was not started by an earlier block; returns its level then.
+    @inline(__always)
+    private func upcomingOnset(_ onset: CompiledOnset, at sample: Int64, from: Int64, count: Int,
+                               into mix: UnsafeMutablePointer<Float>?) -> Float {
+        let begin = max(sample - Int64(onset.lead), from)
+        guard begin < from + Int64(count) && sample >= startedUntil else { return 0 }
+        if let mix {
+            let offset = Int(begin - from)
+            VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+        }
+        return onset.level
     }
 
     /// The onsets the current cursor will start in `from ..< from + count`, without moving
@@ -580,26 +696,21 @@ public final class ClickRenderer: @unchecked Sendable {
             (leadInActive, leadInTile, leadInIndex) = savedLeadIn
         }
         var level: Float = 0
+        let end = from + Int64(count)
+        // As far as `startOnsets` will look: a lead ahead, never past an offline end.
+        let horizon = min(end + program.maxLead, startLimit.load(ordering: .relaxed))
         while leadInActive {
             let sample = max(program.sample(bar: cursorBar, offset: leadInOffset(program), placement: placement), from)
-            guard sample < from + Int64(count) else { return level }
+            guard sample < horizon else { return level }
             let onset = program.onsets[Int(program.leadIn[leadInIndex])]
-            level += onset.level
-            if let mix {
-                let offset = Int(sample - from)
-                VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
-            }
+            level += upcomingOnset(onset, at: sample, from: from, count: count, into: mix)
             advanceLeadIn(program)
         }
         while true {
             let sample = max(sampleOfCursor(program), from)
-            guard sample < from + Int64(count) else { return level }
+            guard sample < horizon else { return level }
             let onset = program.onsets[cursorIndex]
-            level += onset.level
-            if let mix {
-                let offset = Int(sample - from)
-                VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
-            }
+            level += upcomingOnset(onset, at: sample, from: from, count: count, into: mix)
             cursorIndex += 1
             if cursorIndex == program.onsetCount {
                 cursorIndex = 0
@@ -615,6 +726,14 @@ public final class ClickRenderer: @unchecked Sendable {
     public var activeVoiceCount: Int { publishedVoices.load(ordering: .relaxed) }
     /// Frames from now until every playing clip has finished.
     public var framesUntilSilent: Int { publishedFramesUntilSilent.load(ordering: .relaxed) }
+    /// Frames until the reference tone has ramped out (0: silent; Int.max while it is on).
+    public var toneFramesUntilSilent: Int { publishedToneFramesUntilSilent.load(ordering: .relaxed) }
+
+    /// Onsets at or after `sample` start no clip (any thread; nil lifts it). An offline
+    /// render sets its end here, since clips with a lead are started ahead of their onsets.
+    public func stopStarting(atSample sample: Int64?) {
+        startLimit.store(sample ?? .max, ordering: .relaxed)
+    }
     /// Onsets dropped because every voice was busy.
     public var droppedOnsetCount: Int { droppedOnsets.load(ordering: .relaxed) }
     public var isPlaying: Bool { publishedPlaying.load(ordering: .relaxed) }

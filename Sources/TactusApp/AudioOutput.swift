@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
 import HAL
+import TactusBase
 import Synchronization
 
 extension ClickRenderer: AudioRenderer {}

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
+import Glibc
 import Devices
 import HAL
-import TactusCore
+import TactusMusic
+import TactusTimeline
+import TactusInstrument
+import TactusScreen
+import TactusBase
 
 /// Where the engine's samples are being heard, if anywhere: the active audio sink.
 public protocol AudioClockSource: AnyObject, Sendable {
@@ -17,7 +22,8 @@ public protocol SettingsPersistence: Sendable {
 /// Keeps the minutes played per day (the practice log in the state folder). The box adds
 /// each stretch of playing when it stops.
 public protocol PracticeLogStore: Sendable {
-    func addPractice(seconds: Int64) throws
+    /// A stretch of playing: how long, the song ("" for none) and the fastest tempo played.
+    func addPractice(seconds: Int64, song: String, bpm: Double) throws
 }
 
 /// Why an LED or the buzzer pulsed.
@@ -49,17 +55,30 @@ public protocol MIDISender: AnyObject {
     func schedule(_ message: MIDIOutEvent, heardAtNanoseconds: Int64)
 }
 
+/// What the control socket follows: the onsets as heard and every state change.
+public protocol BoxControlObserver: AnyObject {
+    /// `next`: the beat after a beat onset as the published grid has it, so a remote view can
+    /// draw it on time instead of after the news of it arrives.
+    func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime, next: (bar: Int64, beat: Int, time: MonotonicTime)?)
+    func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime)
+}
+
 /// The whole box as one discrete-event machine on the control side: physical input goes in
 /// as timestamped edges, time goes in as `advance(to:)`, and out come engine changes,
 /// screen frames, LED and buzzer pulses and settings saves. It never reads a clock and owns
 /// no thread, so the service runs it in real time and the simulator in simulated time.
 ///
-/// One thread at a time: the service's control thread, or the simulator's loop.
-public final class Box: @unchecked Sendable {
-    public private(set) var state: BoxState
+/// One thread touches it: the service's control thread (`ControlLoop`, which takes it over
+/// when its thread starts), or the simulator's loop. Not Sendable, so the compiler keeps it
+/// where it is made; debug builds also check each entry point (`preconditionOnBoxThread`, as
+/// NIO's `preconditionInEventLoop`).
+public final class Box {
+    public internal(set) var state: BoxState
     public let engine: ClickEngine
     public let board: BoardDefinition
     public weak var observer: (any BoxObserver)?
+    /// The control socket's clients (the companion's live view): onsets and state changes.
+    public weak var controlObserver: (any BoxControlObserver)?
 
     private let audio: any AudioClockSource
     private let display: (any MonochromeDisplay)?
@@ -71,18 +90,33 @@ public final class Box: @unchecked Sendable {
     private var startPressedAt: MonotonicTime?
     private var indicatorScheduler: IndicatorScheduler
     private var frames: FrameScheduler
-    /// The engine's grid as published with each start and change (`GridAnchor`), oldest
-    /// first; the one in effect for a sample is the last whose anchor is not after it.
-    private var timelines: [BeatTimeline] = []
-    /// The grid in effect at the sample being heard now.
-    private var timeline: BeatTimeline? {
-        guard let heard = heardSample(at: now) else { return timelines.last }
-        return timelines.last { $0.anchorTwice <= 2 * heard } ?? timelines.first
+    /// The one timeline: the engine's grid as published with each start and change
+    /// (`GridAnchor`), songs included. The screen, LEDs and buzzer read only this.
+    public private(set) var grid = BeatGrid()
+    /// The steady grid in effect at the sample heard now (Link compares its phase with it).
+    var timeline: SteadyGrid? {
+        let heard = heardSample(at: now).map(Double.init) ?? Double(grid.pieces.last?.startSample ?? 0)
+        if case .steady(let steady) = grid.piece(atSample: heard) { return steady }
+        return nil
     }
     private var screenChanged = true
     private var lastFrame: Bitmap?
     private var lastContrast: UInt8?
-    private var now: MonotonicTime
+    public internal(set) var now: MonotonicTime
+    /// The Ableton Link session (Sync: Link), when the box has one; see Box+Link.swift.
+    public var link: (any LinkSession)?
+    var linkFollow = LinkFollow()
+    /// `[midi]` of the configuration: the control map, the offset, the clock's options.
+    public var midiConfiguration = MIDIConfiguration() {
+        didSet {
+            engine.midiClock.whenStopped = midiConfiguration.clockWhenStopped
+            engine.midiClock.startAtCountIn = midiConfiguration.startAtCountIn
+        }
+    }
+    /// The MIDI thread on a real box: it sends each message when its sample is heard.
+    public var midiSender: (any MIDISender)?
+    /// Following a MIDI clock (Sync: MIDI); see Box+MIDI.swift.
+    var midiFollow = MIDIFollow()
 
     public init(
         board: BoardDefinition, state: BoxState, engine: ClickEngine, audio: any AudioClockSource,
@@ -110,153 +144,38 @@ public final class Box: @unchecked Sendable {
         perform(state.startupEffects, at: time)
     }
 
-    // MARK: MIDI
+    // MARK: the one thread
 
-    /// `[midi]` of the configuration (the control map, the offset).
-    public var midiConfiguration = MIDIConfiguration() {
-        didSet { engine.midiClock = MIDIClockOptions(enabled: true, whenStopped: midiConfiguration.clockWhenStopped) }
-    }
-    /// The MIDI thread, on a real box.
-    public var midiSender: (any MIDISender)?
-    /// Where the beat comes from: Menu > Settings > Sync, `--sync`, or a script's `sync`.
-    public var sync = SyncSource.internal {
-        didSet {
-            guard sync != oldValue else { return }
-            follower.reset()
-            followedTempo = nil
-            observer?.box(self, didChange: state, at: now)
-        }
-    }
-    private var follower = MIDIClockFollower()
-    /// The tempo being followed (BPM of the beat unit, 3 decimals), while following.
-    private var followedTempo: Tempo?
-    /// Start or Continue came in: the box starts on the next Clock.
-    private var transportPending = false
-    /// Clocks since the followed Start (clock k of the grid), while playing.
-    private var followedClock: Int64?
-    /// Song Position Pointer (16ths), for the next Continue.
-    private var songPosition = 0
-    /// The engine's clocks out, by k (recent ones): where its grid puts each clock.
-    private var sentClocks: [(k: Int64, sample: Int64)] = []
-    private var lastShownLock: MIDIClockFollower.Lock = .lost
-    private var lastShownBPM = ""
+    #if DEBUG
+    /// The thread the box belongs to: the first to use it after init, or the one that took it
+    /// over (`takeOver()`); 0 until then.
+    private var boxThread: UInt = 0
+    #endif
 
-    /// What the sync mark shows while following MIDI (locked, locking, lost); nil otherwise.
-    public var syncLock: MIDIClockFollower.Lock? { sync == .midi ? follower.lock : nil }
-
-    /// While following: the followed tempo averaged over 96 clocks, one decimal (in the
-    /// beat unit's BPM), as the screen and the state's `bpm` show it.
-    public var followedBPM: String? {
-        guard sync == .midi, follower.lock != .lost, follower.ticks >= 2 else { return nil }
-        let bpm = follower.shownQuarterBPM * 0.25 / settings.beatUnit.wholeNotes.doubleValue
-        let tenths = Int64((bpm * 10).rounded())
-        return "\(tenths / 10).\(tenths % 10)"
+    /// Debug builds stop here when a second thread touches the box; release builds compile it
+    /// away (the ControlLoop's queue is what keeps the box on its thread there).
+    @inline(__always)
+    func preconditionOnBoxThread(_ function: StaticString = #function) {
+        #if DEBUG
+        let current = UInt(bitPattern: Int(bitPattern: pthread_self()))
+        if boxThread == 0 { boxThread = current }
+        precondition(boxThread == current, "Box.\(function) on a second thread: only the box's thread may touch it (post to its ControlLoop)")
+        #endif
     }
 
-    /// One incoming MIDI message, with its arrival time (the sequencer's kernel stamp).
-    public func handleMIDI(_ message: MIDIMessage, at time: MonotonicTime) {
-        now = max(now, time)
-        observer?.box(self, didReceive: message, at: time)
-        let following = sync == .midi
-        switch message {
-        case .clock:
-            guard following else { return }
-            clockTick(at: time)
-        case .start:
-            guard following else { return }
-            songPosition = 0
-            transportPending = true
-        case .continue:
-            guard following else { return }
-            transportPending = true
-        case .stop:
-            guard following else { return }
-            transportPending = false
-            followedClock = nil
-            if state.isPlaying { perform(state.handle(.gesture(.startStop, .press, at: time)), at: time) }
-        case .songPosition(let sixteenths):
-            guard following else { return }
-            songPosition = sixteenths
-        default:
-            guard let control = midiConfiguration.control(for: message) else { return }
-            switch control {
-            case .tap: handle(.gesture(.tap, .press, at: time))
-            case .startStop: handle(.gesture(.startStop, .press, at: time))
-            case .footswitch: handle(.gesture(.footswitch, .press, at: time))
-            case .tempoUp: handle(.detent(1, at: time))
-            case .tempoDown: handle(.detent(-1, at: time))
-            case .nextSection, .previousSection, .preset, .song:
-                // Not wired to the song page yet (see the README's MIDI section).
-                report("MIDI: \(message.hex) maps to a control this version does not act on")
-            }
-        }
-        showSyncIfChanged()
-    }
-
-    private func clockTick(at time: MonotonicTime) {
-        follower.tick(at: time.nanoseconds)
-        guard follower.ticks >= 2 else { return }
-        let unit = settings.beatUnit.wholeNotes.doubleValue
-        let bpm = follower.quarterBPM * 0.25 / unit
-        let thousandths = Int64((bpm * 1000).rounded())
-        let tempo = try? Tempo(Rational(min(max(thousandths, 1000), 999_000), 1000))
-        if transportPending, !state.isPlaying {
-            transportPending = false
-            followedTempo = tempo
-            applyFollowed(shift: 0)
-            // Bar 0 (or the SPP's position: 6 clocks a 16th) on this Clock.
-            followedClock = Int64(songPosition) * 6
-            perform(state.handle(.gesture(.startStop, .press, at: time)), at: time)
-            return
-        }
-        guard state.isPlaying, let k = followedClock.map({ $0 + 1 }) else {
-            followedTempo = tempo
-            return
-        }
-        followedClock = k
-        followedTempo = tempo
-        // The phase error: when the engine's grid puts clock k against the filtered time of
-        // this Clock. Corrected every sixth clock (a 16th), with the tempo.
-        guard k % 6 == 0, let clock = outputClock, let latest = sentClocks.last else { return }
-        let target = k - Int64(songPosition) * 6
-        let heard: Double
-        if let sent = sentClocks.last(where: { $0.k == target }) {
-            heard = Double(clock.outputNanoseconds(ofSample: sent.sample))
-        } else if latest.k < target, sentClocks.count >= 2, sentClocks[sentClocks.count - 2].k < latest.k {
-            // The engine has not placed clock k yet: the box is later than one buffer (a
-            // Start gives no warning), and waiting for it would never correct. Clock k on
-            // the engine's own grid, from its latest two clocks.
-            let previous = sentClocks[sentClocks.count - 2]
-            let samplesPerClock = Double(latest.sample - previous.sample) / Double(latest.k - previous.k)
-            heard = Double(clock.outputNanoseconds(ofSample: latest.sample))
-                + Double(target - latest.k) * samplesPerClock * 1e9 / Double(engine.renderer.sampleRate)
-        } else {
-            return
-        }
-        let filtered = follower.nextTick - follower.period
-        let errorNanoseconds = heard - filtered
-        applyFollowed(shift: -errorNanoseconds * Double(engine.renderer.sampleRate) / 1e9)
-    }
-
-    private func applyFollowed(shift: Double) {
-        guard let followedTempo else { return }
-        var followed = audible(settings)
-        followed.tempo = followedTempo
-        do { try engine.follow(followed, shiftSamples: shift) } catch { report("\(error)") }
-    }
-
-    private func showSyncIfChanged() {
-        let shown = followedBPM ?? ""
-        guard follower.lock != lastShownLock || shown != lastShownBPM else { return }
-        lastShownLock = follower.lock
-        lastShownBPM = shown
-        observer?.box(self, didChange: state, at: now)
+    /// Makes the calling thread the box's thread, for a loop that starts a thread of its own
+    /// and hands the box to it (nothing else may hold the box afterwards).
+    public func takeOver() {
+        #if DEBUG
+        boxThread = UInt(bitPattern: Int(bitPattern: pthread_self()))
+        #endif
     }
 
     // MARK: input
 
     /// One edge of a physical input line, with the kernel's timestamp.
     public func handle(_ edge: LineEdge) {
+        preconditionOnBoxThread()
         if edge.missedBefore > 0, edge.role == .encoderA || edge.role == .encoderB { state.encoderLostEdges() }
         let action: Action = switch edge.role {
         case .encoderA: .encoderEdge(.a, isHigh: edge.isActive, at: edge.timestamp)
@@ -271,12 +190,14 @@ public final class Box: @unchecked Sendable {
 
     /// Any action (the interactive simulator's keys send detents and gestures directly).
     public func handle(_ action: Action) {
+        preconditionOnBoxThread()
         now = max(now, action.time)
         perform(state.handle(action), at: action.time)
     }
 
     /// A part (display, sound device) went missing or came back: the screen says so.
     public func part(_ name: String, working: Bool) {
+        preconditionOnBoxThread()
         handle(.part(name, working: working, at: now))
     }
 
@@ -287,13 +208,19 @@ public final class Box: @unchecked Sendable {
     /// Where the practice log goes (nil: not kept) and when the current stretch of playing began.
     public var practiceLog: (any PracticeLogStore)?
     private var practiceStartedAt: MonotonicTime?
+    /// The song and the fastest tempo of the current stretch (from the beats heard).
+    private var practiceSong = ""
+    private var practiceTopBPM = 0.0
 
     private func logPractice(until time: MonotonicTime) {
         guard let started = practiceStartedAt else { return }
         practiceStartedAt = nil
         let seconds = (time.nanoseconds - started.nanoseconds) / 1_000_000_000
+        let song = practiceSong, bpm = practiceTopBPM
+        practiceSong = ""
+        practiceTopBPM = 0
         guard seconds > 0, let practiceLog else { return }
-        do { try practiceLog.addPractice(seconds: seconds) } catch { report("practice log: \(error)") }
+        do { try practiceLog.addPractice(seconds: seconds, song: song, bpm: bpm) } catch { report("practice log: \(error)") }
     }
     /// The settings the reducer last asked for (the engine may have them muted).
     private var settings: MetronomeSettings
@@ -310,16 +237,14 @@ public final class Box: @unchecked Sendable {
     /// Everything due by `time`: reducer deadlines, onsets reported by the engine (LED and
     /// buzzer pulses at the moment they are heard), and the next screen frame.
     public func advance(to time: MonotonicTime) {
+        preconditionOnBoxThread()
         now = max(now, time)
         if let deadline = state.nextDeadline, deadline <= now {
             perform(state.handle(.tick(at: now)), at: now)
         }
-        if sync == .midi, follower.checkSilence(now: now.nanoseconds) {
-            // The box keeps playing at the last tempo until Stop or START.
-            handle(.part("MIDI clock", working: false, at: now))
-            showSyncIfChanged()
-        }
+        checkMIDIClock()
         drainOnsets()
+        followLink()
         checkSongEnd()
         drawIfDue()
         retryMissingDisplay()
@@ -354,6 +279,8 @@ public final class Box: @unchecked Sendable {
         if let retry = nextDisplayRetry { wakeups.append(retry) }
         // Onsets arrive from the render thread: look for them at least every few ms while playing.
         if state.isPlaying || engine.renderer.activeVoiceCount > 0 { wakeups.append(now.advanced(byNanoseconds: 4_000_000)) }
+        // A Link session is looked at every 10 ms (peers, tempo, start/stop) even when stopped.
+        if linkFollow.enabled { wakeups.append(now.advanced(byNanoseconds: 10_000_000)) }
         return wakeups.min()
     }
 
@@ -361,26 +288,30 @@ public final class Box: @unchecked Sendable {
 
     /// No new clicks; those in flight play to their end.
     public func stopPlayback() {
+        preconditionOnBoxThread()
         if state.isPlaying {
             // As if START/STOP were pressed, so the state machine knows it stopped.
             perform(state.handle(.gesture(.startStop, .press, at: now)), at: now)
         }
         engine.stop()
-        timelines = []
+        grid.removeAll()
     }
 
     /// Writes the settings file now (the reducer's debounce may still be waiting).
     public func saveNow() {
+        preconditionOnBoxThread()
         do { try persistence.save(state.saved) } catch { report("saving settings failed: \(error)") }
     }
 
     public func initializeDisplay() {
+        preconditionOnBoxThread()
         guard let display else { return report("display: none configured") }
         do { try display.initialize() } catch { report("display: \(error); running without it, retrying") }
         screenChanged = true
     }
 
     public func blankDisplay() {
+        preconditionOnBoxThread()
         guard let display else { return }
         do {
             try display.show(display.blankFrame())
@@ -389,12 +320,13 @@ public final class Box: @unchecked Sendable {
     }
 
     public func indicatorsOff() {
-        for indicator in Indicator.allCases { indicators.set(indicator, on: false) }
+        preconditionOnBoxThread()
+        for indicator in IndicatorChannel.allCases { indicators.set(indicator, on: false) }
     }
 
     // MARK: effects
 
-    private func perform(_ effects: [Effect], at time: MonotonicTime) {
+    func perform(_ effects: [Effect], at time: MonotonicTime) {
         var stateChanged = false
         for effect in effects {
             switch effect {
@@ -409,10 +341,6 @@ public final class Box: @unchecked Sendable {
                             || settings.swing != before.swing || settings.groove != before.groove || settings.poly != before.poly
                         try engine.applyDuringSong(audible(settings), tempo: settings.tempo != before.tempo ? .to(settings.tempo.bpm) : nil,
                                                    pattern: pattern)
-                    } else if sync == .midi, let followedTempo {
-                        var followed = audible(settings)
-                        followed.tempo = followedTempo
-                        try engine.follow(followed, shiftSamples: 0)
                     } else {
                         try engine.apply(audible(settings))
                     }
@@ -420,28 +348,26 @@ public final class Box: @unchecked Sendable {
                 screenChanged = true
                 stateChanged = true
             case .start:
-                if sync == .midi, followedClock != nil, let position = heardSample(at: time) {
-                    // A followed Start: bar 0 on the Clock that started it.
-                    engine.start(atSample: position)
-                } else {
-                    engine.start()
-                }
-                sentClocks = []
+                if !startFollowedClock() { startEngine() }
                 if practiceStartedAt == nil { practiceStartedAt = time }
                 startPressedAt = time
-                timelines = [] // anchored by the grid the engine publishes at the start
+                grid.removeAll() // anchored by the grid the engine publishes at the start
                 screenChanged = true
                 stateChanged = true
             case .stop:
+                linkStopped(at: time)
                 engine.stop()
                 logPractice(until: time)
-                timelines = []
+                grid.removeAll()
                 screenChanged = true
                 stateChanged = true
             case .darkGap(let on):
                 darkGap = on
-            case .sync(let source):
-                sync = source
+            case .sync:
+                midiSyncChanged()
+            case .tone(let tone):
+                engine.setTone(tone)
+                stateChanged = true
             case .silentPractice(let on):
                 silentPractice = on
                 indicatorScheduler.settings.buzzerPulses = on
@@ -464,8 +390,14 @@ public final class Box: @unchecked Sendable {
                 do {
                     // An endless song (looped, until stopped) is scheduled an hour ahead.
                     let endless = songs?.contains(where: \.isEndless) ?? false
+                    // A song started from a later section: its clock out starts with SPP and Continue.
+                    engine.midiClock.songPosition = songs == nil ? 0 : state.practice.startSixteenths(state.saved)
                     try engine.load(songs: songs, seed: seed, samples: endless ? Int64(engine.renderer.sampleRate) * 3600 : nil)
                 } catch { report("song: \(error)") }
+            case .drawPairingCode:
+                var random = SystemRandomNumberGenerator()
+                perform(state.handle(.remote(.showPairingCode(Companion.code(from: random.next())), at: time)), at: time)
+                stateChanged = true
             case .save(let saved):
                 do { try persistence.save(saved) } catch {
                     report("saving settings failed: \(error)")
@@ -473,7 +405,10 @@ public final class Box: @unchecked Sendable {
                 }
             }
         }
-        if stateChanged { observer?.box(self, didChange: state, at: time) }
+        if stateChanged {
+            observer?.box(self, didChange: state, at: time)
+            controlObserver?.box(self, didChange: state, at: time)
+        }
     }
 
     private func emit(_ pulse: IndicatorPulse, because reason: PulseReason) {
@@ -482,7 +417,7 @@ public final class Box: @unchecked Sendable {
         observer?.box(self, didPulse: pulse, because: reason)
     }
 
-    private var outputClock: AudioOutputClock? {
+    var outputClock: AudioOutputClock? {
         guard let position = audio.outputPosition else { return nil }
         return AudioOutputClock(sampleRate: engine.renderer.sampleRate, engineSample: position.framesRendered,
                                 outputDelayFrames: Int64(position.delayFrames), nanoseconds: position.timestamp.nanoseconds)
@@ -492,19 +427,18 @@ public final class Box: @unchecked Sendable {
         outputClock.map { Int64($0.heardSample(atNanoseconds: time.nanoseconds).rounded(.down)) }
     }
 
+    /// The beat after `sample` on the one timeline: its bar, beat and heard time.
+    private func nextBeat(after sample: Int64, clock: AudioOutputClock) -> (bar: Int64, beat: Int, time: MonotonicTime)? {
+        guard let next = grid.beat(atSample: Double(sample))?.nextBeatSample, let beat = grid.beat(atSample: Double(next)) else { return nil }
+        return (beat.bar, beat.beat, MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: next)))
+    }
+
     private func drainOnsets() {
         while let anchor = engine.nextAnchor() {
-            guard let settings = engine.settings(ofProgram: anchor.program) else { continue }
             // One grid for everyone: the screen, LEDs and buzzer use the engine's own anchor.
-            timelines.append(BeatTimeline(settings: settings, sampleRate: engine.renderer.sampleRate,
-                                          sampleTwice: anchor.sampleTwice, bar: anchor.bar,
-                                          positionNumerator: anchor.positionNumerator,
-                                          positionDenominator: anchor.positionDenominator))
+            if let piece = engine.gridPiece(for: anchor) { grid.append(piece) }
         }
-        if timelines.count > 1, let heard = heardSample(at: now),
-           let inEffect = timelines.lastIndex(where: { $0.anchorTwice <= 2 * heard }), inEffect > 0 {
-            timelines.removeFirst(inEffect)
-        }
+        if let heard = heardSample(at: now) { grid.forget(before: heard) }
         guard let clock = outputClock else {
             while engine.nextEvent() != nil {}
             while engine.nextMIDIEvent() != nil {}
@@ -512,10 +446,6 @@ public final class Box: @unchecked Sendable {
         }
         while let message = engine.nextMIDIEvent() {
             let heard = clock.outputNanoseconds(ofSample: message.sample)
-            if message.message == .clock {
-                sentClocks.append((message.clock, message.sample))
-                if sentClocks.count > 256 { sentClocks.removeFirst(sentClocks.count - 128) }
-            }
             midiSender?.schedule(message, heardAtNanoseconds: heard - Int64(midiConfiguration.offsetMilliseconds) * 1_000_000)
             observer?.box(self, willSend: message, heardAt: MonotonicTime(nanoseconds: heard))
         }
@@ -526,6 +456,16 @@ public final class Box: @unchecked Sendable {
                 inform("first click heard \((heard.nanoseconds - pressed.nanoseconds) / 1_000_000) ms after START")
             }
             observer?.box(self, didStart: event, heardAt: heard)
+            if engine.song != nil { linkFollow.songBPM = event.bpm }
+            if let controlObserver {
+                let next = event.layer == 0 && event.kind <= .beat ? nextBeat(after: event.sample, clock: clock) : nil
+                controlObserver.box(self, didStart: event, heardAt: heard, next: next)
+            }
+            if event.layer == 0 && event.kind.isBeat && !event.isCount {
+                // A song's beats carry its tempo; free play's is the setting's.
+                practiceTopBPM = max(practiceTopBPM, event.bpm > 0 ? event.bpm : state.settings.tempo.bpm.doubleValue)
+                if state.practice.isLoaded, let song = state.songView?.name { practiceSong = song }
+            }
             if state.practice.isLoaded && (event.kind.isBeat || event.isCount) {
                 perform(state.handle(.songProgress(section: Int(event.section), bar: event.bar, bpm: event.bpm,
                                                    song: Int(event.song), at: now)), at: now)
@@ -533,7 +473,7 @@ public final class Box: @unchecked Sendable {
             // Dark gap: the LEDs and buzzer rest with the muted bars; else they keep counting.
             if event.muted && darkGap { continue }
             for pulse in indicatorScheduler.pulses(onsetSample: event.sample, kind: event.kind, layer: Int(event.layer),
-                                                   clock: clock, samplesPerBeat: timeline?.samplesPerBeat) {
+                                                   clock: clock, samplesPerBeat: grid.samplesPerBeat(atSample: event.sample)) {
                 emit(pulse, because: .onset(event.kind))
             }
         }
@@ -550,13 +490,13 @@ public final class Box: @unchecked Sendable {
     // MARK: screen
 
     /// Every page keeps the beat visible while playing (the pendulum, or the beat strip).
-    private var animating: Bool { state.isPlaying && timeline != nil }
+    private var animating: Bool { state.isPlaying && !grid.isEmpty }
 
     private var nextFrameStart: MonotonicTime? {
         guard display != nil || observer != nil else { return nil }
         var nextBeat: Int64?
-        if animating, let timeline, let clock = outputClock, let heard = heardSample(at: now) {
-            nextBeat = clock.outputNanoseconds(ofSample: timeline.position(atSample: Double(heard)).nextBeatSample)
+        if animating, let clock = outputClock, let heard = heardSample(at: now), let beat = grid.beat(atSample: Double(heard)) {
+            nextBeat = clock.outputNanoseconds(ofSample: beat.nextBeatSample)
         }
         return frames.nextFrameStart(now: now.nanoseconds, animating: animating, contentChanged: screenChanged,
                                      nextBeatNanoseconds: nextBeat).map { MonotonicTime(nanoseconds: $0) }
@@ -566,7 +506,7 @@ public final class Box: @unchecked Sendable {
         guard let start = nextFrameStart, start <= now else { return }
         let shownAt = frames.presentationTime(ofFrameStartingAt: now.nanoseconds)
         let heard = outputClock?.heardSample(atNanoseconds: shownAt) ?? 0
-        let model = ScreenPresenter.model(for: state, timeline: animating ? timeline : nil)
+        let model = ScreenPresenter.model(for: state, grid: animating ? grid : nil)
         let frame = ScreenRenderer.render(model, heardSample: heard)
         screenChanged = false
         if frame != lastFrame {

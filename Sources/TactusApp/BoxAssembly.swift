@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
 import HAL
+import TactusBase
 import Logging
-import TactusCore
+import TactusMusic
+import TactusInstrument
 
 /// What a box is made of. `tactus run` fills it with LinuxHAL parts, `tactus simulate`
 /// with SimHAL parts; everything after this point is the same code.
@@ -17,14 +19,15 @@ public struct BoxParts {
     public var clock: any MonotonicClock
     /// Sound sets loaded from the sounds folder, besides the built-in ones.
     public var userSounds: [SoundSet]
-    /// `--sync`: the source to follow from the start, instead of the saved one (not saved).
-    public var syncOverride: SyncSource?
+    /// The Ableton Link session for Sync: Link (none: the setting has no effect).
+    public var link: (any LinkSession)?
     /// Where the engine's MIDI messages go (`tactus run`: the MIDI clock thread), if anywhere.
     public var midiSender: (any MIDISender)?
 
     public init(board: BoardDefinition, configuration: ConfigurationFile, audio: AudioOutput, input: any InputEventSource,
                 display: (any MonochromeDisplay)?, indicators: any IndicatorOutput, persistence: any SettingsPersistence,
-                clock: any MonotonicClock, userSounds: [SoundSet] = []) {
+                clock: any MonotonicClock, userSounds: [SoundSet] = [], link: (any LinkSession)? = nil) {
+        self.link = link
         self.board = board
         self.configuration = configuration
         self.audio = audio
@@ -78,9 +81,9 @@ public enum BoxAssembly {
         let box = Box(board: parts.board, state: state, engine: engine, audio: parts.audio, display: parts.display,
                       indicators: parts.indicators, persistence: parts.persistence, at: now,
                       report: { logger.warning("\($0)") }, inform: { logger.info("\($0)") })
+        box.link = parts.link
         box.midiConfiguration = parts.configuration.midi
         box.midiSender = parts.midiSender
-        box.sync = parts.syncOverride ?? saved.preferences.sync
         // A settings file on disk keeps the practice log beside it.
         box.practiceLog = parts.persistence as? any PracticeLogStore
         return box

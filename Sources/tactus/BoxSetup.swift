@@ -2,18 +2,21 @@
 import ClickEngine
 import Glibc
 import HAL
+import TactusBase
 import LinuxHAL
 import Logging
 import TactusApp
-import TactusCore
+import TactusInstrument
 
 extension SettingsStore: SettingsPersistence {}
 
 /// The practice log lives beside the settings file, in the state folder.
 extension SettingsStore: PracticeLogStore {
-    public func addPractice(seconds: Int64) throws {
-        let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        try PracticeLogFile(path: (folder.isEmpty ? "." : folder) + "/practice.toml").add(seconds: seconds)
+    public func addPractice(seconds: Int64, song: String, bpm: Double) throws {
+        // Not our folder (no lock) or an unreadable settings file: nothing is written.
+        if refusesSaves { throw SystemError("save the practice log beside", path, errno: EACCES) }
+        try PracticeLogFile(path: SettingsStore.practiceLogPath(besides: path))
+            .add(PracticeSession(day: PracticeLogFile.today(), song: song, seconds: seconds, bpm: bpm))
     }
 }
 
@@ -55,15 +58,29 @@ struct BoxLocations {
         state.map { "\($0)/settings.toml" } ?? configuration.settingsFile
     }
 
-    /// The lock on the folder of the settings file: one box per state folder, so two
-    /// instances never write the same settings. Held until the process exits.
-    func lockState(_ configuration: ConfigurationFile) throws(ExitError) -> StateLock {
+    /// The lock, or when it cannot be created (a root-owned tactus.lock left by `sudo
+    /// tactus ...`, a read-only state folder) nil and why: an appliance plays anyway,
+    /// without saving, and says so on the screen. Another running tactus holding the lock
+    /// still stops this one (two boxes on one state folder and sound card).
+    func lockStateOrPlayUnsaved(_ configuration: ConfigurationFile) throws(ExitError) -> (lock: StateLock?, problem: String?) {
         if let state { try BoxLocations.checkFolder(state, flag: "--state") }
         let path = settingsPath(configuration)
         let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        do { return try StateLock(folder: folder.isEmpty ? "/" : folder) } catch {
-            throw ExitError("\(error)", code: 1)
+        do { return (try StateLock(folder: folder.isEmpty ? "/" : folder), nil) } catch {
+            if case .held = error { throw ExitError("\(error)", code: 1) }
+            return (nil, "\(error); playing without saving settings")
         }
+    }
+
+    /// The settings as loaded, with a lock problem (if any) joined to its problem and
+    /// shown as the notice.
+    static func load(_ store: SettingsStore, lockProblem: String?) -> SettingsStore.Loaded {
+        var loaded = store.load(readOnly: lockProblem != nil)
+        if let lockProblem {
+            loaded.problem = [lockProblem, loaded.problem].compactMap { $0 }.joined(separator: "; ")
+            loaded.notice = "State folder not writable: playing, changes not saved"
+        }
+        return loaded
     }
 
     /// `flag` must name an existing folder.
@@ -78,16 +95,26 @@ struct BoxLocations {
     }
 
     /// Each folder under the sounds folder with accent.wav, beat.wav and sub.wav is a sound
-    /// set named after the folder; a bad one is reported and skipped, never fatal.
+    /// set named after the folder, and each installed voice set (voice-LANG) one more; a bad
+    /// one is reported and skipped, never fatal.
     static func userSounds(_ configuration: ConfigurationFile, sampleRate: Int, logger: Logger) -> [SoundSet] {
-        guard let folder = configuration.soundsFolder,
-              let names = FileSystem.entries(of: folder) else { return [] }
         var sets: [SoundSet] = []
-        for name in names.sorted() where !BuiltInSounds.names.contains(name) {
+        if let folder = configuration.soundsFolder, let names = FileSystem.entries(of: folder) {
+            for name in names.sorted() where !BuiltInSounds.names.contains(name) {
+                do {
+                    sets.append(try SoundFolder.load("\(folder)/\(name)", name: name, sampleRate: sampleRate))
+                } catch {
+                    logger.warning("sound set \(folder)/\(name) skipped: \(error.message)")
+                }
+            }
+        }
+        // The spoken counts `make voices` built (installed, or ./voices beside a checkout);
+        // a user's folder of the same name wins.
+        for (name, folder) in SoundFolder.installedVoices() where !sets.contains(where: { $0.name == name }) {
             do {
-                sets.append(try SoundFolder.load("\(folder)/\(name)", name: name, sampleRate: sampleRate))
+                sets.append(try SoundFolder.load(folder, name: name, sampleRate: sampleRate))
             } catch {
-                logger.warning("sound set \(folder)/\(name) skipped: \(error.message)")
+                logger.warning("voice set \(folder) skipped: \(error.message)")
             }
         }
         return sets

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
 import LinuxHAL
-import TactusCore
+import TactusMusic
+import TactusBase
 
 struct ImportKlickCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,14 +23,25 @@ struct ImportKlickCommand: ParsableCommand {
                 throw ExitError("--count-in '\(text)' is invalid: expected 0 to 4 bars, or 2beats")
             }
         }
+        if let name, name.isEmpty { throw ExitError("--name '' is invalid: the song's name must not be empty") }
         var song = try SongRequest.songFromMap(file, countIn: countIn)
         if let name { song.name = name }
         let text = SongFile.encode(SongLibrary(songs: [song]))
+        // Never write what Tactus would refuse to read back.
+        guard text.utf8.count <= BoundedFile.textLimit else {
+            throw ExitError("tempo map \(Escaped.quoted(file)) is too long for a songs file: \(song.sections.count) sections make \(text.utf8.count) bytes, over Tactus's \(BoundedFile.textLimit) (1 MiB)")
+        }
+        // And read it back as Tactus will: whatever slipped past the checks above is
+        // refused here rather than written.
+        do { _ = try SongFile.decode(text, file: output ?? "standard output") } catch {
+            throw ExitError("tempo map \(Escaped.quoted(file)) cannot become a songs file Tactus reads: \(error.description)")
+        }
         guard let output else {
             print(text, terminator: "")
             return
         }
         var outputs = OutputPaths()
+        outputs.input(file, flag: "the tempo map")
         try outputs.claim(output, flag: "-o")
         do { try AtomicFile.write(Array(text.utf8), to: output) } catch {
             throw ExitError("writing \(Escaped.quoted(output)) failed: \(error)", code: 1)

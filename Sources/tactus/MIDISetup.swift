@@ -4,7 +4,9 @@ import HAL
 import LinuxHAL
 import Logging
 import TactusApp
-import TactusCore
+import TactusBase
+import TactusTimeline
+import TactusInstrument
 
 /// Hands the engine's MIDI messages from the control thread to the MIDI clock thread.
 final class MIDIClockSender: MIDISender {

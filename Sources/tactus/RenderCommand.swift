@@ -3,7 +3,11 @@ import ArgumentParser
 import ClickEngine
 import LinuxHAL
 import TOMLReader
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
+import TactusBase
+import TactusCommandLine
 
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -37,12 +41,15 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .customLong("count-in"), help: "Count-in before bar 0: 0 to 4 bars of the first section's meter, or 2beats.") var countIn: String?
     @Option(help: "Gap click: P:M plays P bars and mutes M (P:Mb in beats); 25% mutes a quarter of the beats at random; or 2:1,25%.") var gap: String?
     @Option(help: "Seed of the random mute (default: a new one, written in the events).") var seed: String?
+    @Option(help: "A reference tone under the clicks: NOTE[@A4], C4 to B5 (A4, C#5, Bb4), A4 415 to 466 Hz (default 440), e.g. A4@442. Alone with --volume master=0.") var tone: String?
+    @Option(name: .customLong("tone-timbre"), help: "The tone's timbre: sine or organ (default sine).") var toneTimbre: String?
+    @Option(name: .customLong("tone-volume"), parsing: .unconditional, help: "The tone's own volume in percent, 0 to 100 (default 50).") var toneVolume: String?
     @Option(name: .shortAndLong, help: "Output WAV file.") var output: String?
     @Flag(name: .customLong("list-sounds"), help: "List the built-in sound sets and exit.") var listSounds = false
 
     func run() throws {
         if listSounds {
-            print(BuiltInSounds.names.joined(separator: "\n"))
+            print((BuiltInSounds.names + SoundFolder.installedVoices().map(\.name)).joined(separator: "\n"))
             return
         }
         let job = try RenderJob(self)
@@ -63,6 +70,10 @@ struct RenderJob {
     let eventsPath: String?
     let song: SongRequest?
     let explicitEnd: Bool
+    let tone: ReferenceTone?
+
+    /// The longest render, whether given in --seconds or --bars: 24 hours.
+    static let maximumSeconds = Rational(86_400)
 
     init(_ options: RenderCommand) throws {
         guard let output = options.output else { throw ExitError("-o/--output is required: the WAV file to write") }
@@ -71,17 +82,57 @@ struct RenderJob {
             throw ExitError("--format '\(options.format)' is invalid: allowed s16, s24 or f32")
         }
         sampleRate = rate
+        tone = try RenderJob.tone(options)
         channels = try wholeNumber(options.channels, flag: "--channels", in: 1...2, allowed: "1 or 2")
         self.format = format
 
+        var settings = try RenderJob.settings(options)
+        var loaded: [String: SoundSet] = [:]
+        settings.sound = try RenderJob.resolveSound(options.sound, rate: sampleRate, loaded: &loaded, origin: "--sound")
+        self.settings = settings
+
+        let bars: Int?
+        (bars, end) = try RenderJob.end(options, sampleRate: sampleRate)
+        explicitEnd = options.bars != nil || options.seconds != nil
+
+        song = try SongRequest.make(options, bars: bars, settings: settings, sampleRate: sampleRate)
+        if song == nil, let n = bars {
+            // As --seconds: at most 24 hours. The plain bar pattern knows its bar length
+            // here; a song's bars are checked once its schedule is made (run()).
+            let barSeconds = settings.beatsPerBar * Rational(60) / settings.tempo.bpm
+            if Rational(Int64(n)) * barSeconds > RenderJob.maximumSeconds {
+                let most = (RenderJob.maximumSeconds / barSeconds).floor
+                throw ExitError("--bars '\(n)' is invalid: allowed 1 to \(most) (24 hours at \(settings.tempo) BPM in \(settings.meter))")
+            }
+        }
+
+        var timed: [TimedChange] = []
+        if let path = options.changes {
+            timed = try RenderJob.changes(path, settings: settings, song: song, sampleRate: sampleRate, loaded: &loaded)
+        }
+        changes = timed
+        userSounds = Array(loaded.values)
+        outputPath = output
+        eventsPath = options.events
+        try RenderJob.claimOutputs(options, output: output, soundFolders: loaded.keys.sorted())
+    }
+
+    /// The musical settings from the flags, each checked with its flag's name.
+    static func settings(_ options: RenderCommand) throws -> MetronomeSettings {
         var settings = MetronomeSettings()
         do throws(SettingError) {
-            // A tempo segment (ramp, steps) is the song's; the plain settings keep 120.
-            if (try? TempoSegment(parsing: options.bpm)).map({ if case .constant = $0 { true } else { false } }) ?? true {
+            // A tempo segment (ramp, steps) is the song's; the plain settings keep 120. A
+            // bad segment is reported as one (its bound), not as a bad plain tempo.
+            do {
+                if case .constant = try TempoSegment(parsing: options.bpm, field: "bpm") { try settings.assign("bpm", options.bpm) }
+            } catch {
+                // Segment-like: a ramp, steps or a list before any "/" (1/-5 is a bad number).
+                let head = options.bpm.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                if head.dropFirst().contains(where: { "-~+,".contains($0) }) { throw error }
                 try settings.assign("bpm", options.bpm)
             }
             try settings.assign("meter", options.meter)
-            try settings.assign("beat-unit", options.beatUnit ?? "1/\(settings.meter.denominator)")
+            try settings.assign(.beatUnit, options.beatUnit ?? "1/\(settings.meter.denominator)")
             if let accents = options.accents { try settings.assign("accents", accents) }
             try settings.assign("subdivisions", options.subdivisions)
             if let swing = options.swing { try settings.assign("swing", swing) }
@@ -92,92 +143,135 @@ struct RenderJob {
                                    allowed: "at most \(PolyLayer.maximumLayers) poly layers (--poly given \(options.poly.count) times)")
             }
             if !options.poly.isEmpty { try settings.assign("poly", options.poly.joined(separator: ",")) }
-            if let volume = options.volume { try settings.assign("volume", volume) }
+            if let volume = options.volume { try settings.assign(.volume, volume) }
             try settings.validate()
         } catch {
             throw ExitError("--\(error.field) '\(error.value)' is invalid: \(error.allowed)")
         }
-        var loaded: [String: SoundSet] = [:]
-        settings.sound = try RenderJob.resolveSound(options.sound, rate: sampleRate, loaded: &loaded, origin: "--sound")
-        self.settings = settings
+        return settings
+    }
 
-        var bars: Int?
+    /// Where the render ends (--bars or --seconds, exclusive; else 4 bars), and the bars given.
+    static func end(_ options: RenderCommand, sampleRate: Int) throws -> (bars: Int?, end: RenderEnd) {
         switch (options.bars, options.seconds) {
         case (.some, .some): throw ExitError("--bars and --seconds are exclusive: give one of them")
         case (let text?, nil):
-            let n = try wholeNumber(text, flag: "--bars", in: 1...1_000_000, allowed: "1 to 1000000")
-            (bars, end) = (n, .bars(Int64(n)))
+            let n = try wholeNumber(text, flag: "--bars", in: 1...1_000_000, allowed: "1 to 1000000, and at most 24 hours")
+            return (n, .bars(Int64(n)))
         case (nil, let text?):
-            guard let value = Rational(parsing: text), !text.contains("/"), value > .zero, value <= Rational(86_400) else {
+            guard let value = Rational(parsing: text), !text.contains("/"), value > .zero, value <= RenderJob.maximumSeconds else {
                 throw ExitError("--seconds '\(text)' is invalid: allowed more than 0 up to 86400")
             }
-            end = .sample((value * Rational(Int64(sampleRate))).rounded)
-        case (nil, nil): end = .bars(4)
+            return (nil, .sample((value * Rational(Int64(sampleRate))).rounded))
+        case (nil, nil): return (nil, .bars(4))
         }
-        explicitEnd = options.bars != nil || options.seconds != nil
+    }
 
-        song = try SongRequest.make(options, bars: bars, settings: settings, sampleRate: sampleRate)
-
+    /// The change script (--changes): each step at its sample, checked against the settings
+    /// (or the song) it changes; a sound it names is loaded into `loaded`.
+    static func changes(_ path: String, settings: MetronomeSettings, song: SongRequest?, sampleRate: Int,
+                        loaded: inout [String: SoundSet]) throws -> [TimedChange] {
         var timed: [TimedChange] = []
-        if let path = options.changes {
-            let text = try InputFile.text(path, flag: "--changes")
-            let script: ChangeScript
-            do { script = try ChangeScript(text: text, file: path) } catch { throw ExitError(error.description) }
-            var current = settings
-            if let first = song?.songs.first?.sections.first {
-                // Pattern changes are checked against the song's meter, not --meter's.
-                (current.meter, current.beatUnit) = (first.meter, first.beatUnit)
-            }
-            for (seconds, line, step) in script.steps {
-                let sample = (seconds * Rational(Int64(sampleRate))).rounded
-                switch step {
-                case .start: timed.append(TimedChange(sample: sample, action: .start))
-                case .stop: timed.append(TimedChange(sample: sample, action: .stop))
-                case .set(let assignments):
-                    var holdTempo = false
-                    for (name, value) in MetronomeSettings.inAssignmentOrder(assignments) {
-                        if song != nil {
-                            if name == "meter" || name == "beat-unit" {
-                                throw ExitError("\(path):\(line): \(name) '\(value)' cannot change during a song: its sections set the meter; allowed: bpm (or bpm=hold), accents, subdivisions, swing, groove, poly, sound, volume")
-                            }
-                            if name == "bpm" && value == "hold" { holdTempo = true; continue }
+        let text = try InputFile.text(path, flag: "--changes")
+        let script: ChangeScript
+        do { script = try ChangeScript(text: text, file: path) } catch { throw ExitError(error.description) }
+        var current = settings
+        if let first = song?.songs.first?.sections.first {
+            // Pattern changes are checked against the song's meter, not --meter's.
+            (current.meter, current.beatUnit) = (first.meter, first.beatUnit)
+        }
+        for (seconds, line, step) in script.steps {
+            let sample = (seconds * Rational(Int64(sampleRate))).rounded
+            switch step {
+            case .start: timed.append(TimedChange(sample: sample, action: .start))
+            case .stop: timed.append(TimedChange(sample: sample, action: .stop))
+            case .set(let assignments):
+                var holdTempo = false
+                for (name, value) in MetronomeSettings.inAssignmentOrder(assignments) {
+                    if song != nil {
+                        if name == SettingName.meter.name || name == SettingName.beatUnit.name {
+                            throw ExitError("\(path):\(line): \(name) '\(value)' cannot change during a song: its sections set the meter; allowed: bpm (or bpm=hold), accents, subdivisions, swing, groove, poly, sound, volume")
                         }
-                        do {
-                            if name == "sound" {
-                                current.sound = try RenderJob.resolveSound(value, rate: sampleRate, loaded: &loaded, origin: "\(path):\(line): sound")
-                            } else {
-                                try current.assign(name, value)
-                            }
-                        } catch let error as SettingError {
-                            throw ExitError("\(path):\(line): \(error.field) '\(error.value)' is invalid: \(error.allowed)")
-                        }
+                        if name == "bpm" && value == "hold" { holdTempo = true; continue }
                     }
-                    do { try current.validate() } catch {
+                    do {
+                        if name == "sound" {
+                            current.sound = try RenderJob.resolveSound(value, rate: sampleRate, loaded: &loaded, origin: "\(path):\(line): sound")
+                        } else {
+                            try current.assign(name, value)
+                        }
+                    } catch let error as SettingError {
                         throw ExitError("\(path):\(line): \(error.field) '\(error.value)' is invalid: \(error.allowed)")
                     }
-                    if song != nil {
-                        let names = Set(assignments.map(\.name))
-                        let tempo: SongChange.TempoChange? = holdTempo ? .hold : names.contains("bpm") ? .to(current.tempo.bpm) : nil
-                        let pattern = !names.isDisjoint(with: ["accents", "subdivisions", "swing", "groove", "poly"])
-                        timed.append(TimedChange(sample: sample, action: .changeSong(current, tempo: tempo, pattern: pattern)))
-                    } else {
-                        timed.append(TimedChange(sample: sample, action: .apply(current)))
-                    }
+                }
+                do { try current.validate() } catch {
+                    throw ExitError("\(path):\(line): \(error.field) '\(error.value)' is invalid: \(error.allowed)")
+                }
+                if song != nil {
+                    let names = Set(assignments.map(\.name))
+                    let tempo: SongChange.TempoChange? = holdTempo ? .hold : names.contains("bpm") ? .to(current.tempo.bpm) : nil
+                    let pattern = !names.isDisjoint(with: ["accents", "subdivisions", "swing", "groove", "poly"])
+                    timed.append(TimedChange(sample: sample, action: .changeSong(current, tempo: tempo, pattern: pattern)))
+                } else {
+                    timed.append(TimedChange(sample: sample, action: .apply(current)))
                 }
             }
         }
-        changes = timed
-        userSounds = Array(loaded.values)
-        outputPath = output
-        eventsPath = options.events
+        return timed
+    }
+
+    /// No output may overwrite an input (song, tempo map, change script, sound files) or the other output.
+    static func claimOutputs(_ options: RenderCommand, output: String, soundFolders: [String]) throws {
         var outputs = OutputPaths()
+        for (path, flag) in [(options.song, "--song"), (options.tempoMap, "--tempo-map"), (options.changes, "--changes")] {
+            if let path { outputs.input(path, flag: flag) }
+        }
+        for folder in soundFolders {
+            for name in SoundFolder.fileNames { outputs.input((folder.hasSuffix("/") ? folder : folder + "/") + name, flag: "--sound") }
+        }
         try outputs.claim(output, flag: "-o")
         if let events = options.events { try outputs.claim(events, flag: "--events") }
+    }
+
+    /// `--tone NOTE[@A4]` with its timbre and volume; the latter two need the first.
+    static func tone(_ options: RenderCommand) throws -> ReferenceTone? {
+        guard let text = options.tone else {
+            if options.toneTimbre != nil || options.toneVolume != nil {
+                throw ExitError("--tone-timbre and --tone-volume need --tone NOTE[@A4] (e.g. --tone A4@442)")
+            }
+            return nil
+        }
+        guard let (note, reference) = ReferenceTone.parse(text) else {
+            throw ExitError("--tone \(Escaped.quoted(text)) is invalid: allowed a note from C4 to B5 (A4, C#5, Bb4), optionally @A4 in whole Hz from 415 to 466 (A4@442)")
+        }
+        var tone = ReferenceTone(note: note, reference: reference)
+        if let timbre = options.toneTimbre {
+            guard let t = ReferenceTone.Timbre(rawValue: timbre) else {
+                throw ExitError("--tone-timbre \(Escaped.quoted(timbre)) is invalid: allowed sine or organ")
+            }
+            tone.timbre = t
+        }
+        if let volume = options.toneVolume {
+            tone.volume = try wholeNumber(volume, flag: "--tone-volume", in: ReferenceTone.volumeRange, allowed: "0 to 100 (%)")
+        }
+        return tone
     }
 
     /// A built-in name as is, or a folder of WAV files loaded (once) and named by its path.
     static func resolveSound(_ value: String, rate: Int, loaded: inout [String: SoundSet], origin: String) throws -> String {
         if BuiltInSounds.names.contains(value) || loaded[value] != nil { return value }
+        if !FileSystem.isDirectory(value), let folder = SoundFolder.voiceFolder(named: value) {
+            // A voice set by name (voice-en): `make voices` output, installed or in ./voices.
+            do {
+                loaded[value] = try SoundFolder.load(folder, name: value, sampleRate: rate)
+            } catch {
+                throw ExitError("\(origin) '\(value)' (\(folder)): \(error.message)")
+            }
+            return value
+        }
+        if !FileSystem.isDirectory(value) && value.hasPrefix("voice-") && !value.contains("/") {
+            throw ExitError("\(origin) '\(value)' is invalid: no voice set of that name in \(SoundFolder.voiceFolders.joined(separator: ", ")) (make voices builds voice-en, voice-de, voice-es)")
+        }
         guard FileSystem.isDirectory(value) else {
             throw ExitError("\(origin) '\(value)' is invalid: not a built-in sound (\(BuiltInSounds.names.joined(separator: ", "))) nor a folder with accent.wav, beat.wav and sub.wav")
         }
@@ -197,6 +291,7 @@ struct RenderJob {
             engine = try ClickEngine(sampleRate: sampleRate, channels: channels, maxFrameCount: 128,
                                      settings: settings, sounds: userSounds)
         } catch { throw ExitError(error.description) }
+        engine.setTone(tone)
         var renderEnd = end
         if let song {
             var bars: Int64?
@@ -209,6 +304,10 @@ struct RenderJob {
             if !explicitEnd { bars = song.songs.contains(where: \.isEndless) ? 4 : nil }
             do { try engine.load(songs: song.songs, seed: song.seed, bars: bars, samples: samples) } catch {
                 throw ExitError("\(error)")
+            }
+            if case .bars(let n) = end, explicitEnd, let songEnd = engine.songEndSample,
+               Rational(songEnd) > RenderJob.maximumSeconds * Rational(Int64(sampleRate)) {
+                throw ExitError("--bars '\(n)' is invalid: the song's first \(n) bars last more than 24 hours; allowed at most 24 hours (as --seconds 86400)")
             }
             renderEnd = .sample(Int64.max / 4)
         }
@@ -223,26 +322,14 @@ struct RenderJob {
             throw ExitError("\(error)", code: 1)
         }
         do {
-            let encoder = WAVEncoder(sampleRate: sampleRate, channels: channels, format: format)
-            try wav.write(encoder.header(dataByteCount: 0))
-            var dataBytes = 0
-            var frames: Int64 = 0
-            // Written in chunks of 64 KiB or more: one write per render block would be a
-            // system call every 128 frames.
-            var bytes: [UInt8] = []
+            var writer = try WAVStreamWriter(WAVEncoder(sampleRate: sampleRate, channels: channels, format: format),
+                                             write: wav.write, rewrite: wav.rewrite)
             var lines: [UInt8] = []
             try OfflineRender.run(engine: engine, changes: changes, end: renderEnd) { block in
-                let before = bytes.count
-                encoder.encode(block, into: &bytes)
-                dataBytes += bytes.count - before
-                frames += Int64(block.count / channels)
-                if bytes.count >= 1 << 16 {
-                    try wav.write(bytes)
-                    bytes.removeAll(keepingCapacity: true)
-                }
+                try writer.append(block)
             } onEvent: { event in
                 guard let eventsFile else { return }
-                lines += Array(EventJSON.line(event, sampleRate: sampleRate, song: song, schedule: engine.song).utf8)
+                lines += Array(EventJSON.line(event, sampleRate: sampleRate, schedule: song == nil ? nil : engine.song).utf8)
                 if lines.count >= 1 << 16 {
                     try eventsFile.write(lines)
                     lines.removeAll(keepingCapacity: true)
@@ -255,10 +342,10 @@ struct RenderJob {
                     lines.removeAll(keepingCapacity: true)
                 }
             }
-            try wav.write(bytes + encoder.padding(dataByteCount: dataBytes))
+            try writer.finish()
             try eventsFile?.write(lines)
-            try wav.rewrite(at: 0, encoder.header(dataByteCount: dataBytes))
             try wav.commit()
+            let frames = writer.frameCount
             try eventsFile?.commit()
             let seconds = Double(frames) / Double(sampleRate)
             print("Wrote \(outputPath): \(fixedDecimal(seconds, decimals: 3)) s, \(frames) frames, \(sampleRate) Hz, \(format.rawValue), \(channels) channel\(channels == 1 ? "" : "s")"
@@ -272,27 +359,16 @@ struct RenderJob {
     }
 }
 
-/// One onset as a JSON object on one line.
+/// One onset as a JSON object on one line: its time from its sample, then the fields every
+/// events file shares (`OnsetEventJSON`).
 enum EventJSON {
-
-    static func line(_ event: OnsetEvent, sampleRate: Int, song: SongRequest? = nil, schedule: SongSchedule? = nil) -> String {
-        let seconds = fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)
-        let kind = event.isCount ? "count" : event.kind.name
-        var line = "{\"t\":\(seconds),\"type\":\"onset\",\"sample\":\(event.sample),\"kind\":\"\(kind)\",\"layer\":\(event.layer),\"bar\":\(event.bar),\"beat\":\(event.beat)"
-        if event.kind == .poly { line += event.polyJSONFields }
-        if let song, let schedule {
-            let label = schedule.label(song: Int(event.song), section: Int(event.section))
-            line += ",\"section\":\(event.section),\"label\":\(TOMLWriter.quoted(label))"
-            if song.songs.count > 1 { line += ",\"song\":\(event.song),\"song_name\":\(TOMLWriter.quoted(song.songs[Int(event.song)].name))" }
-            line += ",\"bpm\":\(fixedDecimal(event.bpm, decimals: 3)),\"muted\":\(event.muted)"
-            if song.usesRandomMute { line += ",\"seed\":\(song.seed)" }
-        }
-        return line + "}\n"
+    static func line(_ event: OnsetEvent, sampleRate: Int, schedule: SongSchedule?) -> String {
+        "{\"t\":\(fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)),\"type\":\"onset\",\(OnsetEventJSON.fields(event, schedule: schedule))}\n"
     }
 
-    /// A MIDI message the box sends: `{"type":"midi","dir":"out","bytes":"F8","sample":N,"t":...}`.
+    /// A MIDI message the box sends: `{"t":...,"type":"midi","dir":"out","bytes":"F8","sample":N}`.
     static func line(_ event: MIDIOutEvent, sampleRate: Int) -> String {
         let seconds = fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)
-        return "{\"type\":\"midi\",\"dir\":\"out\",\"bytes\":\"\(event.message.hex)\",\"sample\":\(event.sample),\"t\":\(seconds)}\n"
+        return "{\"t\":\(seconds),\"type\":\"midi\",\"dir\":\"out\",\"bytes\":\"\(event.message.hex)\",\"sample\":\(event.sample)}\n"
     }
 }

@@ -2,11 +2,11 @@
 import ArgumentParser
 import Devices
 import HAL
+import TactusBase
 import LinuxHAL
 import Logging
 import ServiceLifecycle
 import TactusApp
-import TactusCore
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,21 +19,19 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Board file or name such as pi4b (default: the configuration's board, else /etc/tactus/board.toml).") var board: String?
     @Option(help: "State folder holding settings.toml (default: the configuration's settings_file, /var/lib/tactus/settings.toml).")
     var state: String?
-    @Option(help: "Where the beat comes from at start, overriding the saved Sync setting: internal or midi.") var sync: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
+    @Option(help: "Sync source for this run: internal, midi or link (default: the saved Menu > Settings > Sync).") var sync: String?
+    @Option(help: "The control socket for `tactus ctl` and the companion (empty: none).") var control = ControlSocketLink.defaultPath
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ExitError("--log-level '\(logLevel)' is invalid: allowed trace, debug, info, notice, warning, error, critical")
         }
-        let syncOverride = try sync.map { value throws(ExitError) in
-            guard let source = SyncSource(rawValue: value) else { throw ExitError("--sync '\(value)' is invalid: allowed internal or midi") }
-            return source
-        }
+        let source = try SyncOption.parse(sync)
         let locations = BoxLocations(config: config, board: board, state: state)
         let configuration = try locations.configuration()
         let definition = try locations.boardDefinition(configuration)
-        let stateLock = try locations.lockState(configuration)
+        let (stateLock, lockProblem) = try locations.lockStateOrPlayUnsaved(configuration)
         defer { withExtendedLifetime(stateLock) {} }
         let logger = Log.bootstrap(level: level)
         let clock = SystemMonotonicClock()
@@ -72,11 +70,12 @@ struct RunCommand: AsyncParsableCommand {
         } catch { throw ExitError("audio: \(error)", code: 1) }
 
         let store = SettingsStore(path: locations.settingsPath(configuration))
-        let loaded = store.load()
+        var loaded = BoxLocations.load(store, lockProblem: lockProblem)
+        if let source { loaded.saved.preferences.sync = source }
         var parts = BoxParts(board: definition, configuration: configuration, audio: audio, input: inputs, display: display,
                              indicators: outputs, persistence: store, clock: clock,
-                             userSounds: BoxLocations.userSounds(configuration, sampleRate: audio.format.sampleRate, logger: logger))
-        parts.syncOverride = syncOverride
+                             userSounds: BoxLocations.userSounds(configuration, sampleRate: audio.format.sampleRate, logger: logger),
+                             link: AbletonLink(tempo: 120))
         let midi = MIDISetup(configuration.midi, log: hal)
         defer { midi.stop() }
         parts.midiSender = midi.sender
@@ -91,6 +90,20 @@ struct RunCommand: AsyncParsableCommand {
             loop.post(message, at: MonotonicTime(nanoseconds: nanoseconds))
         }, log: hal)
         logger.info("tactus run: \(definition.model) (\(definition.identifier)), settings \(store.path)")
+        // The control socket is for `tactus ctl` and the companion; without it the box still plays.
+        var link: ControlSocketLink?
+        if !control.isEmpty {
+            let settingsPath = locations.settingsPath(configuration)
+            let folder = settingsPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+            let files = LinuxControlFiles(practicePath: (folder.isEmpty ? "." : folder) + "/practice.toml",
+                                          soundsFolder: configuration.soundsFolder, sampleRate: audio.format.sampleRate)
+            do {
+                link = try ControlSocketLink(path: control, loop: service.loop, files: files,
+                                             configuration: CompanionConfiguration(listen: configuration.webListen))
+                logger.info("control socket: \(control)")
+            } catch { logger.error("control socket \(control): \(error); tactus ctl and the companion cannot reach the box") }
+        }
+        defer { link?.stop() }
         // One service: BoxService starts and stops the box's parts in its own fixed order.
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 @testable import ClickEngine
 import Testing
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
 
 /// MIDI clock out: every clock at its exact sample on the same grid as the clicks.
 @Suite struct MIDIClockOutTests {
@@ -143,4 +145,126 @@ import TactusCore
         #expect(quarter == 18) // all but the last of the 23 quarters fit in 560 000 samples
         #expect(take.clocks.map(\.clock) == Array(-96..<(-96 + Int64(take.clocks.count))))
     }
+
+    /// Round half up of an exact sample position, written here from the words.
+    func roundHalfUp(_ n: Int128, _ d: Int128) -> Int64 {
+        let q = (2 * n + d) / (2 * d)
+        return Int64((2 * n + d) % (2 * d) < 0 ? q - 1 : q)
+    }
+
+    @Test func clockKAt137IsRoundHalfUpOfK120000Over137IncludingTheCountIn() throws {
+        // A song at a constant 137 with a one-bar count-in: bar 0's downbeat is 4 beats in,
+        // 4 x 60 x 48000 / 137 samples after the song's start; clock k (k from -96) lies at
+        // (96 + k) x 120000 / 137 from the start (24 a quarter: 120000 / 137 samples each).
+        let song = Song(name: "c", countIn: .bars(1), sections: [SongSection(label: "a", bars: 4, tempo: .constant(137))])
+        let engine = try ClickEngine(sampleRate: 48000, channels: 1, maxFrameCount: 4096)
+        try engine.load(songs: [song], seed: 1)
+        engine.start()
+        var take = Take()
+        render(engine, frames: 48000 * 9, block: 333, into: &take)
+        // The song's own clocks (then the clock goes on at its last tempo, from its last clock).
+        let clocks = take.clocks.filter { $0.clock < 384 }
+        #expect(clocks.first?.clock == -96)
+        #expect(clocks.count == 96 * 5)
+        #expect(take.clocks.count > 96 * 5)
+        for c in clocks { #expect(c.sample == roundHalfUp(Int128(96 + c.clock) * 120_000, 137), "clock \(c.clock)") }
+        // Start just before bar 0's clock, the count-in's clocks before it.
+        let start = try #require(take.midi.firstIndex { $0.message == .start })
+        #expect(take.midi[start + 1].clock == 0 && take.midi[start].sample == take.midi[start + 1].sample)
+        #expect(take.midi[..<start].allSatisfy { $0.message == .clock && $0.clock < 0 })
+        // The one timeline says the same: BeatGrid.sample(tick:) on the song's piece.
+        let grid = BeatGrid(.song(SongGrid(beats: try #require(engine.song).beats, origin: 0, sampleRate: 48000)))
+        for k in [-96, -95, -1, 0, 1, 95, 96, 383] as [Int64] {
+            #expect(grid.sample(tick: k, perWhole: 96, near: 0) == roundHalfUp(Int128(96 + k) * 120_000, 137))
+        }
+    }
+
+    @Test func startAtCountInPutsStartBeforeTheFirstCountInClock() throws {
+        let song = Song(name: "c", countIn: .bars(1), sections: [SongSection(label: "a", bars: 1, tempo: .constant(120))])
+        let engine = try ClickEngine(sampleRate: 48000, channels: 1, maxFrameCount: 4096)
+        engine.midiClock.startAtCountIn = true
+        try engine.load(songs: [song], seed: 1)
+        engine.start()
+        var take = Take()
+        render(engine, frames: 10_000, block: 128, into: &take)
+        #expect(Array(take.midi.prefix(3).map(\.message.hex)) == ["FA", "F8", "F8"])
+        #expect(take.midi[1].clock == -96 && take.midi[0].sample == 0)
+    }
+
+    @Test func songFromALaterSectionSendsSongPositionThenContinue() throws {
+        let song = Song(name: "c", sections: [SongSection(label: "b", bars: 2, tempo: .constant(120))])
+        let engine = try ClickEngine(sampleRate: 48000, channels: 1, maxFrameCount: 4096)
+        // 1100 bars of 4/4 before it: 17600 16ths, saturated at 16383.
+        engine.midiClock.songPosition = 17_600
+        try engine.load(songs: [song], seed: 1)
+        engine.start()
+        var take = Take()
+        render(engine, frames: 3_000, block: 128, into: &take)
+        #expect(Array(take.midi.prefix(4).map(\.message.hex)) == ["F2 7F 7F", "FB", "F8", "F8"])
+        engine.midiClock.songPosition = 32
+        try engine.load(songs: [song], seed: 1)
+        engine.stop()
+        take = Take()
+        render(engine, frames: 1_000, block: 128, into: &take)
+        engine.start()
+        render(engine, frames: 3_000, block: 128, into: &take)
+        let from = try #require(take.midi.firstIndex { $0.message.hex == "F2 20 00" })
+        #expect(take.midi[from + 1].message == .continue && take.midi[from + 2].message == .clock)
+        #expect(take.midi[from].sample == take.midi[from + 2].sample)
+    }
+
+    @Test func songClocksThroughARampAThreeFourSectionAndATrainerStep() throws {
+        // Computed here from the sections' tempo rules: constant sections and steps add
+        // exact bar lengths; a ramp linear in time from a to b over B beats lasts
+        // T = 2B / (a + b) minutes, and position x beats into it is at the t with
+        // a t + (b - a) t^2 / (2T) = x.
+        let song = Song(name: "m", sections: [
+            SongSection(label: "three", bars: 2, meter: try Meter(3, 4), tempo: .constant(137)),
+            SongSection(label: "ramp", bars: 2, tempo: .rampTime(from: 100, to: 140)),
+            SongSection(label: "trainer", bars: 3, tempo: .stepped(start: 90, step: 7, every: 1, unit: .bars, limit: nil)),
+        ])
+        let engine = try ClickEngine(sampleRate: 48000, channels: 1, maxFrameCount: 4096)
+        try engine.load(songs: [song], seed: 1)
+        engine.start()
+        var take = Take()
+        render(engine, frames: 48000 * 16, block: 500, into: &take)
+        let bySample = Dictionary(uniqueKeysWithValues: take.clocks.map { ($0.clock, $0.sample) })
+        // 3/4 at 137: 6 beats, 144 clocks, each 120000 / 137 samples.
+        for k in 0..<144 as Range<Int64> { #expect(bySample[k] == roundHalfUp(Int128(k) * 120_000, 137), "3/4 clock \(k)") }
+        let rampStart = Rational(6 * 60 * 48000, 137)
+        // The ramp: 8 beats from 100 to 140 BPM (192 clocks): within one sample of the model.
+        let minutes = 2.0 * 8 / 240
+        for j in 0..<192 as Range<Int64> {
+            let x = Double(j) / 24
+            let t = (-100 + (100 * 100 + 2 * 40 / minutes * x).squareRoot()) / (40 / minutes)
+            let expected = rampStart.doubleValue + t * 60 * 48000
+            let got = try #require(bySample[144 + j])
+            #expect(abs(Double(got) - expected) <= 1, "ramp clock \(j): \(got) vs \(expected)")
+        }
+        // The trainer: bars at 90, 97, 104 BPM, exact.
+        // The ramp ends exactly T minutes after it starts.
+        var barStart = rampStart + Rational(8 * 60 * 48000 * 2, 240)
+        for (bar, bpm) in [90, 97, 104].enumerated() {
+            for j in 0..<96 as Range<Int64> {
+                let k = 144 + 192 + Int64(bar) * 96 + j
+                let at = barStart + Rational(j * 60 * 48000, Int64(24 * bpm))
+                #expect(bySample[k] == at.rounded, "trainer bar \(bar) clock \(j)")
+            }
+            barStart = barStart + Rational(4 * 60 * 48000, Int64(bpm))
+        }
+    }
+
+    @Test func aStartPlacedJustBehindTheRendererStillSendsStartAndBarZerosClock() {
+        // Following a clock, bar 0 can land a little before the render position (the 5 ms
+        // the onsets allow): Start and clock 0 go out late, with the downbeat, then the grid.
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "120"))
+        engine.midiClock.whenStopped = false
+        var take = Take()
+        render(engine, frames: 1024, block: 128, into: &take)
+        engine.start(atTwice: 2 * 900)
+        render(engine, frames: 3000, block: 128, into: &take)
+        #expect(Array(take.midi.prefix(4).map { "\($0.message.hex)@\($0.sample)" }) == ["FA@1024", "F8@1024", "F8@1900", "F8@2900"])
+        #expect(take.onsets.first?.sample == 900 || take.onsets.first?.sample == 1024)
+    }
 }
+

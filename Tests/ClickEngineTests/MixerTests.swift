@@ -3,7 +3,8 @@
 import Foundation
 import Testing
 import TestSupport
-import TactusCore
+import TactusMusic
+import TactusBase
 
 @Suite struct MixerTests {
     @Test func volumesApplyExactlyAsSet() {

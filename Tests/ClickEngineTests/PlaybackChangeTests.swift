@@ -2,7 +2,8 @@
 import TestSupport
 @testable import ClickEngine
 import Testing
-import TactusCore
+import TactusMusic
+import TactusBase
 
 /// The output a perfect mixer makes from the onsets that started: every clip whole, from
 /// its first sample, at its onset. Clip levels are constant, so any cut or late start shows.

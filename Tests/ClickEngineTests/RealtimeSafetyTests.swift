@@ -5,7 +5,9 @@ import Synchronization
 import Foundation
 import RealtimeAudit
 import Testing
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusBase
 
 /// The render call must never allocate, lock or write: proven by counting the calls the
 /// render thread makes into malloc, pthread mutexes/rwlocks and write(2).
@@ -26,6 +28,7 @@ import TactusCore
         defer { buffer.deallocate() }
         engine.renderer.render(into: buffer, frameCount: 128) // clocks while stopped
         engine.start()
+        engine.renderer.render(into: buffer, frameCount: 128) // the first clicks: lazy runtime set-up
         var messages = 0
         var starts = 0
         for round in 0..<20 {
@@ -45,6 +48,33 @@ import TactusCore
         #expect(starts == 1)
     }
 
+    /// A song's clock: count-in, a ramp, a meter change, past its last tick (on at its last
+    /// tempo), Stop and clocks while stopped, all read from the timeline on the render thread.
+    @Test func renderingASongsMIDIClockNeitherAllocatesNorLocks() throws {
+        let song = Song(name: "a", countIn: .bars(1), sections: [
+            SongSection(label: "r", bars: 2, tempo: .rampTime(from: 100, to: 180)),
+            SongSection(label: "t", bars: 2, meter: try Meter(7, 8), beatUnit: try BeatUnit(parsing: "1/8"), tempo: .constant(240)),
+        ])
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "120"), clipFrames: 2000)
+        try engine.load(songs: [song], seed: 1)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        defer { buffer.deallocate() }
+        engine.renderer.render(into: buffer, frameCount: 128)
+        engine.start()
+        engine.renderer.render(into: buffer, frameCount: 128) // a song's first block: lazy runtime set-up
+        var clocks = 0
+        for round in 0..<12 {
+            if round == 9 { engine.stop() }
+            realtime_audit_begin()
+            for _ in 0..<500 { engine.renderer.render(into: buffer, frameCount: 128) }
+            let counts = realtime_audit_end()
+            #expect(counts.allocations == 0 && counts.frees == 0 && counts.locks == 0 && counts.writes == 0, "round \(round): \(counts)")
+            while let m = engine.renderer.midi.pop() { if m.message == .clock { clocks += 1 } }
+        }
+        // 16 s: the song (456 clocks in about 9 s), on at its last tempo, then stopped at 12 s.
+        #expect(clocks > 700)
+    }
+
     @Test func steadyStateRenderingNeitherAllocatesNorLocks() {
         let engine = ClickEngine.testEngine(settings: settings(bpm: "999", subdivisions: "2,3,4,5,6,7,8,9"), clipFrames: 20000)
         engine.start()
@@ -55,10 +85,49 @@ import TactusCore
         for _ in 0..<20_000 { engine.renderer.render(into: buffer, frameCount: 128) }
         let counts = realtime_audit_end()
         #expect(engine.renderer.activeVoiceCount > 50)
-        #expect(counts.allocations == 0)
-        #expect(counts.frees == 0)
-        #expect(counts.locks == 0)
-        #expect(counts.writes == 0)
+        expectNoAllocationLockOrWrite(counts)
+    }
+
+    @Test func wordsWithLeadsAndTheToneThroughChangesNeitherAllocateNorLock() {
+        // Words started ahead of their onsets, syllables giving way, changes skipping what
+        // was started, the tone ramping through note changes and on/off: all on the audit.
+        // The same run twice: the first initializes the runtime's lazy statics (the
+        // limiter's constants ...) as a box's first seconds would, the second is audited.
+        func run(audited: Bool) -> (realtime_audit_counts, Int) {
+            let voice = syntheticVoice()
+            let engine = try! ClickEngine(sampleRate: 48000, channels: 2, maxFrameCount: 4096)
+            engine.register(voice)
+            try! engine.apply(settings(bpm: "200", subdivisions: "2,3,4", sound: voice.name))
+            engine.setTone(ReferenceTone(note: 69, reference: 440, timbre: .organ, volume: 100))
+            engine.start()
+            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * 128)
+            defer { buffer.deallocate() }
+            engine.renderer.render(into: buffer, frameCount: 128)
+            var total = realtime_audit_counts()
+            var busiest = 0
+            for step in 0..<1500 {
+                if step % 10 == 0 {
+                    try! engine.apply(settings(bpm: "\(60 + step % 240)", subdivisions: step % 20 == 0 ? "2,3,4" : "4", sound: voice.name))
+                    engine.setTone(step % 70 == 0 ? nil : ReferenceTone(note: 60 + step % 24, reference: 415 + step % 52))
+                }
+                if audited { realtime_audit_begin() }
+                engine.renderer.render(into: buffer, frameCount: 128)
+                if audited {
+                    let counts = realtime_audit_end()
+                    total.allocations += counts.allocations
+                    total.frees += counts.frees
+                    total.locks += counts.locks
+                    total.writes += counts.writes
+                }
+                while engine.nextEvent() != nil {}
+                busiest = max(busiest, engine.renderer.activeVoiceCount)
+            }
+            return (total, busiest)
+        }
+        _ = run(audited: false)
+        let (total, busiest) = run(audited: true)
+        #expect(busiest >= 2)
+        expectNoAllocationLockOrWrite(total)
     }
 
     @Test func songPlaybackNeitherAllocatesNorLocks() throws {
@@ -79,10 +148,7 @@ import TactusCore
         }
         let counts = realtime_audit_end()
         #expect(engine.renderer.sampleClock > 300_000)
-        #expect(counts.allocations == 0)
-        #expect(counts.frees == 0)
-        #expect(counts.locks == 0)
-        #expect(counts.writes == 0)
+        expectNoAllocationLockOrWrite(counts)
     }
 
     @Test func renderingThroughAChangeStormNeitherAllocatesNorLocks() {
@@ -112,10 +178,42 @@ import TactusCore
             total.writes += counts.writes
             while engine.nextEvent() != nil {}
         }
-        #expect(total.allocations == 0)
-        #expect(total.frees == 0, "the render thread freed an old program")
-        #expect(total.locks == 0)
-        #expect(total.writes == 0)
+        expectNoAllocationLockOrWrite(total)
+    }
+
+    /// Link moves the grid through the engine (a start placed on the quantum, re-placements
+    /// while playing, some jumps big enough to pass clicks over): the render thread takes them
+    /// up without allocating, locking or writing. (It never calls Link itself.)
+    @Test func linkPlacedStartsAndRealignmentsNeitherAllocateNorLock() {
+        var random = SplitMix64(state: 21)
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "137", meter: "7/8", beatUnit: "1/8", subdivisions: "3"), clipFrames: 3000)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        defer { buffer.deallocate() }
+        engine.start()
+        engine.renderer.render(into: buffer, frameCount: 128)
+        var total = realtime_audit_counts()
+        for step in 0..<2000 {
+            let clock = engine.renderer.sampleClock
+            if step % 200 == 0 {
+                engine.stop()
+                engine.start(atTwice: 2 * clock + Int64.random(in: 0...20_000, using: &random))
+            } else if step % 5 == 0 {
+                // Control side (allocates, not audited): bar 0..3, anywhere in the 7/8 bar.
+                let position = Rational(Int64.random(in: 0..<7 * 64, using: &random), 8 * 64)
+                engine.align(atTwice: 2 * clock + Int64.random(in: -4000...4000, using: &random),
+                             bar: Int64.random(in: 0...3, using: &random), position: position)
+            }
+            realtime_audit_begin()
+            engine.renderer.render(into: buffer, frameCount: 128)
+            let counts = realtime_audit_end()
+            total.allocations += counts.allocations
+            total.frees += counts.frees
+            total.locks += counts.locks
+            total.writes += counts.writes
+            while engine.nextEvent() != nil {}
+        }
+        #expect(engine.renderer.sampleClock == 2001 * 128)
+        expectNoAllocationLockOrWrite(total)
     }
 
     @Test func concurrentControlThreadAndRenderThread() async {
@@ -147,4 +245,13 @@ import TactusCore
         #expect(counts.frees == 0)
         #expect(counts.locks == 0)
     }
+}
+
+/// What the audited stretch of the render thread did: no allocation, no free (an old program
+/// freed there would be one), no lock and no write.
+func expectNoAllocationLockOrWrite(_ counts: realtime_audit_counts, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(counts.allocations == 0, "allocations", sourceLocation: sourceLocation)
+    #expect(counts.frees == 0, "frees", sourceLocation: sourceLocation)
+    #expect(counts.locks == 0, "locks", sourceLocation: sourceLocation)
+    #expect(counts.writes == 0, "writes", sourceLocation: sourceLocation)
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
 import Testing
-import TactusCore
+import TactusMusic
+import TactusTimeline
+import TactusBase
 
 @Suite struct SongPlaybackTests {
     func render(blockSize: Int, songs: [Song], seed: UInt64 = 3) throws -> (audio: [Float], events: [OnsetEvent]) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 @testable import ClickEngine
 import Testing
-import TactusCore
+import TactusArithmetic
+import TactusBase
 
 @Suite struct TimingTests {
     @Test func beatsAt120BPMIn44100() {

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
 import HAL
+import TactusBase
 import TOMLReader
 import TactusApp
-import TactusCore
+import TactusSimulation
+import TactusArithmetic
+import TactusMusic
+import TactusInstrument
+import TactusTimeline
 import TestSupport
 import Testing
+import TactusCommandLine
 
 /// Seeded, bounded fuzzing of every parser that reads user input: the TOML reader (and the
 /// settings, config and board files on top of it), the number parser, the simulation script

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 import HAL
+import TactusBase
 import LinuxHAL
 
 @Suite struct HardwareCheckTests {

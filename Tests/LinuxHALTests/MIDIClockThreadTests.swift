@@ -5,7 +5,8 @@ import HAL
 import LinuxHAL
 import RealtimeAudit
 import Synchronization
-import TactusCore
+import TactusBase
+import TactusTimeline
 import Testing
 
 /// Records what the clock thread sent and when (on the thread itself).

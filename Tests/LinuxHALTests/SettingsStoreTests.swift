@@ -3,7 +3,9 @@
 import Glibc
 import Testing
 @testable import LinuxHAL
-import TactusCore
+import TactusMusic
+import TactusInstrument
+import TactusBase
 
 /// A fresh folder under /tmp for one test.
 func makeTemporaryFolder() -> String {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 import Testing
-import TactusCore
+import TactusScreen
+import TactusBase
 
 /// Golden images: plain-text PBM files under Tests/ScreenTests/Snapshots. They are written
 /// only when TACTUS_UPDATE_SNAPSHOTS=1; otherwise a missing or different file fails the

@@ -6,7 +6,10 @@ import ServiceLifecycleTestKit
 import Synchronization
 import Testing
 @testable import TactusApp
-import TactusCore
+import TactusBase
+import TactusTimeline
+import TactusInstrument
+import TactusMusic
 
 /// MIDI input reaches the box the way GPIO edges do: posted from the input thread, handled on
 /// the control thread in order, at the message's own (kernel) time.

@@ -2,7 +2,10 @@
 import Foundation
 import Testing
 @testable import TactusApp
-import TactusCore
+import TactusMusic
+import TactusInstrument
+import TactusScreen
+import TactusBase
 
 /// Issue 11 through `tactus simulate --headless`: GPIO edges in, events out.
 @Suite struct InstrumentTests {

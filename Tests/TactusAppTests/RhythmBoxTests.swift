@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 import Testing
-import TactusCore
+import TactusInstrument
+import TactusBase
 @testable import TactusApp
 
 /// The box with swing, a grouping and a poly layer from its settings: the events say so.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
+import TactusMusic
+import TactusBase
+import TactusTimeline
 
 /// One onset that actually started a clip, as reported by the render thread.
 public struct OnsetEvent: Sendable, Hashable, BitwiseCopyable {
@@ -56,8 +58,9 @@ extension OnsetEvent {
 }
 
 /// Where the renderer pinned its grid, published on every start and every change so the
-/// screen, LEDs and buzzer place beats from the engine's own position instead of re-deriving
-/// its rules. From sample `sampleTwice / 2` (exact; a change lands on a whole sample) on, bar
+/// timeline (`BeatGrid`, via `ClickEngine.gridPiece(for:)`) places beats from the engine's
+/// own position instead of re-deriving its rules. For a song it is the song's start (bar 0,
+/// position 0) under the program whose schedule holds every beat. From sample `sampleTwice / 2` (exact; a change lands on a whole sample) on, bar
 /// `bar` (counted from the last start) is `positionNumerator / positionDenominator` whole
 /// notes in (negative while a shortened bar's last beat finishes), under the settings of
 /// program `program` (`ClickEngine.settings(ofProgram:)`).
@@ -99,9 +102,17 @@ public struct MIDIClockOptions: Sendable, Hashable {
     public var enabled = true
     /// `[midi] clock_when_stopped`: clocks go on while stopped at the current tempo.
     public var whenStopped = true
+    /// `[midi] start_at_count_in`: Start goes out before the count-in's first clock instead
+    /// of bar 0's.
+    public var startAtCountIn = false
+    /// 16ths from the written song's start to the played song's bar 0 (a song started from a
+    /// later section): its start sends Song Position Pointer and Continue instead of Start.
+    public var songPosition: Int64 = 0
 
-    public init(enabled: Bool = true, whenStopped: Bool = true) {
+    public init(enabled: Bool = true, whenStopped: Bool = true, startAtCountIn: Bool = false, songPosition: Int64 = 0) {
         self.enabled = enabled
         self.whenStopped = whenStopped
+        self.startAtCountIn = startAtCountIn
+        self.songPosition = songPosition
     }
 }

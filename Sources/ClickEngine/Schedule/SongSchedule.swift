@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
+import TactusMusic
+import TactusTimeline
+import TactusBase
 
 /// One onset of a song, placed on the control side: its exact sample from the song's
 /// start and everything the render thread needs to play and report it.
@@ -7,6 +9,8 @@ struct ScheduledOnset: BitwiseCopyable {
     var sample: Int64
     var clip: UnsafePointer<Float>
     var clipFrames: Int
+    /// Frames the clip starts before the onset (a spoken word's lead; 0 for clicks).
+    var lead: Int
     var gain: Float
     /// The clip's peak times its gain: the limiter's bound.
     var level: Float
@@ -47,10 +51,11 @@ public final class SongSchedule: @unchecked Sendable {
     public let endSample: Int64
     let count: Int
     let onsets: UnsafeMutablePointer<ScheduledOnset>
-    /// MIDI clocks on the song's own time map (ramps, steps, count-in: k < 0), sample from
-    /// the song's start and k, before `endSample`.
-    let clockCount: Int
-    let clocks: UnsafeMutablePointer<(sample: Int64, k: Int64)>
+    /// Every beat of the song (muted ones too) and its MIDI clocks, on the samples its clicks
+    /// are played on: the timeline's piece while it plays (`ClickEngine.gridPiece(for:)`).
+    public let beats: SongBeats
+    /// The longest clip lead of any onset (see `EngineProgram.maxLead`).
+    let maxLead: Int64
 
     public struct TooLong: Error, CustomStringConvertible {
         public var description: String {
@@ -83,9 +88,12 @@ public final class SongSchedule: @unchecked Sendable {
         self.samples = samples
         self.sameBefore = sameBefore
         var table: [ScheduledOnset] = []
-        var timeline = SongTimeline(songs: songs, sampleRate: sampleRate, seed: seed, changes: changes)
+        var beats: [SongBeat] = []
+        // With a voice set: each onset's word (nil: its click) and its set's voice.
+        var words: [Clip?] = []
+        var voices: [VoiceWords?] = []
+        var timeline = SongTimeline(songs: songs, sampleRate: sampleRate, seed: seed, changes: changes, markBeats: true)
         timeline.includesClocks = true
-        var clockTable: [(sample: Int64, k: Int64)] = []
         var end: Int64?
         var mixIndex = 0
         while true {
@@ -95,11 +103,12 @@ public final class SongSchedule: @unchecked Sendable {
             }
             if let bars, o.bar >= bars { end = timeline.barStart.bar == o.bar ? timeline.barStart.sample : o.sample; break }
             if let samples, o.sample >= samples { end = samples; break }
-            if let k = o.clock {
-                clockTable.append((o.sample, k))
+            guard table.count < SongSchedule.maximumOnsets && beats.count < SongSchedule.maximumOnsets else { throw TooLong() }
+            if var beat = o.gridBeat {
+                beat.sample = o.sample
+                beats.append(beat)
                 continue
             }
-            guard table.count < SongSchedule.maximumOnsets else { throw TooLong() }
             while mixIndex + 1 < mixes.count && mixes[mixIndex + 1].sample <= o.sample { mixIndex += 1 }
             let (sounds, volumes) = (mixes[mixIndex].sounds, mixes[mixIndex].volumes)
             let master = Float(volumes.master) / 100
@@ -112,40 +121,62 @@ public final class SongSchedule: @unchecked Sendable {
             case .soft: (clip, volume) = (sounds.accent, volumes.soft)
             case .poly: (clip, volume) = (sounds.poly, volumes.polyLayer(o.layer))
             }
+            words.append(o.muted ? nil : WordChoice.word(sounds, kind: o.kind, layer: o.layer, beat: o.beat, index: o.index))
+            voices.append(sounds.voice)
             table.append(ScheduledOnset(
-                sample: o.sample, clip: clip.samples, clipFrames: clip.frameCount,
+                sample: o.sample, clip: clip.samples, clipFrames: clip.frameCount, lead: 0,
                 gain: master * Float(volume) / 100 * Float(o.gainPercent.doubleValue / 100),
                 level: master * Float(volume) / 100 * Float(o.gainPercent.doubleValue / 100) * clip.peak,
                 bar: o.bar, beat: Int32(o.beat), layer: UInt8(o.layer), kind: o.kind,
                 section: Int16(clamping: o.section), song: Int16(clamping: o.song), isCount: o.isCount, muted: o.muted, bpm: o.bpm,
                 index: Int32(o.index), polySteps: UInt8(o.polySteps), polySpanBeats: UInt8(clamping: o.polySpanBeats)))
         }
+        SongSchedule.speak(&table, words: &words, voices: voices)
+        maxLead = Int64(table.reduce(0) { max($0, $1.lead) })
         let endSample = end ?? samples ?? (table.last.map { $0.sample + 1 } ?? 0)
         self.endSample = endSample
+        self.beats = SongBeats(beats: beats.filter { $0.sample < endSample }, endSample: endSample,
+                               ticks: timeline.ticks.filter { $0.sample < endSample })
         count = table.count
-        let onsets = UnsafeMutablePointer<ScheduledOnset>.allocate(capacity: max(table.count, 1))
-        if !table.isEmpty { table.withUnsafeBufferPointer { onsets.initialize(from: $0.baseAddress!, count: $0.count) } }
-        self.onsets = onsets
-        clockTable.removeAll { $0.sample >= endSample }
-        clockCount = clockTable.count
-        let clocks = UnsafeMutablePointer<(sample: Int64, k: Int64)>.allocate(capacity: max(clockTable.count, 1))
-        if !clockTable.isEmpty { clockTable.withUnsafeBufferPointer { clocks.initialize(from: $0.baseAddress!, count: $0.count) } }
-        self.clocks = clocks
+        onsets = .allocate(capacity: max(count, 1))
+        if count > 0 { table.withUnsafeBufferPointer { onsets.initialize(from: $0.baseAddress!, count: count) } }
     }
 
-    deinit {
-        onsets.deallocate()
-        clocks.deallocate()
-    }
+    deinit { onsets.deallocate() }
 
-    /// Index of the first clock at or after `sample` (render thread: no allocation).
-    func firstClock(atOrAfter sample: Int64) -> Int {
-        var low = 0, high = clockCount
-        while low < high {
-            let mid = (low + high) / 2
-            if clocks[mid].sample < sample { low = mid + 1 } else { high = mid }
+    /// Puts a voice set's words in place of the clicks: the count-in's last two beats say
+    /// its two words ("ready", "go"), the beats before count; a syllable that would not end
+    /// before the next spoken word starts gives way to the click (numbers never do).
+    private static func speak(_ table: inout [ScheduledOnset], words: inout [Clip?], voices: [VoiceWords?]) {
+        var i = 0
+        while i < table.count {
+            guard table[i].isCount else { i += 1; continue }
+            var end = i
+            while end < table.count && table[end].isCount { end += 1 }
+            // The run i..<end is one count-in; its last two clicks get the count-in words.
+            if let voice = voices[i], voice.countIn.count == 2 {
+                for (k, index) in (max(i, end - 2)..<end).reversed().enumerated() where !table[index].muted {
+                    words[index] = voice.countIn[1 - k]
+                }
+            }
+            i = end
         }
-        return low
+        let spoken = words.indices.filter { words[$0] != nil }
+        for (k, i) in spoken.enumerated() where table[i].kind == .subdivision && k + 1 < spoken.count {
+            let j = spoken[k + 1]
+            if WordChoice.givesWay(onset: Double(table[i].sample), clip: words[i]!,
+                                   nextStart: Double(table[j].sample) - Double(words[j]!.lead)) {
+                words[i] = nil
+            }
+        }
+        for i in spoken {
+            guard let word = words[i] else { continue }
+            let gain = table[i].gain
+            table[i].clip = word.samples
+            table[i].clipFrames = word.frameCount
+            table[i].lead = word.lead
+            table[i].level = gain * word.peak
+        }
     }
 
     /// Index of the first onset at or after `sample` (render thread: no allocation).

@@ -3,7 +3,9 @@ import CALSA
 import Glibc
 import HAL
 import Synchronization
-import TactusCore
+import TactusBase
+import TactusTimeline
+import TactusInstrument
 
 /// The box on the ALSA sequencer: client "Tactus" with one port "clock" that anyone may
 /// subscribe to in either direction (`aconnect Tactus:clock 'USB MIDI Interface'`, or the
@@ -82,12 +84,12 @@ public final class ALSASequencerMIDI: MIDIWire, @unchecked Sendable {
     /// on CLOCK_MONOTONIC (nanoseconds).
     public func start(_ handler: @escaping @Sendable (MIDIMessage, Int64) -> Void) throws(HALError) {
         guard !running.exchange(true, ordering: .relaxed) else { return }
-        var fds: [Int32] = [-1, -1]
-        guard makeWakePipe(&fds) else {
+        do {
+            wakePipe = try Syscalls.wakePipe()
+        } catch {
             running.store(false, ordering: .relaxed)
-            throw HALError(.io, errno: errno, "cannot create the MIDI input wake-up pipe: \(errnoDescription(errno))")
+            throw HALError(.io, error, "cannot create the MIDI input wake-up pipe: \(errnoDescription(error.errno))")
         }
-        wakePipe = (fds[0], fds[1])
         log.info("MIDI: sequencer client \(client) \"\(ALSASequencerMIDI.clientName)\", port \(client):\(port) \"\(ALSASequencerMIDI.portName)\"")
         let ports = listPorts()
         for name in wanted where !ports.contains(where: { ALSASequencerMIDI.matches(name, $0) }) {

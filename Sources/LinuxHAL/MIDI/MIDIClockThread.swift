@@ -4,7 +4,8 @@ import ClickEngine
 import Glibc
 import HAL
 import Synchronization
-import TactusCore
+import TactusBase
+import TactusTimeline
 
 /// Somewhere the MIDI clock thread sends bytes to at once: the sequencer port, the UART.
 public protocol MIDIWire: AnyObject, Sendable {
@@ -64,11 +65,11 @@ public final class MIDIClockThread: @unchecked Sendable {
         ring = SPSCRing(minimumCapacity: capacity)
         latenessCapacity = recordLateness
         lateness = .allocate(capacity: max(recordLateness, 1))
-        var fds: [Int32] = [-1, -1]
-        guard makeWakePipe(&fds) else {
-            throw HALError(.io, errno: errno, "cannot create the MIDI wake-up pipe: \(errnoDescription(errno))")
+        do {
+            wakePipe = try Syscalls.wakePipe()
+        } catch {
+            throw HALError(.io, error, "cannot create the MIDI wake-up pipe: \(errnoDescription(error.errno))")
         }
-        wakePipe = (fds[0], fds[1])
         switch thread.start(name: "tactus-midi", fifoPriority: realtimePriority, { [self] in run() }) {
         case .success(.fifo(let p)): priority = .realtime(p)
         case .success(.normalBecauseDenied(let code)): priority = .normal(reason: "SCHED_FIFO \(realtimePriority ?? 0) refused: \(errnoDescription(code))")

@@ -2,7 +2,9 @@
 import Glibc
 import HAL
 import Synchronization
-import TactusCore
+import TactusBase
+import TactusTimeline
+import TactusInstrument
 
 /// DIN MIDI on a serial port (`[midi] uart = "/dev/ttyAMA0"`): raw bytes on a tty. MIDI runs
 /// at 31 250 baud, which is no standard termios rate: on a Raspberry Pi the `midi-uart0`
@@ -73,12 +75,12 @@ public final class UARTMIDI: MIDIWire, @unchecked Sendable {
     /// Reads and parses input on its own thread until `stop()`.
     public func start(_ handler: @escaping @Sendable (MIDIMessage, Int64) -> Void) throws(HALError) {
         guard !running.exchange(true, ordering: .relaxed) else { return }
-        var fds: [Int32] = [-1, -1]
-        guard makeWakePipe(&fds) else {
+        do {
+            wakePipe = try Syscalls.wakePipe()
+        } catch {
             running.store(false, ordering: .relaxed)
-            throw HALError(.io, errno: errno, "cannot create the UART wake-up pipe: \(errnoDescription(errno))")
+            throw HALError(.io, error, "cannot create the UART wake-up pipe: \(errnoDescription(error.errno))")
         }
-        wakePipe = (fds[0], fds[1])
         let result = thread.start(name: "tactus-uart-in", fifoPriority: nil) { [self] in readInput(handler) }
         if case .failure(let error) = result {
             throw HALError(.io, errno: error.code, "cannot start the UART input thread: \(error)")

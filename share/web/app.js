@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The companion's shell: the API, the live socket with its clock map, the pages.
+import { playPage } from "/play.js";
+import { songsPage } from "/songs.js";
+import { soundsPage } from "/sounds.js";
+import { practicePage } from "/practice.js";
+import { settingsPage } from "/settings.js";
+
+export async function api(method, path, body, type = "application/json") {
+  const options = { method, headers: {} };
+  if (body !== undefined) {
+    options.headers["Content-Type"] = type;
+    options.body = type === "application/json" ? JSON.stringify(body) : body;
+  }
+  const response = await fetch(path, options);
+  if (response.status === 401) { location.href = "/pair"; throw new Error("not paired"); }
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) { const e = new Error(data.error || `HTTP ${response.status}`); e.status = response.status; e.data = data; throw e; }
+  return data;
+}
+
+// The box's CLOCK_MONOTONIC in ms minus performance.now(), from pings over the socket, by
+// NTP's rule: the ping with the shortest round trip wins (its midpoint is the closest to the
+// box's reading; the error is at most half that round trip). A burst of pings when the socket
+// opens (`synced` after it), a few more every 10 s; the best of the last minute counts, so a
+// clock that drifts from the box's (a phone's quartz) is followed.
+export const clock = {
+  offset: null, rtt: Infinity, synced: false, samples: [],
+  toPage(ns) { return ns / 1e6 - this.offset; },
+  toBox(ms) { return (ms + this.offset) * 1e6; },
+  add(t0, t1, boxNs) {
+    this.samples.push({ at: t1, rtt: t1 - t0, offset: boxNs / 1e6 - (t0 + t1) / 2 });
+    this.samples = this.samples.filter((s) => s.at >= t1 - 60000);
+    const best = this.samples.reduce((a, b) => (b.rtt < a.rtt ? b : a));
+    this.offset = best.offset;
+    this.rtt = best.rtt;
+  },
+};
+window.tactusClock = clock;
+const listeners = { state: [], beat: [] };
+export function on(type, f) { listeners[type].push(f); }
+export let state = null;
+const status = document.getElementById("status");
+
+function connect() {
+  const socket = new WebSocket(`ws://${location.host}/ws`);
+  const sent = new Map();
+  let timer = null, id = 0;
+  // One ping at a time, 40 ms apart: pings that queue behind each other only measure the queue.
+  const burst = (count, then) => {
+    if (socket.readyState !== WebSocket.OPEN) return;
+    id += 1;
+    sent.set(id, performance.now());
+    socket.send(JSON.stringify({ type: "ping", id }));
+    if (count > 1) setTimeout(() => burst(count - 1, then), 40); else if (then) setTimeout(then, 200);
+  };
+  socket.onopen = () => {
+    status.textContent = "live";
+    clock.synced = false;
+    const first = () => { if (clock.offset !== null) clock.synced = true; else burst(12, first); };
+    burst(12, first);
+    timer = setInterval(() => burst(4), 10000);
+  };
+  socket.onclose = () => { status.textContent = "reconnecting…"; clearInterval(timer); setTimeout(connect, 1500); };
+  socket.onmessage = (event) => {
+    const m = JSON.parse(event.data);
+    if (m.type === "pong") {
+      const t1 = performance.now(), t0 = sent.get(m.id);
+      sent.delete(m.id);
+      if (t0 !== undefined) clock.add(t0, t1, m.ns);
+    } else if (m.type === "state") {
+      state = m; for (const f of listeners.state) f(m);
+    } else if (m.type === "beat") {
+      for (const f of listeners.beat) f(m);
+    }
+  };
+}
+
+const pages = { play: playPage, songs: songsPage, sounds: soundsPage, practice: practicePage, settings: settingsPage };
+const started = new Set();
+function route() {
+  const name = (location.hash || "#play").slice(1);
+  const page = pages[name] ? name : "play";
+  for (const key of Object.keys(pages)) {
+    document.getElementById(`page-${key}`).classList.toggle("on", key === page);
+    document.querySelector(`nav a[href="#${key}"]`).classList.toggle("on", key === page);
+  }
+  if (!started.has(page)) { started.add(page); pages[page].start(); } else if (pages[page].show) pages[page].show();
+}
+window.addEventListener("hashchange", route);
+api("GET", "/api/state").then((s) => { state = s; for (const f of listeners.state) f(s); route(); connect(); }).catch(() => {});
