@@ -49,4 +49,44 @@ import TactusMusic
             try await running
         }
     }
+
+    /// A flood that outruns the control thread costs bounded memory: while the thread is
+    /// busy, at most `midiBacklogLimit` messages wait and the rest are dropped and counted;
+    /// once it is free again, new messages go through.
+    @Test func aFloodWhileTheControlThreadIsBusyIsBoundedAndCounted() async throws {
+        let box = try ServiceUnderTest()
+        defer { box.removeFolder() }
+        try await testGracefulShutdown { trigger in
+            async let running: Void = box.service.run()
+            try await box.waitUntilRunning()
+            let loop = box.service.loop
+            let busy = DispatchSemaphore(value: 0), holding = DispatchSemaphore(value: 0)
+            loop.post(work: { _ in
+                holding.signal()
+                busy.wait()
+            })
+            holding.wait()
+            let flood = 10_000
+            for i in 0..<flood { loop.post(.clock, at: MonotonicTime(nanoseconds: Int64(i) * 100_000)) }
+            #expect(loop.droppedMIDI == flood - ControlLoop.midiBacklogLimit)
+            busy.signal()
+            await loop.perform { box in
+                var midi = MIDIConfiguration()
+                midi.map = [MIDIMapping(kind: .note, number: 36, channel: nil, control: .startStop)]
+                box.midiConfiguration = midi
+            }
+            // The backlog was handled: a note now reaches the box.
+            loop.post(.noteOn(channel: 0, note: 36, velocity: 100), at: box.clock.now())
+            var playing = false
+            for _ in 0..<200 {
+                playing = await loop.perform { $0.state.isPlaying }
+                if playing { break }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(playing)
+            #expect(loop.droppedMIDI == flood - ControlLoop.midiBacklogLimit)
+            trigger.triggerGracefulShutdown()
+            try await running
+        }
+    }
 }
