@@ -107,6 +107,26 @@ func monotonicNow() -> Int64 {
         #expect(thread.recordedLateness().allSatisfy { $0 >= 0 })
     }
 
+    /// The thread wakes `earlyWakeNanoseconds` before a deadline and waits the rest on the
+    /// clock: the wakeups come before the deadlines, the sends never do.
+    @Test func wakesEarlyAndSendsAtTheDeadline() throws {
+        let wire = RecordingWire()
+        let early: Int64 = 3_000_000
+        let thread = try MIDIClockThread(wires: [wire], realtimePriority: nil, recordLateness: 100, earlyWakeNanoseconds: early)
+        let start = monotonicNow() + 20_000_000
+        let deadlines = (0..<40).map { start + Int64($0) * 5_000_000 }
+        for deadline in deadlines { thread.schedule(.clock, atNanoseconds: deadline) }
+        #expect(waitUntil(timeoutSeconds: 5) { thread.sent == 40 })
+        thread.stop()
+        let sent = wire.sent.withLock { $0 }
+        for (i, (_, time)) in sent.enumerated() { #expect(time >= deadlines[i], "clock \(i) sent before its deadline") }
+        let woke = thread.recordedWakeLateness()
+        #expect(woke.count == 40)
+        // A busy host may wake a normal-priority thread late now and then, not most times.
+        #expect(woke.filter { $0 < 0 }.count >= 30, "woke before the deadline only \(woke.filter { $0 < 0 }.count) of 40 times")
+        #expect(woke.allSatisfy { $0 >= -early - 1_000_000 }, "woke far earlier than asked")
+    }
+
     @Test func aFullRingRefusesAndCounts() throws {
         let thread = try MIDIClockThread(wires: [RecordingWire()], realtimePriority: nil, capacity: 4)
         let far = monotonicNow() + 10_000_000_000

@@ -24,7 +24,13 @@ struct TimedMIDIMessage: BitwiseCopyable {
 /// a preallocated lock-free ring, each sent to every wire at its absolute deadline
 /// (`clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)`), direct, never through a kernel
 /// queue. SCHED_FIFO when the process may (below the render thread's 70, above the
-/// indicators' 60), else normal priority with a 10 µs timer slack. The thread's loop never
+/// indicators' 60), else normal priority with a 10 µs timer slack.
+///
+/// It sleeps to `earlyWake` before each deadline and finishes with a short busy wait on the
+/// vDSO clock: on a kernel without full preemption (`preempt=none`, as on this build machine
+/// and many distribution kernels) a wakeup waits for whatever another process is doing in
+/// the kernel on that core, now and then for milliseconds; a thread that is already awake
+/// and running at the deadline does not (see `make bench`). The thread's loop never
 /// allocates, locks or logs (Tests/LinuxHALTests/MIDIClockThreadTests audits it): when the
 /// ring is empty it waits on a pipe the producer writes one byte to.
 public final class MIDIClockThread: @unchecked Sendable {
@@ -35,6 +41,10 @@ public final class MIDIClockThread: @unchecked Sendable {
     }
 
     public static let defaultPriority: Int32 = 65
+    /// How long before a deadline the thread wakes (then waits on the clock): the tail of
+    /// this machine's wakeup latency with both cores busy (`make bench`). At 120 BPM (48
+    /// clocks a second) the busy wait costs at most 48 x this of one core a second.
+    public static let defaultEarlyWakeNanoseconds: Int64 = 1_000_000
 
     private let ring: SPSCRing<TimedMIDIMessage>
     /// A plain buffer, walked by index: iterating a Swift array of existentials allocates
@@ -53,18 +63,25 @@ public final class MIDIClockThread: @unchecked Sendable {
     private let lateness: UnsafeMutablePointer<Int64>
     private let latenessCapacity: Int
     private let latenessCount = Atomic<Int>(0)
+    /// The same for the wakeups out of the sleep (against the deadline, so negative when
+    /// the thread woke early as asked): what the busy wait made up for.
+    private let wakeLateness: UnsafeMutablePointer<Int64>
+    private let earlyWake: Int64
     public private(set) var priority: Priority = .normal(reason: "not started")
 
     /// `capacity`: messages in flight (the render thread places them at most one buffer,
     /// a few ms, ahead; clocks come at most 960 a second at 600 BPM).
     public init(wires: [any MIDIWire], realtimePriority: Int32? = MIDIClockThread.defaultPriority,
-                capacity: Int = 1024, recordLateness: Int = 0) throws(HALError) {
+                capacity: Int = 1024, recordLateness: Int = 0,
+                earlyWakeNanoseconds: Int64 = MIDIClockThread.defaultEarlyWakeNanoseconds) throws(HALError) {
+        earlyWake = max(earlyWakeNanoseconds, 0)
         wireCount = wires.count
         self.wires = .allocate(capacity: max(wires.count, 1))
         self.wires.initialize(from: wires, count: wires.count)
         ring = SPSCRing(minimumCapacity: capacity)
         latenessCapacity = recordLateness
         lateness = .allocate(capacity: max(recordLateness, 1))
+        wakeLateness = .allocate(capacity: max(recordLateness, 1))
         do {
             wakePipe = try Syscalls.wakePipe()
         } catch {
@@ -83,6 +100,7 @@ public final class MIDIClockThread: @unchecked Sendable {
     deinit {
         stop()
         lateness.deallocate()
+        wakeLateness.deallocate()
         wires.deinitialize(count: wireCount)
         wires.deallocate()
     }
@@ -109,6 +127,13 @@ public final class MIDIClockThread: @unchecked Sendable {
     public func recordedLateness() -> [Int64] {
         let count = min(latenessCount.load(ordering: .acquiring), latenessCapacity)
         return Array(UnsafeBufferPointer(start: lateness, count: count))
+    }
+
+    /// When the thread woke out of its sleep for each recorded message, against the
+    /// deadline (nanoseconds; about -`earlyWakeNanoseconds` when on time).
+    public func recordedWakeLateness() -> [Int64] {
+        let count = min(latenessCount.load(ordering: .acquiring), latenessCapacity)
+        return Array(UnsafeBufferPointer(start: wakeLateness, count: count))
     }
 
     /// Ends the thread (messages still in the ring are not sent) and waits for it.
@@ -140,10 +165,18 @@ public final class MIDIClockThread: @unchecked Sendable {
                 idle.store(false, ordering: .sequentiallyConsistent)
             }
             guard let next = popped else { continue }
-            var deadline = timespec(tv_sec: Int(next.deadline / 1_000_000_000), tv_nsec: Int(next.deadline % 1_000_000_000))
+            let wakeAt = next.deadline - earlyWake
+            var deadline = timespec(tv_sec: Int(wakeAt / 1_000_000_000), tv_nsec: Int(wakeAt % 1_000_000_000))
             while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
             clock_gettime(CLOCK_MONOTONIC, &now)
-            let late = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) - next.deadline
+            let woke = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+            var current = woke
+            // The rest on the clock (vDSO, no system call): the thread stays on its core.
+            while current < next.deadline {
+                clock_gettime(CLOCK_MONOTONIC, &now)
+                current = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+            }
+            let late = current - next.deadline
             var w = 0
             while w < wireCount {
                 wires[w].sendNow(next.message)
@@ -152,6 +185,7 @@ public final class MIDIClockThread: @unchecked Sendable {
             let n = sentCount.add(1, ordering: .relaxed).oldValue
             if n < latenessCapacity {
                 lateness[n] = late
+                wakeLateness[n] = woke - next.deadline
                 latenessCount.store(n + 1, ordering: .releasing)
             }
             if late > worstLateness.load(ordering: .relaxed) { worstLateness.store(late, ordering: .relaxed) }
