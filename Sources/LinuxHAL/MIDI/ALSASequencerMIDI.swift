@@ -249,9 +249,13 @@ public final class ALSASequencerMIDI: MIDIWire, @unchecked Sendable {
                 switch event.kind {
                 case 1:
                     guard event.source_client != client else { continue }
+                    // Read in place: no array per event, so a flood costs no allocations here.
                     var parser = MIDIParser()
-                    let bytes = [event.bytes.0, event.bytes.1, event.bytes.2].prefix(Int(event.count))
-                    for byte in bytes { if let message = parser.feed(byte) { handler(message, time) } }
+                    withUnsafeBytes(of: event.bytes) { bytes in
+                        for byte in bytes.prefix(min(Int(event.count), 3)) {
+                            if let message = parser.feed(byte) { handler(message, time) }
+                        }
+                    }
                 case 2:
                     if let appeared = listPorts().first(where: { $0.client == event.addr_client && $0.port == event.addr_port }) {
                         connectIfWanted(appeared)
