@@ -10,6 +10,9 @@ import TactusBase
 import TactusTimeline
 import TactusInstrument
 import TactusMusic
+import ClickEngine
+import SimHAL
+import Logging
 
 /// MIDI input reaches the box the way GPIO edges do: posted from the input thread, handled on
 /// the control thread in order, at the message's own (kernel) time.
@@ -88,5 +91,33 @@ import TactusMusic
             trigger.triggerGracefulShutdown()
             try await running
         }
+    }
+
+    /// While stopped the clock goes on (`clock_when_stopped`): on a real box (a MIDI sender)
+    /// the control thread looks for the engine's clocks every 4 ms, as while playing, so
+    /// the clock thread has each before it is due; without one, or with the option off, it
+    /// sleeps on.
+    @Test func stoppedWithAMIDISenderTheBoxWakesForTheClocks() throws {
+        final class NoSender: MIDISender {
+            func schedule(_ message: MIDIOutEvent, heardAtNanoseconds: Int64) {}
+        }
+        let clock = ManualClock(start: .zero)
+        let sink = OfflineAudioSink(clock: clock)
+        let parts = BoxParts(board: testBoard(), configuration: ConfigurationFile(), audio: try AudioOutput(device: sink, silent: sink),
+                             input: ScriptedInput(), display: nil, indicators: SimulatedIndicators(),
+                             persistence: RecordingPersistence(), clock: clock)
+        let box = try BoxAssembly.makeBox(parts, saved: SavedState(), problem: nil, logger: Logger(label: "test"))
+        clock.set(MonotonicTime(nanoseconds: 10_000_000_000))
+        box.advance(to: clock.now())
+        #expect(!box.state.isPlaying)
+        let limit = clock.now().nanoseconds + 4_000_000
+        #expect((box.nextWakeup?.nanoseconds ?? .max) > limit)
+        let sender = NoSender()
+        box.midiSender = sender
+        #expect(box.nextWakeup?.nanoseconds == limit)
+        var midi = MIDIConfiguration()
+        midi.clockWhenStopped = false
+        box.midiConfiguration = midi
+        #expect((box.nextWakeup?.nanoseconds ?? .max) > limit)
     }
 }

@@ -44,7 +44,7 @@ public final class MIDIClockThread: @unchecked Sendable {
     /// How long before a deadline the thread wakes (then waits on the clock): the tail of
     /// this machine's wakeup latency with both cores busy (`make bench`). At 120 BPM (48
     /// clocks a second) the busy wait costs at most 48 x this of one core a second.
-    public static let defaultEarlyWakeNanoseconds: Int64 = 1_000_000
+    public static let defaultEarlyWakeNanoseconds: Int64 = 500_000
 
     private let ring: SPSCRing<TimedMIDIMessage>
     /// A plain buffer, walked by index: iterating a Swift array of existentials allocates
