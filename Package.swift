@@ -139,8 +139,8 @@ let package = Package(
         // -sanitize=fuzzer,address -D FUZZING) and, built plainly, a replayer of files.
         // What the command line reads beside its flags (change scripts), shared with the fuzzers.
         .target(name: "TactusCommandLine", dependencies: ["TOMLReader", "TactusArithmetic", "TactusMusic"]),
-        .target(name: "FuzzTargets", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusInstrument", "ClickEngine", "HAL", "TactusApp",
-                                                    "TactusSimulation", "TactusCommandLine"]),
+        .target(name: "FuzzTargets", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "HAL", "TactusApp",
+                                                    "TactusSimulation", "TactusCommandLine", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "tactus-fuzz", dependencies: ["FuzzTargets"]),
         .executableTarget(
             name: "tactus-bench",

@@ -205,6 +205,10 @@ public final class ClickEngine {
         return set
     }
 
+    /// Frames a start placed by `start(atTwice:)` must be ahead of the render clock so its
+    /// first clip (a spoken count's longest lead; 0 for clicks) begins whole.
+    public private(set) var startLead: Int64 = 0
+
     /// What the render thread sends over MIDI (clocks, Start, Stop), from the next program on.
     public var midiClock = MIDIClockOptions() {
         didSet { publish() }
@@ -224,6 +228,7 @@ public final class ClickEngine {
                                     playing: isPlaying, transportEpoch: transportEpoch, serial: programSerial, song: song,
                                     tone: tone.map { ToneParameters($0, sampleRate: renderer.sampleRate) }, midiClock: midiClock)
         program.startTwice = startTwice
+        startLead = song?.maxLead ?? program.maxLead
         if let alignment {
             // The position on this program's grid, exactly (whole notes x grid units per whole).
             let grid = alignment.position * Rational(program.gridPerWhole)

@@ -21,7 +21,7 @@ import TactusSimulation
 /// (Tests/FuzzTests/CorpusTests.swift over Fuzz/corpus and Fuzz/crashes), and the plain
 /// `tactus-fuzz` build, which replays files given as arguments.
 ///
-/// To add a reader (MIDI bytes, HTTP bodies): add a case to `all` with a name, write its
+/// To add a reader (HTTP bodies): add a case to `all` with a name, write its
 /// function below, and put a few valid inputs in Fuzz/corpus/NAME/; `make fuzz` and the
 /// replay test pick it up by the name.
 public enum FuzzTargets {
@@ -61,6 +61,8 @@ public enum FuzzTargets {
         Target(name: "flags", run: flags),
         Target(name: "tempo", run: tempo),
         Target(name: "wav", run: wav),
+        Target(name: "midi", run: midi),
+        Target(name: "companion", run: companion),
     ]
 
     public static func named(_ name: String) -> Target? { all.first { $0.name == name } }

@@ -162,7 +162,7 @@ extension Box {
     /// peer's start: at or after its start time), far enough ahead to be rendered in time.
     func startEngine() {
         // Alone in the session the box starts at once, as without Link, and Link follows it.
-        guard followsLink, let link, link.peers > 0, let clock = outputClock, engine.song == nil else { return engine.start() }
+        guard followsLink, let link, link.peers > 0, let clock = outputClock, engine.song == nil else { return startAhead() }
         let quantum = LinkMath.quantum(state.settings.meter).doubleValue
         let session = link.capture(quantum: quantum)
         let lead = Int64(4 * engine.renderer.maxFrameCount) * 1_000_000_000 / Int64(engine.renderer.sampleRate) + 20_000_000
@@ -174,6 +174,20 @@ extension Box {
         linkFollow.lastAlignment = now
         if linkFollow.startStopSync && !linkFollow.remoteTransport { link.commit(playing: true, at: start) }
     }
+
+    /// START on the box's own: at the next render call; with a live view open, bar 0's
+    /// downbeat `liveViewStartLead` ahead, so the view is told of it before it sounds (the
+    /// render thread publishes the grid when it takes the start up, a period before the first
+    /// click otherwise, too late for news that crosses two processes and a browser).
+    func startAhead() {
+        guard controlObserver?.followsBeats == true, let clock = outputClock else { return engine.start() }
+        let lead = Box.liveViewStartLead + engine.startLead * 1_000_000_000 / Int64(engine.renderer.sampleRate)
+        let at = now.advanced(byNanoseconds: lead)
+        engine.start(atTwice: Int64((2 * clock.heardSample(atNanoseconds: at.nanoseconds)).rounded()))
+    }
+
+    /// How far ahead START places the first downbeat while a live view is open (ns).
+    public static let liveViewStartLead: Int64 = 40_000_000
 
     /// STOP in a Link session with start/stop sync: everyone stops.
     func linkStopped(at time: MonotonicTime) {

@@ -56,7 +56,8 @@ extension Box {
         case .noteOff, .systemExclusive, .other:
             break
         default:
-            guard let control = midiConfiguration.control(for: message) else { break }
+            // The map edited at the companion, when there is one, takes the configuration's place.
+            guard let control = midiConfiguration.control(for: message, map: state.saved.midiMap ?? midiConfiguration.map) else { break }
             switch control {
             case .tap: handle(.gesture(.tap, .press, at: time))
             case .startStop: handle(.gesture(.startStop, .press, at: time))

@@ -57,10 +57,22 @@ public protocol MIDISender: AnyObject {
 
 /// What the control socket follows: the onsets as heard and every state change.
 public protocol BoxControlObserver: AnyObject {
-    /// `next`: the beat after a beat onset as the published grid has it, so a remote view can
-    /// draw it on time instead of after the news of it arrives.
-    func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime, next: (bar: Int64, beat: Int, time: MonotonicTime)?)
+    func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime)
     func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime)
+    /// Someone follows the beat remotely (an open live view): the box announces its beats
+    /// ahead and places START a little ahead, so the view hears of the first beat in time.
+    var followsBeats: Bool { get }
+    /// The beats of the published grid heard from `from` on, up to half a second ahead, as
+    /// they now are: a beat announced earlier at or after `from` that is not listed is gone
+    /// (a change, STOP). Sent when beats enter that window and when the grid changes.
+    func box(_ box: Box, willPlay beats: [AnnouncedBeat], from: MonotonicTime)
+}
+
+/// A beat of the one timeline announced ahead: bar, beat in the bar and when it is heard.
+public struct AnnouncedBeat: Sendable, Hashable {
+    public var bar: Int64
+    public var beat: Int
+    public var time: MonotonicTime
 }
 
 /// The whole box as one discrete-event machine on the control side: physical input goes in
@@ -99,6 +111,14 @@ public final class Box {
         if case .steady(let steady) = grid.piece(atSample: heard) { return steady }
         return nil
     }
+    /// What a remote view was told of the beats ahead (`announceBeats`).
+    private struct Announcement {
+        /// The last beat's sample announced.
+        var through: Int64?
+        /// The grid changed from this sample on (a start, a change, STOP): announce again.
+        var changedFrom: Int64?
+    }
+    private var announcement = Announcement()
     private var screenChanged = true
     private var lastFrame: Bitmap?
     private var lastContrast: UInt8?
@@ -299,7 +319,14 @@ public final class Box {
             perform(state.handle(.gesture(.startStop, .press, at: now)), at: now)
         }
         engine.stop()
+        forgetGrid()
+    }
+
+    /// START and STOP: the grid is gone until the engine publishes the next; a remote view
+    /// is told so (the beats it was announced do not sound).
+    private func forgetGrid() {
         grid.removeAll()
+        announcement.changedFrom = .min
     }
 
     /// Writes the settings file now (the reducer's debounce may still be waiting).
@@ -356,14 +383,14 @@ public final class Box {
                 if !startFollowedClock() { startEngine() }
                 if practiceStartedAt == nil { practiceStartedAt = time }
                 startPressedAt = time
-                grid.removeAll() // anchored by the grid the engine publishes at the start
+                forgetGrid() // anchored by the grid the engine publishes at the start
                 screenChanged = true
                 stateChanged = true
             case .stop:
                 linkStopped(at: time)
                 engine.stop()
                 logPractice(until: time)
-                grid.removeAll()
+                forgetGrid()
                 screenChanged = true
                 stateChanged = true
             case .darkGap(let on):
@@ -432,16 +459,42 @@ public final class Box {
         outputClock.map { Int64($0.heardSample(atNanoseconds: time.nanoseconds).rounded(.down)) }
     }
 
-    /// The beat after `sample` on the one timeline: its bar, beat and heard time.
-    private func nextBeat(after sample: Int64, clock: AudioOutputClock) -> (bar: Int64, beat: Int, time: MonotonicTime)? {
-        guard let next = grid.beat(atSample: Double(sample))?.nextBeatSample, let beat = grid.beat(atSample: Double(next)) else { return nil }
-        return (beat.bar, beat.beat, MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: next)))
+    /// Announces the grid's beats up to half a second ahead to a remote view: the new ones
+    /// since the last call, or all of them from where the grid changed.
+    private func announceBeats(clock: AudioOutputClock) {
+        guard let controlObserver, controlObserver.followsBeats else {
+            announcement = Announcement()
+            return
+        }
+        let heard = Int64(clock.heardSample(atNanoseconds: now.nanoseconds).rounded(.down))
+        let changed = announcement.changedFrom.map { max($0, heard) }
+        let from = changed ?? announcement.through.map { $0 + 1 } ?? heard
+        announcement.changedFrom = nil
+        var beats: [AnnouncedBeat] = []
+        let horizon = heard + Int64(engine.renderer.sampleRate) / 2
+        if state.isPlaying, let first = grid.pieces.first?.startSample {
+            var sample = max(from, first)
+            while sample <= horizon, let beat = grid.beat(atSample: Double(sample)) {
+                if beat.beatSample >= sample {
+                    guard beat.beatSample <= horizon else { break }
+                    beats.append(AnnouncedBeat(bar: beat.bar, beat: beat.beat, time: MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: beat.beatSample))))
+                    announcement.through = beat.beatSample
+                }
+                guard beat.nextBeatSample > sample else { break }
+                sample = beat.nextBeatSample
+            }
+        }
+        guard !beats.isEmpty || changed != nil else { return }
+        controlObserver.box(self, willPlay: beats, from: MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: from)))
     }
 
     private func drainOnsets() {
         while let anchor = engine.nextAnchor() {
             // One grid for everyone: the screen, LEDs and buzzer use the engine's own anchor.
-            if let piece = engine.gridPiece(for: anchor) { grid.append(piece) }
+            if let piece = engine.gridPiece(for: anchor) {
+                grid.append(piece)
+                announcement.changedFrom = min(announcement.changedFrom ?? .max, piece.startSample)
+            }
         }
         if let heard = heardSample(at: now) { grid.forget(before: heard) }
         guard let clock = outputClock else {
@@ -449,6 +502,7 @@ public final class Box {
             while engine.nextMIDIEvent() != nil {}
             return
         }
+        announceBeats(clock: clock)
         while let message = engine.nextMIDIEvent() {
             let heard = clock.outputNanoseconds(ofSample: message.sample)
             midiSender?.schedule(message, heardAtNanoseconds: heard - Int64(midiConfiguration.offsetMilliseconds) * 1_000_000)
@@ -462,10 +516,7 @@ public final class Box {
             }
             observer?.box(self, didStart: event, heardAt: heard)
             if engine.song != nil { linkFollow.songBPM = event.bpm }
-            if let controlObserver {
-                let next = event.layer == 0 && event.kind <= .beat ? nextBeat(after: event.sample, clock: clock) : nil
-                controlObserver.box(self, didStart: event, heardAt: heard, next: next)
-            }
+            controlObserver?.box(self, didStart: event, heardAt: heard)
             if event.layer == 0 && event.kind.isBeat && !event.isCount {
                 // A song's beats carry its tempo; free play's is the setting's.
                 practiceTopBPM = max(practiceTopBPM, event.bpm > 0 ? event.bpm : state.settings.tempo.bpm.doubleValue)

@@ -90,6 +90,12 @@ struct CompanionServer {
         return json(answer[member]?.json ?? "null")
     }
 
+    /// The box's MIDI map answer: where it comes from, its entries and its TOML.
+    private func midiMap(_ answer: JSONValue) -> Response {
+        guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
+        return json("{\"source\":\(answer["source"]?.json ?? "null"),\"map\":\(answer["map"]?.json ?? "[]"),\"toml\":\(answer["toml"]?.json ?? "\"\"")}")
+    }
+
     private func body(_ request: Request) async throws -> JSONValue? {
         var request = request
         let buffer = try await request.collectBody(upTo: 2 << 20)
@@ -97,6 +103,17 @@ struct CompanionServer {
     }
 
     private func addRoutes(_ router: Router<Context>) {
+        addRemoteRoutes(router)
+        addLibraryRoutes(router)
+        addSettingsRoutes(router)
+        addLiveRoute(router)
+        router.get("/") { _, _ in try staticFile("index.html") }
+        router.get("/pair") { _, _ in try staticFile("pair.html") }
+        router.get("/:file") { _, context in try staticFile(context.parameters.get("file") ?? "") }
+    }
+
+    /// Pairing, the state and START/STOP.
+    private func addRemoteRoutes(_ router: Router<Context>) {
         router.post("/api/pair") { request, _ -> Response in
             guard let body = try await body(request), let code = body["code"]?.stringValue else {
                 return Problem.response(.badRequest, "the body must be {\"code\":\"NNNNNN\"}")
@@ -127,6 +144,10 @@ struct CompanionServer {
             let song = body["song"]?.stringValue.map { ",\"song\":\(JSONValue.quoted($0))" } ?? ""
             return relay(try await box.request("\"cmd\":\"transport\",\"playing\":\(playing)\(song)"), member: "state")
         }
+    }
+
+    /// Songs, the klick import and the sound sets.
+    private func addLibraryRoutes(_ router: Router<Context>) {
         router.get("/api/songs") { _, _ -> Response in
             let answer = try await box.request("\"cmd\":\"songs\"")
             guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
@@ -161,6 +182,10 @@ struct CompanionServer {
             let set = context.parameters.get("set") ?? ""
             return relay(try await box.request("\"cmd\":\"delete-sound\",\"set\":\(JSONValue.quoted(set.removingPercentEncoding ?? set))"), member: nil)
         }
+    }
+
+    /// The box's settings, the MIDI map and the practice log.
+    private func addSettingsRoutes(_ router: Router<Context>) {
         router.get("/api/preferences") { _, _ in relay(try await box.request("\"cmd\":\"preferences\""), member: "preferences") }
         router.patch("/api/preferences") { request, _ -> Response in
             guard let fields = try await body(request), case .object = fields else {
@@ -168,11 +193,22 @@ struct CompanionServer {
             }
             return relay(try await box.request("\"cmd\":\"set-preferences\",\"fields\":\(fields.json)"), member: "preferences")
         }
+        router.get("/api/midi-map") { _, _ in midiMap(try await box.request("\"cmd\":\"midi-map\"")) }
+        router.put("/api/midi-map") { request, _ -> Response in
+            guard let toml = try await body(request)?["toml"], toml.stringValue != nil || toml == .null else {
+                return Problem.response(.badRequest, "the body must be {\"toml\":\"[midi.map] ...\"} or {\"toml\":null} (the configuration's map again)")
+            }
+            return midiMap(try await box.request("\"cmd\":\"put-midi-map\",\"toml\":\(toml.json)"))
+        }
         router.get("/api/practice") { _, _ -> Response in
             let answer = try await box.request("\"cmd\":\"practice\"")
             guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
             return json("{\"minutes\":\(answer["minutes"]?.json ?? "{}"),\"sessions\":\(answer["sessions"]?.json ?? "[]")}")
         }
+    }
+
+    /// The live view: the box's beats and states, and clock pings.
+    private func addLiveRoute(_ router: Router<Context>) {
         router.ws("/ws") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, context in
             let token = CompanionSecurity<Context>.token(context.request) ?? ""
             let (id, stream) = live.subscribe()
@@ -201,9 +237,6 @@ struct CompanionServer {
                 group.cancelAll()
             }
         }
-        router.get("/") { _, _ in try staticFile("index.html") }
-        router.get("/pair") { _, _ in try staticFile("pair.html") }
-        router.get("/:file") { _, context in try staticFile(context.parameters.get("file") ?? "") }
     }
 
     /// A file of the share folder: a flat folder, names checked, never a path.

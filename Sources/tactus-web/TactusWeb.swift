@@ -15,62 +15,43 @@ struct TactusWeb {
         usage: tactus-web [--control /run/tactus/control.sock] [--share DIR] [--spool DIR] [--log-level info] [--once]
         """
 
-    static func main() async {
+    /// The command line.
+    struct Options {
         var control = "/run/tactus/control.sock"
         var share: String?
         var spool: String?
         var level = Logger.Level.info
-        // --once: serve this box and exit when its socket closes (`tactus simulate --web`).
+        /// Serve this box and exit when its socket closes (`tactus simulate --web`).
         var once = false
-        var arguments = CommandLine.arguments.dropFirst()
-        while let flag = arguments.popFirst() {
-            if flag == "--once" { once = true; continue }
-            guard ["--control", "--share", "--spool", "--log-level"].contains(flag), let value = arguments.popFirst() else {
-                fail(flag == "--help" || flag == "-h" ? usage : "tactus-web: error: '\(flag)' is unknown or has no value\n\(usage)", code: flag == "--help" ? 0 : 2)
-            }
-            switch flag {
-            case "--control": control = value
-            case "--share": share = value
-            case "--spool": spool = value
-            default:
-                guard let l = Logger.Level(rawValue: value) else { fail("tactus-web: error: --log-level '\(value)' is invalid: allowed trace, debug, info, notice, warning, error, critical", code: 2) }
-                level = l
-            }
-        }
-        let chosenLevel = level
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = chosenLevel
-            return handler
-        }
+    }
+
+    /// Where the companion serves from, as the box says (`web` on the control socket).
+    struct Served {
+        let shareFolder: String
+        let spoolFolder: String
+        let live: LiveHub
+        let box: BoxLink
+        let logger: Logger
+    }
+
+    static func main() async {
+        let options = parseArguments()
+        bootstrapLogging(options.level)
         let logger = Logger(label: "tactus-web")
-        guard let shareFolder = share ?? findShare() else {
+        guard let shareFolder = options.share ?? findShare() else {
             fail("tactus-web: error: the pages are not found (index.html in /usr/share/tactus/web or beside the binary); give --share DIR", code: 2)
         }
-        let spoolFolder = spool ?? ((getenv("STATE_DIRECTORY").map { String(cString: $0) } ?? "/var/lib/tactus-web") + "/spool")
-        mkdir(spoolFolder, 0o750)
-        guard let kind = fileKind(spoolFolder), kind == S_IFDIR else { fail("tactus-web: error: --spool '\(spoolFolder)' is not a folder", code: 2) }
-        // Left by a process that was killed mid-upload.
-        if let entries = folderEntries(spoolFolder) { for name in entries where name.hasPrefix("upload-") { unlink("\(spoolFolder)/\(name)") } }
-
-        let live = LiveHub()
-        let box = BoxLink(path: control)
+        let served = Served(shareFolder: shareFolder, spoolFolder: prepareSpool(options.spool), live: LiveHub(),
+                            box: BoxLink(path: options.control), logger: logger)
         var announcedWaiting = false
         while true {
             // The subscription tells when the companion is switched on or off at the box.
             let (switches, switched) = AsyncStream<Bool?>.makeStream()
             let subscription: BoxConnection
             do {
-                subscription = try BoxConnection(path: control, onEvent: { value in
-                    if value["type"]?.stringValue == "beat" {
-                        live.publish(value.json, isState: false)
-                    } else if value["type"]?.stringValue == "state" {
-                        live.publish(value.json, isState: true)
-                        if let on = value["companion"]?.boolValue { switched.yield(on) }
-                    }
-                }, onClose: { switched.yield(nil); switched.finish() })
+                subscription = try subscribe(options.control, live: served.live, switched: switched)
             } catch {
-                if once { fail("tactus-web: error: \(error)", code: 1) }
+                if options.once { fail("tactus-web: error: \(error)", code: 1) }
                 if !announcedWaiting { logger.warning("\(error); waiting for the box") }
                 announcedWaiting = true
                 try? await Task.sleep(for: .seconds(2))
@@ -78,47 +59,107 @@ struct TactusWeb {
             }
             announcedWaiting = false
             subscription.send("{\"cmd\":\"subscribe\"}")
-            var on = false
-            var listen = ListenAddress("0.0.0.0:8080")!
-            if let answer = try? await box.request("\"cmd\":\"web\"") {
-                on = answer["on"]?.boolValue ?? false
-                if let text = answer["listen"]?.stringValue, let address = ListenAddress(text) { listen = address }
-            }
-            var iterator = switches.makeAsyncIterator()
-            var boxGone = false
-            while !boxGone {
-                if !on {
-                    logger.info("companion is off at the box: not listening")
-                    while let next = await iterator.next() {
-                        guard let value = next else { boxGone = true; break }
-                        if value { on = true; break }
-                    }
-                    if boxGone || !on { boxGone = true; break }
-                    if let answer = try? await box.request("\"cmd\":\"web\""), let text = answer["listen"]?.stringValue,
-                       let address = ListenAddress(text) { listen = address }
-                }
-                let address = listen
-                let server = CompanionServer(listen: address, box: box, live: live, share: shareFolder, spool: spoolFolder, logger: logger)
-                let app = server.makeApplication {
-                    logger.info("listening on http://\(address)")
-                    ready("tactus-web: listening on http://\(address)\n")
-                }
-                let group = ServiceGroup(services: [app], logger: logger)
-                let running = Task { try await group.run() }
-                while let next = await iterator.next() {
-                    guard let value = next else { boxGone = true; break }
-                    if !value { on = false; break }
-                }
-                if iterator.isFinished { boxGone = true }
-                await group.triggerGracefulShutdown()
-                live.finishAll()
-                do { try await running.value } catch { logger.error("server: \(error)"); try? await Task.sleep(for: .seconds(2)) }
-                logger.info(boxGone ? "the box went away: not listening" : "companion switched off at the box: not listening")
-            }
+            await serveWhileConnected(served, switches: switches)
             subscription.shutdown()
-            if once { exit(0) }
+            if options.once { exit(0) }
             try? await Task.sleep(for: .seconds(1))
         }
+    }
+
+    static func parseArguments() -> Options {
+        var options = Options()
+        var arguments = CommandLine.arguments.dropFirst()
+        while let flag = arguments.popFirst() {
+            if flag == "--once" { options.once = true; continue }
+            guard ["--control", "--share", "--spool", "--log-level"].contains(flag), let value = arguments.popFirst() else {
+                fail(flag == "--help" || flag == "-h" ? usage : "tactus-web: error: '\(flag)' is unknown or has no value\n\(usage)", code: flag == "--help" ? 0 : 2)
+            }
+            switch flag {
+            case "--control": options.control = value
+            case "--share": options.share = value
+            case "--spool": options.spool = value
+            default:
+                guard let l = Logger.Level(rawValue: value) else { fail("tactus-web: error: --log-level '\(value)' is invalid: allowed trace, debug, info, notice, warning, error, critical", code: 2) }
+                options.level = l
+            }
+        }
+        return options
+    }
+
+    static func bootstrapLogging(_ level: Logger.Level) {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+
+    /// The spool folder (made if missing), emptied of uploads left by a process killed mid-upload.
+    static func prepareSpool(_ given: String?) -> String {
+        let folder = given ?? ((getenv("STATE_DIRECTORY").map { String(cString: $0) } ?? "/var/lib/tactus-web") + "/spool")
+        mkdir(folder, 0o750)
+        guard let kind = fileKind(folder), kind == S_IFDIR else { fail("tactus-web: error: --spool '\(folder)' is not a folder", code: 2) }
+        if let entries = folderEntries(folder) { for name in entries where name.hasPrefix("upload-") { unlink("\(folder)/\(name)") } }
+        return folder
+    }
+
+    /// The box's live lines: beats and announced beats to every live view, states too, and
+    /// the companion switch to `switched` (nil when the box goes away).
+    static func subscribe(_ control: String, live: LiveHub, switched: AsyncStream<Bool?>.Continuation) throws -> BoxConnection {
+        try BoxConnection(path: control, onEvent: { value in
+            switch value["type"]?.stringValue {
+            case "beat", "beats":
+                live.publish(value.json, isState: false)
+            case "state":
+                live.publish(value.json, isState: true)
+                if let on = value["companion"]?.boolValue { switched.yield(on) }
+            default: break
+            }
+        }, onClose: { switched.yield(nil); switched.finish() })
+    }
+
+    /// While the box is there: listens whenever the companion is switched on at the box,
+    /// on the address the box gives, and stops listening when it is switched off.
+    static func serveWhileConnected(_ served: Served, switches: AsyncStream<Bool?>) async {
+        let logger = served.logger
+        var (on, listen) = await companionSwitch(served.box)
+        var iterator = switches.makeAsyncIterator()
+        while true {
+            if !on {
+                logger.info("companion is off at the box: not listening")
+                while let next = await iterator.next() {
+                    guard let value = next else { return }
+                    if value { on = true; break }
+                }
+                if !on { return }
+                listen = await companionSwitch(served.box).listen ?? listen
+            }
+            let address = listen ?? ListenAddress("0.0.0.0:8080")!
+            let server = CompanionServer(listen: address, box: served.box, live: served.live, share: served.shareFolder,
+                                         spool: served.spoolFolder, logger: logger)
+            let app = server.makeApplication {
+                logger.info("listening on http://\(address)")
+                ready("tactus-web: listening on http://\(address)\n")
+            }
+            let group = ServiceGroup(services: [app], logger: logger)
+            let running = Task { try await group.run() }
+            var boxGone = true
+            while let next = await iterator.next() {
+                guard let value = next else { break }
+                if !value { on = false; boxGone = false; break }
+            }
+            await group.triggerGracefulShutdown()
+            served.live.finishAll()
+            do { try await running.value } catch { logger.error("server: \(error)"); try? await Task.sleep(for: .seconds(2)) }
+            logger.info(boxGone ? "the box went away: not listening" : "companion switched off at the box: not listening")
+            if boxGone { return }
+        }
+    }
+
+    /// Whether the companion is switched on at the box, and where it is to listen.
+    static func companionSwitch(_ box: BoxLink) async -> (on: Bool, listen: ListenAddress?) {
+        guard let answer = try? await box.request("\"cmd\":\"web\"") else { return (false, nil) }
+        return (answer["on"]?.boolValue ?? false, answer["listen"]?.stringValue.flatMap(ListenAddress.init))
     }
 
     /// index.html in the package's share folder: installed (`/usr/share/tactus/web`,
@@ -141,11 +182,6 @@ struct TactusWeb {
         candidates += ["/usr/share/tactus/web", "/usr/local/share/tactus/web"]
         return candidates.first { fileKind("\($0)/index.html") == S_IFREG }
     }
-}
-
-extension AsyncStream<Bool?>.Iterator {
-    /// Never true here: the stream ends only after its nil, which ends the loops first.
-    var isFinished: Bool { false }
 }
 
 func fileKind(_ path: String) -> mode_t? {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
+import ClickEngine
 import Logging
 import Testing
 import TOMLReader
@@ -273,3 +274,50 @@ import TactusBase
     }
 }
 
+
+/// The map edited at the companion (control socket `put-midi-map`) takes the configuration's
+/// place on the box at once, is saved with the settings, and `null` brings the configuration's back.
+@Suite struct CompanionMIDIMapBoxTests {
+    final class Files: ControlFiles {
+        func practiceJSON() -> String { "\"minutes\":{},\"sessions\":[]" }
+        func addSound(set: String, file: String, from path: String) throws(ControlError) -> SoundSet? { nil }
+        func removeSound(set: String) throws(ControlError) {}
+    }
+
+    @Test func putMIDIMapThroughTheControlSocket() throws {
+        let configuration = try ConfigurationFile.parse("[midi.map]\n\"note 36\" = \"tap\"\n", file: "c.toml")
+        let persistence = RecordingPersistence()
+        let simulation = try HeadlessSimulation(board: testBoard(), configuration: configuration, saved: SavedState(), problem: nil,
+                                                persistence: persistence, output: MemoryOutput(), logger: Logger(label: "test"))
+        let box = simulation.box
+        nonisolated(unsafe) var replies: [String] = []
+        let hub = ControlHub(send: { _, line in replies.append(line) }, files: Files(), configuration: CompanionConfiguration())
+        func ask(_ line: String) -> [String: Any] {
+            hub.handle(line, from: 1, box: box)
+            return try! JSONSerialization.jsonObject(with: Data(replies.removeLast().utf8)) as! [String: Any]
+        }
+        box.advance(to: .zero)
+        var answer = ask(#"{"cmd":"midi-map"}"#)
+        #expect(answer["source"] as? String == "configuration")
+        #expect(answer["toml"] as? String == "[midi]\n\n[midi.map]\n\"note 36\" = \"tap\"\n")
+        // A bad entry: the reader's words, line and key; nothing changes.
+        answer = ask(#"{"cmd":"put-midi-map","toml":"[midi.map]\n\"cc 64\" = \"start-stop\"\n\"cc 65\" = \"stop\"\n"}"#)
+        #expect(answer["status"] as? Int == 422 && answer["line"] as? Int == 3 && answer["field"] as? String == "midi.map.\"cc 65\"")
+        #expect((answer["error"] as? String)?.hasPrefix(#"midi-map.toml:3: midi.map."cc 65" = "stop" is invalid: allowed "tap", "start-stop""#) == true)
+        #expect(box.state.saved.midiMap == nil)
+        answer = ask(#"{"cmd":"put-midi-map","toml":"[midi.map]\n\"cc 64 ch 1\" = \"start-stop\"\n"}"#)
+        #expect(answer["ok"] as? Bool == true && answer["source"] as? String == "box")
+        #expect((answer["map"] as? [[String: String]]) == [["message": "cc 64 ch 1", "control": "start-stop"]])
+        // The new map acts: CC 64 on channel 1 starts; note 36 (the configuration's tap) no longer taps.
+        box.handleMIDI(.noteOn(channel: 0, note: 36, velocity: 100), at: MonotonicTime(nanoseconds: 100_000_000))
+        box.handleMIDI(.noteOn(channel: 0, note: 36, velocity: 100), at: MonotonicTime(nanoseconds: 500_000_000))
+        #expect(box.state.settings.tempo.bpm == 120)
+        box.handleMIDI(.controlChange(channel: 0, controller: 64, value: 127), at: MonotonicTime(nanoseconds: 600_000_000))
+        #expect(box.state.isPlaying)
+        // Saved with the settings a moment later.
+        box.advance(to: MonotonicTime(nanoseconds: 5_000_000_000))
+        #expect(persistence.saves.last?.midiMap == [MIDIMapping(kind: .cc, number: 64, channel: 0, control: .startStop)])
+        answer = ask(#"{"cmd":"put-midi-map","toml":null}"#)
+        #expect(answer["source"] as? String == "configuration" && box.state.saved.midiMap == nil)
+    }
+}

@@ -177,7 +177,7 @@ import TactusBase
         #expect(p.screenDimSeconds == 0 && p.momentum)
         #expect(RemotePatch.json(p).contains(#""sync":"link","link_start_stop_sync":true,"tone_note":"C#5","tone_a4":442,"tone_timbre":"organ","tone_volume":30"#))
         for (body, field, message) in [
-            (#"{"sync":"midi"}"#, "sync", #"sync = "midi" is invalid: allowed "internal", "link""#),
+            (#"{"sync":"ptp"}"#, "sync", #"sync = "ptp" is invalid: allowed "internal", "midi", "link""#),
             (#"{"tone_a4":500}"#, "tone_a4", "tone_a4 = 500 is invalid: allowed a whole number from 415 to 466"),
             (#"{"link_start_stop_sync":"yes"}"#, "link_start_stop_sync", nil),
             (#"{"tone_note":"H2"}"#, "tone_note", nil),
@@ -223,6 +223,12 @@ import TactusBase
             try RemotePatch.apply(try JSONValue.parse(#"{"sound":"nope"}"#), to: current, soundNames: ["woodblock", "beep"])
         }
         #expect(throws: RemotePatch.Problem.self) { try RemotePatch.apply(try JSONValue.parse(#"{"mode":"song"}"#), to: current, soundNames: []) }
+        // An empty key still says which (the fuzzer found ` = "organ" is invalid`).
+        let emptyKey = try JSONValue.parse(#"{"":"organ"}"#)
+        do throws(RemotePatch.Problem) {
+            _ = try RemotePatch.apply(emptyKey, to: current, soundNames: [])
+            Issue.record("an empty key was accepted")
+        } catch { #expect(error.description.hasPrefix(#""" = "organ" is invalid: not settable; settable are bpm"#), "\(error)") }
         #expect(throws: RemotePatch.Problem.self) { try RemotePatch.apply(try JSONValue.parse(#"{"volume":{"master":101}}"#), to: current, soundNames: []) }
     }
 

@@ -228,3 +228,60 @@ import TactusBase
     }
 }
 
+
+/// The MIDI map edited at the companion: read by the configuration's reader, kept in the
+/// settings file, and written back as it was read.
+@Suite struct CompanionMIDIMapTests {
+    static let table = """
+        [midi.map]
+        "note 36" = "tap"
+        "cc 64 ch 10" = "start-stop"
+        "program 4" = "preset 2"
+        "cc 22" = "next-section"
+        "program 0 ch 16" = "song 1"
+
+        """
+
+    @Test func readsAsTheConfigurationReadsAndWritesItBack() throws {
+        let map = try RemotePatch.midiMap(fromTOML: Self.table)
+        #expect(map == (try ConfigurationFile.parse("[midi]\n" + Self.table, file: "c.toml")).midi.map)
+        #expect(map.map(\.key) == ["note 36", "cc 64 ch 10", "program 4", "cc 22", "program 0 ch 16"])
+        #expect(map.map(\.control.text) == ["tap", "start-stop", "preset 2", "next-section", "song 1"])
+        #expect(RemotePatch.toml(map) == "[midi]\n\n" + Self.table)
+        #expect(try RemotePatch.midiMap(fromTOML: RemotePatch.toml(map)) == map)
+        #expect(try RemotePatch.midiMap(fromTOML: "[midi.map]\n").isEmpty)
+    }
+
+    @Test func errorsAreTheConfigurationReadersWords() {
+        for (bad, message) in [
+            ("[midi.map]\n\"note 36\" = \"tap\"\n\"note 200\" = \"tap\"\n",
+             #"midi-map.toml:3: midi.map."note 200" = "tap" is invalid: keys are "note N", "cc N" or "program N" (N 0-127), optionally followed by "ch C" (1-16)"#),
+            ("[midi.map]\n\"cc 1\" = \"dance\"\n",
+             #"midi-map.toml:2: midi.map."cc 1" = "dance" is invalid: allowed "tap", "start-stop", "footswitch", "tempo-up", "tempo-down", "next-section", "previous-section", "preset N" or "song N" (N from 1)"#),
+            ("[midi]\noffset_ms = 3\n", "midi-map.toml:2: midi.offset_ms"),
+        ] {
+            do {
+                _ = try RemotePatch.midiMap(fromTOML: bad)
+                Issue.record("accepted \(bad)")
+            } catch {
+                #expect(error.description.hasPrefix(message), "\(error.description)")
+                // The configuration file says the same of the same entry, in its own name.
+                if !bad.contains("offset_ms"), let config = try? ConfigurationFile.parse("[midi]\n" + bad, file: "midi-map.toml") {
+                    Issue.record("the configuration took \(config.midi.map)")
+                }
+            }
+        }
+    }
+
+    @Test func theSettingsFileKeepsItInOrderAndWithoutItIsUnchanged() throws {
+        var saved = SavedState()
+        #expect(!SettingsFile.encode(saved).contains("[midi"))
+        #expect(try SettingsFile.decode(SettingsFile.encode(saved), file: "s.toml").midiMap == nil)
+        saved.midiMap = try RemotePatch.midiMap(fromTOML: Self.table)
+        let text = SettingsFile.encode(saved)
+        #expect(text.contains("[midi.map]\n\"note 36\" = \"tap\"\n\"cc 64 ch 10\" = \"start-stop\"\n"))
+        #expect(try SettingsFile.decode(text, file: "s.toml") == saved)
+        saved.midiMap = []
+        #expect(try SettingsFile.decode(SettingsFile.encode(saved), file: "s.toml").midiMap == [])
+    }
+}

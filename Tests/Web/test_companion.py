@@ -136,11 +136,12 @@ class Companion(unittest.TestCase):
                 bracket, true_offset = min(pairs)
                 def error(b):
                     return abs(b["shownMs"] * 1e6 + true_offset - b["ns"]) / 1e6
-                # The first beat after START is news the box sends when it renders it, one output
-                # period (2.7 ms in the simulation, about 8 ms on the box) before it is heard: the
-                # page draws it when the news arrives. Every later beat the page knew a beat ahead.
+                # With a live view open the box places START's downbeat 40 ms ahead and announces
+                # its grid's beats up to 0.5 s ahead: the first beat too is planned, not news.
                 if window == 0:
                     first = error(beats[0])
+                    self.assertEqual((beats[0]["bar"], beats[0]["beat"]), (0, 0))
+                    self.assertNotEqual(beats[0]["how"], "late news")
                 errors = sorted(error(b) for b in beats[1:])
                 mapped = page.evaluate("window.tactusClock.offset") * 1e6
                 p99 = errors[min(len(errors) - 1, int(len(errors) * 0.99))]
@@ -156,7 +157,7 @@ class Companion(unittest.TestCase):
                 self.assertLess(abs(mapped - true_offset), 2e6)
                 if errors[-1] < 10.0:
                     break
-            self.assertLess(first, 25.0)
+            self.assertLess(first, 10.0)
             self.assertLess(errors[-1], 10.0, errors)
             # The page's beats are the box's onsets: each at the heard time of the box's own onset event.
             time.sleep(0.3)  # the simulation writes a line once nothing earlier can come (20 ms)
@@ -291,12 +292,79 @@ class Companion(unittest.TestCase):
             page.wait_for_function("document.getElementById('prefs-error').textContent === ''")  # set once the box answered
             status, prefs, _ = BOX.request("GET", "/api/preferences", headers=self.auth())
             self.assertEqual((prefs["link_start_stop_sync"], prefs["tone_a4"], prefs["sync"]), (True, 442, "internal"))
-            status, err, _ = BOX.request("PATCH", "/api/preferences", {"sync": "midi"}, headers=self.auth())
-            self.assertEqual((status, err), (422, {"error": 'sync = "midi" is invalid: allowed "internal", "link"', "field": "sync"}))
+            status, err, _ = BOX.request("PATCH", "/api/preferences", {"sync": "ptp"}, headers=self.auth())
+            self.assertEqual((status, err), (422, {"error": 'sync = "ptp" is invalid: allowed "internal", "midi", "link"', "field": "sync"}))
+            # Screen and footswitch on their own card.
+            self.assertEqual(page.evaluate("[...document.querySelectorAll('#screen-prefs select, #screen-prefs input')].map(e => e.id)"),
+                             ["pref-screen_dim_seconds", "pref-footswitch"])
+            page.select_option("#pref-footswitch", "tap")
+            page.wait_for_function("document.getElementById('prefs-error').textContent === ''")
+            page.wait_for_timeout(300)
+            self.assertEqual(BOX.request("GET", "/api/preferences", headers=self.auth())[1]["footswitch"], "tap")
+            self.midi_map_page(page)
             page.screenshot(path=os.path.join(DOCS, "settings.png"), full_page=True)
             size = sum(os.path.getsize(os.path.join(ROOT, "share", "web", f)) for f in os.listdir(os.path.join(ROOT, "share", "web")))
             self.assertLess(size, 150 * 1024)
             browser.close()
+
+    def midi_map_page(self, page):
+        """The MIDI map on Settings: rows written as [midi.map], checked by the box's reader, the
+        error at its row in the reader's words, saved by the box in its settings file."""
+        self.assertIn("configuration file", page.text_content("#midi-source"))
+        self.assertEqual(page.evaluate("document.querySelectorAll('#midi-map tr').length"), 0)
+        page.click("#midi-add")
+        page.click("#midi-add")
+        page.click("#midi-add")
+        row = lambda n, key: f"#midi-map tr:nth-child({n}) [data-key={key}]"
+        page.select_option(row(1, "kind"), "cc")
+        page.fill(row(1, "number"), "64")
+        page.select_option(row(1, "channel"), "10")
+        page.select_option(row(1, "control"), "start-stop")
+        page.fill(row(2, "number"), "200")  # note 200: out of range
+        page.select_option(row(3, "kind"), "program")
+        page.fill(row(3, "number"), "4")
+        page.select_option(row(3, "control"), "song")
+        page.fill(row(3, "n"), "2")
+        page.click("#midi-save")
+        page.wait_for_selector(row(2, "number") + ".bad")
+        self.assertEqual(page.text_content("#midi-error"), 'midi-map.toml:3: midi.map."note 200" = "tap" is invalid: keys are "note N", '
+                         '"cc N" or "program N" (N 0-127), optionally followed by "ch C" (1-16)')
+        self.assertEqual(page.evaluate("document.querySelectorAll('#midi-map tr:nth-child(1) .bad').length"), 0)
+        self.assertEqual(json.loads(BOX.ctl("send", '{"cmd":"midi-map"}').stdout)["source"], "configuration")
+        page.fill(row(2, "number"), "36")
+        page.click("#midi-save")
+        page.wait_for_function("document.getElementById('midi-error').textContent === 'saved'")
+        self.assertIn("kept by the box", page.text_content("#midi-source"))
+        answer = json.loads(BOX.ctl("send", '{"cmd":"midi-map"}').stdout)
+        self.assertEqual((answer["source"], answer["map"]), ("box", [{"message": "cc 64 ch 10", "control": "start-stop"},
+                                                                    {"message": "note 36", "control": "tap"},
+                                                                    {"message": "program 4", "control": "song 2"}]))
+        # Over HTTP: the same reader's words with the line and key; a body that is no map, 400.
+        status, err, _ = BOX.request("PUT", "/api/midi-map", {"toml": '[midi.map]\n"cc 1" = "dance"\n'}, headers=self.auth())
+        self.assertEqual((status, err["line"], err["field"]), (422, 2, 'midi.map."cc 1"'))
+        self.assertTrue(err["error"].startswith('midi-map.toml:2: midi.map."cc 1" = "dance" is invalid: allowed "tap", "start-stop"'), err)
+        status, _, _ = BOX.request("PUT", "/api/midi-map", {"map": []}, headers=self.auth())
+        self.assertEqual(status, 400)
+        status, got, _ = BOX.request("GET", "/api/midi-map", headers=self.auth())
+        self.assertEqual((status, got["source"], len(got["map"])), (200, "box", 3))
+        self.assertTrue(got["toml"].endswith('[midi.map]\n"cc 64 ch 10" = "start-stop"\n"note 36" = "tap"\n"program 4" = "song 2"\n'), got["toml"])
+        # Kept in the box's settings file (written a moment after the change).
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            with open(os.path.join(BOX.state, "settings.toml")) if os.path.exists(os.path.join(BOX.state, "settings.toml")) else open(os.devnull) as f:
+                text = f.read()
+            if '"program 4" = "song 2"' in text:
+                break
+            time.sleep(0.2)
+        self.assertIn('[midi.map]\n"cc 64 ch 10" = "start-stop"\n"note 36" = "tap"\n"program 4" = "song 2"\n', text)
+        # Back to the configuration's (none here), and the edited map once more for the screenshot.
+        page.click("#midi-reset")
+        page.wait_for_function("document.querySelectorAll('#midi-map tr').length === 0")
+        self.assertEqual(json.loads(BOX.ctl("send", '{"cmd":"midi-map"}').stdout)["source"], "configuration")
+        status, _, _ = BOX.request("PUT", "/api/midi-map", {"toml": answer["toml"]}, headers=self.auth())
+        self.assertEqual(status, 200)
+        page.reload()
+        page.wait_for_function("document.querySelectorAll('#midi-map tr').length === 3")
 
     def test_02_tokens_origins_hosts(self):
         self.assertIsNotNone(TOKEN, "pairing failed")

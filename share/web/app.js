@@ -37,7 +37,7 @@ export const clock = {
   },
 };
 window.tactusClock = clock;
-const listeners = { state: [], beat: [] };
+const listeners = { state: [], beat: [], beats: [] };
 export function on(type, f) { listeners[type].push(f); }
 export let state = null;
 const status = document.getElementById("status");
@@ -70,8 +70,8 @@ function connect() {
       if (t0 !== undefined) clock.add(t0, t1, m.ns);
     } else if (m.type === "state") {
       state = m; for (const f of listeners.state) f(m);
-    } else if (m.type === "beat") {
-      for (const f of listeners.beat) f(m);
+    } else if (m.type === "beat" || m.type === "beats") {
+      for (const f of listeners[m.type]) f(m);
     }
   };
 }

@@ -103,18 +103,20 @@ function tapTempo() {
 
 function beatView() {
   let lastNs = null, period = 500, lastBeat = 0, timerLate = 0;
-  // Beats drawn or waiting, by "bar:beat": the box sends each beat with the next one as its
-  // grid has it, so the next is drawn on time; the beat's own line then confirms or corrects it.
+  // Beats drawn or waiting, by "bar:beat". The box announces its grid's beats up to half a
+  // second ahead (`beats`), so each is drawn on time; the beat's own line (`beat`, sent when
+  // the box renders it) confirms it, or is drawn at once if its announcement never came.
   const planned = new Map();
-  const plan = (bar, beat, ns, confirmed) => {
+  const plan = (bar, beat, ns) => {
     const key = `${bar}:${beat}`;
     const known = planned.get(key);
-    if (known) {
-      if (Math.abs(known.ns - ns) < 1e6) { known.ns = ns; if (known.entry) known.entry.ns = ns; return; }
+    if (known && Math.abs(known.ns - ns) < 100e6) {
       if (known.entry) { known.entry.ns = ns; return; }
+      if (Math.abs(known.ns - ns) < 1e6) { known.ns = ns; return; }
       clearTimeout(known.timer);
     }
     const item = { ns, entry: null, timer: null };
+    planned.delete(key);
     planned.set(key, item);
     if (planned.size > 64) planned.delete(planned.keys().next().value);
     const draw = (how) => {
@@ -144,11 +146,16 @@ function beatView() {
       }, wait);
     } else settle(wait > -margin ? "waited" : "late news");
   };
-  on("beat", (m) => {
+  // The grid from `from` on, as it now is: what was planned there and is not listed is gone.
+  on("beats", (m) => {
     if (!clock.synced) return;
-    plan(m.bar, m.beat, m.ns, true);
-    if (m.next && current && current.playing) plan(m.next.bar, m.next.beat, m.next.ns, false);
+    const listed = new Set(m.beats.map((b) => `${b.bar}:${b.beat}`));
+    for (const [key, item] of planned) {
+      if (!item.entry && item.ns >= m.from && !listed.has(key)) { clearTimeout(item.timer); planned.delete(key); }
+    }
+    for (const b of m.beats) plan(b.bar, b.beat, b.ns);
   });
+  on("beat", (m) => { if (clock.synced) plan(m.bar, m.beat, m.ns); });
   const frame = () => {
     if (current && current.playing && lastNs !== null) {
       const since = performance.now() - clock.toPage(lastNs);

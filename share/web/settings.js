@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Settings: the box's own settings (Menu › Settings, Menu › Tone), each change sent to the
-// box, checked there by the settings file's reader and shown at its field in the box's words.
+// box, checked there by the settings file's reader and shown at its field in the box's words;
+// and the MIDI map, written here as a [midi.map] table and checked by the box's reader.
 import { api } from "/app.js";
 
 const $ = (id) => document.getElementById(id);
 // [key, label, kind, card]: kind "bool", "number", "text" or the choices.
 const fields = [
   ["momentum", "Momentum", "bool", "prefs"], ["tap_tolerance", "Tap tolerance %", "number", "prefs"],
-  ["screen_dim_seconds", "Screen dim (s, 0 never)", "number", "prefs"], ["footswitch", "Footswitch", ["start-stop", "tap"], "prefs"],
+  ["screen_dim_seconds", "Screen dim (s, 0 never)", "number", "screen-prefs"], ["footswitch", "Footswitch", ["start-stop", "tap"], "screen-prefs"],
   ["silent_practice", "Silent practice", "bool", "prefs"], ["dark_gap", "Dark gap", "bool", "prefs"],
-  ["sync", "Sync source", ["internal", "link"], "sync-prefs"], ["link_start_stop_sync", "Link start/stop sync", "bool", "sync-prefs"],
+  ["sync", "Sync source", ["internal", "midi", "link"], "sync-prefs"], ["link_start_stop_sync", "Link start/stop sync", "bool", "sync-prefs"],
   ["tone_note", "Tone note (C4-B5)", "text", "tone-prefs"], ["tone_a4", "Tone A4 (Hz)", "number", "tone-prefs"],
   ["tone_timbre", "Tone timbre", ["sine", "organ"], "tone-prefs"], ["tone_volume", "Tone volume %", "number", "tone-prefs"],
 ];
@@ -30,6 +31,64 @@ function show(p) {
   for (const [key, , kind] of fields) if (document.activeElement !== $(`pref-${key}`)) $(`pref-${key}`).value = kind === "bool" ? (p[key] ? "on" : "off") : p[key];
 }
 
+const controls = ["tap", "start-stop", "footswitch", "tempo-up", "tempo-down", "next-section", "previous-section", "preset", "song"];
+const option = (o, chosen) => `<option${o === chosen ? " selected" : ""}>${o}</option>`;
+
+// One row per entry: message kind, number, channel (any or 1-16), control and its N.
+function midiRow(message = "note 36", control = "tap") {
+  const [kind, number, , channel] = message.split(" ");
+  const [name, n] = control.split(" ");
+  const tr = document.createElement("tr");
+  tr.innerHTML = `<td><select data-key="kind">${["note", "cc", "program"].map((o) => option(o, kind)).join("")}</select></td>`
+    + `<td><input data-key="number" inputmode="numeric" value="${Number(number) || 0}"></td>`
+    + `<td><select data-key="channel">${["any", ...Array.from({ length: 16 }, (_, i) => String(i + 1))].map((o) => option(o, channel || "any")).join("")}</select></td>`
+    + `<td><select data-key="control">${controls.map((o) => option(o, name)).join("")}</select></td>`
+    + `<td><input data-key="n" inputmode="numeric" value="${n || ""}"></td>`
+    + `<td><button class="del" title="Remove">✕</button></td>`;
+  const n$ = tr.querySelector("[data-key=n]"), c$ = tr.querySelector("[data-key=control]");
+  const needsN = () => { n$.disabled = !["preset", "song"].includes(c$.value); if (!n$.disabled && !n$.value) n$.value = "1"; };
+  c$.addEventListener("change", needsN);
+  needsN();
+  tr.querySelector(".del").addEventListener("click", () => tr.remove());
+  $("midi-map").appendChild(tr);
+}
+
+// The table as the [midi.map] TOML the box reads: row i on line i + 2, so the box's error line marks the row.
+function midiTOML() {
+  const lines = ["[midi.map]"];
+  for (const tr of $("midi-map").children) {
+    const v = (key) => tr.querySelector(`[data-key=${key}]`).value.trim();
+    const key = `${v("kind")} ${v("number")}` + (v("channel") === "any" ? "" : ` ch ${v("channel")}`);
+    const control = v("control") + (["preset", "song"].includes(v("control")) ? ` ${v("n")}` : "");
+    lines.push(`${JSON.stringify(key)} = ${JSON.stringify(control)}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+function showMIDI(answer) {
+  $("midi-map").innerHTML = "";
+  for (const entry of answer.map) midiRow(entry.message, entry.control);
+  $("midi-source").textContent = answer.source === "box"
+    ? "Edited here and kept by the box with its settings, in place of the configuration file's [midi.map]."
+    : "The configuration file's [midi.map] (/etc/tactus/config.toml). Saving here keeps your map on the box in its place.";
+  $("midi-reset").disabled = answer.source !== "box";
+}
+
+async function saveMIDI(toml) {
+  for (const el of document.querySelectorAll("#midi-map .bad")) el.classList.remove("bad");
+  const error = $("midi-error");
+  try {
+    showMIDI(await api("PUT", "/api/midi-map", { toml }));
+    error.textContent = "saved";
+    error.classList.add("ok");
+  } catch (e) {
+    error.classList.remove("ok");
+    error.textContent = e.message;
+    const row = e.data && e.data.line ? $("midi-map").children[e.data.line - 2] : null;
+    if (row) for (const el of row.querySelectorAll("input, select")) el.classList.add("bad");
+  }
+}
+
 export const settingsPage = {
   async start() {
     for (const [key, label, kind, card] of fields) {
@@ -44,9 +103,13 @@ export const settingsPage = {
       l.appendChild(input);
       $(card).appendChild(l);
     }
-    const rows = [["MIDI map", "not on this box's version yet"], ["Coach calibration", "not on this box's version yet"]];
-    $("features").innerHTML = rows.map(([a, b]) => `<tr><td>${a}</td><td class="muted">${b}</td></tr>`).join("");
+    $("midi-add").addEventListener("click", () => midiRow());
+    $("midi-save").addEventListener("click", () => saveMIDI(midiTOML()));
+    $("midi-reset").addEventListener("click", () => saveMIDI(null));
     await this.show();
   },
-  async show() { show(await api("GET", "/api/preferences")); },
+  async show() {
+    show(await api("GET", "/api/preferences"));
+    showMIDI(await api("GET", "/api/midi-map"));
+  },
 };

@@ -3,6 +3,7 @@ import ClickEngine
 import TactusBase
 import TactusMusic
 import TactusInstrument
+import TOMLReader
 
 /// A failure the control socket reports: an HTTP-like status and one message.
 public struct ControlError: Error, Sendable, CustomStringConvertible {
@@ -55,7 +56,7 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
     }
 
     public static let commands = ["state", "set", "transport", "songs", "put-songs", "import-klick", "sounds", "add-sound", "delete-sound",
-                                  "preferences", "set-preferences", "practice", "web", "pair", "auth", "browsers", "revoke", "subscribe"]
+                                  "preferences", "set-preferences", "midi-map", "put-midi-map", "practice", "web", "pair", "auth", "browsers", "revoke", "subscribe"]
 
     /// A client hung up: its subscription ends.
     public func closed(_ client: Int32) { subscribers.remove(client) }
@@ -95,99 +96,13 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
     private func answer(_ request: JSONValue, from client: Int32, box: Box) throws -> String {
         let command = request["cmd"]?.stringValue ?? ""
         switch command {
-        case "state":
-            return ",\"state\":" + StateJSON.object(box.state)
-        case "set":
-            guard let fields = request["fields"] else { throw ControlError(400, "fields is missing: give an object such as {\"bpm\":132}") }
-            let (settings, playing) = try RemotePatch.apply(fields, to: box.state.settings, soundNames: box.state.soundNames)
-            if settings != box.state.settings { act(.settings(settings), box) }
-            if let playing { act(.transport(playing: playing), box) }
-            return ",\"state\":" + StateJSON.object(box.state)
-        case "transport":
-            guard let playing = request["playing"]?.boolValue else { throw ControlError(400, "playing is missing: give true or false") }
-            if playing, let song = request["song"]?.stringValue {
-                guard SongPractice.choices(box.state.saved).contains(where: { $0.name == song }) else {
-                    throw ControlError(422, "song \(JSONValue.quoted(song)) is not on the box: allowed \(SongPractice.choices(box.state.saved).map(\.name).joined(separator: ", "))", extra: ",\"field\":\"song\"")
-                }
-                act(.playSong(song), box)
-            } else {
-                act(.transport(playing: playing), box)
-            }
-            return ",\"state\":" + StateJSON.object(box.state)
-        case "songs":
-            return ",\"toml\":" + JSONValue.quoted(RemotePatch.toml(box.state.saved.library))
-        case "put-songs":
-            let text = try string(request, "toml")
-            let library: SongLibrary
-            do { library = try RemotePatch.library(fromTOML: text) } catch {
-                let field = error.field.map { ",\"field\":\(JSONValue.quoted($0))" } ?? ""
-                throw ControlError(422, "\(error)", extra: ",\"line\":\(error.line)" + field)
-            }
-            act(.library(library), box)
-            return ",\"toml\":" + JSONValue.quoted(RemotePatch.toml(box.state.saved.library))
-        case "import-klick":
-            let text = try string(request, "map")
-            let name = request["name"]?.stringValue ?? "Imported"
-            do {
-                let song = try KlickTempoMap(parsing: text).song(name: name)
-                return ",\"toml\":" + JSONValue.quoted(SongFile.encode(SongLibrary(songs: [song])))
-            } catch { throw ControlError(422, "tempo map: \(error)") }
-        case "sounds":
-            let names = box.state.soundNames.map(JSONValue.quoted).joined(separator: ",")
-            let builtIn = BuiltInSounds.names.map(JSONValue.quoted).joined(separator: ",")
-            return ",\"sounds\":[\(names)],\"built_in\":[\(builtIn)],\"current\":\(JSONValue.quoted(box.state.settings.sound))"
-        case "add-sound":
-            let set = try string(request, "set"), file = try string(request, "file"), path = try string(request, "path")
-            guard !BuiltInSounds.names.contains(set) else { throw ControlError(409, "\(set) is a built-in sound set: choose another name") }
-            if let sounds = try files.addSound(set: set, file: file, from: path) {
-                box.engine.register(sounds)
-                act(.soundAdded(set), box)
-                return ",\"complete\":true"
-            }
-            return ",\"complete\":false"
-        case "delete-sound":
-            let set = try string(request, "set")
-            guard !BuiltInSounds.names.contains(set) else { throw ControlError(409, "\(set) is built in and cannot be deleted") }
-            try files.removeSound(set: set)
-            act(.soundRemoved(set), box)
-            return ""
-        case "preferences":
-            return ",\"preferences\":" + RemotePatch.json(box.state.saved.preferences)
-        case "set-preferences":
-            guard let fields = request["fields"] else { throw ControlError(400, "fields is missing: give an object such as {\"momentum\":false}") }
-            let p = try RemotePatch.preferences(fields, to: box.state.saved.preferences)
-            act(.preferences(p), box)
-            return ",\"preferences\":" + RemotePatch.json(box.state.saved.preferences)
-        case "practice":
-            return "," + files.practiceJSON()
-        case "web":
-            let state = box.state
-            return ",\"on\":\(state.saved.preferences.companion),\"listen\":\(JSONValue.quoted(configuration.listen))"
-        case "pair":
-            let code = try string(request, "code"), token = try string(request, "token")
-            let name = String((request["name"]?.stringValue ?? "browser").prefix(64))
-            guard token.utf8.count >= 32 else { throw ControlError(400, "token is too short: 256 random bits expected") }
-            act(.pair(code: code, token: token, name: name), box)
-            switch box.state.companion.lastPairing {
-            case .paired(let id): return ",\"browser\":\(id)"
-            case .locked(let until):
-                let seconds = max(1, (until.nanoseconds - box.now.nanoseconds + 999_999_999) / 1_000_000_000)
-                throw ControlError(429, "pairing is locked for \(seconds) s after 5 wrong codes", extra: ",\"retry_after\":\(seconds)")
-            default: throw ControlError(403, "wrong or expired pairing code: read the code on the box (Menu > Settings > Companion > Pair a browser)")
-            }
-        case "auth":
-            let token = try string(request, "token")
-            guard box.state.saved.preferences.companion, let browser = box.state.companion.browser(token: token) else {
-                throw ControlError(401, "not paired: pair this browser with the code shown on the box")
-            }
-            return ",\"browser\":\(browser.id)"
-        case "browsers":
-            let list = box.state.companion.browsers.map { "{\"id\":\($0.id),\"name\":\(JSONValue.quoted($0.name))}" }
-            return ",\"browsers\":[\(list.joined(separator: ","))]"
-        case "revoke":
-            guard let id = request["browser"]?.intValue else { throw ControlError(400, "browser is missing: give its number") }
-            act(.revoke(browser: id), box)
-            return ""
+        case "state": return ",\"state\":" + StateJSON.object(box.state)
+        case "set", "transport": return try playing(command, request, box)
+        case "songs", "put-songs", "import-klick": return try songs(command, request, box)
+        case "sounds", "add-sound", "delete-sound": return try sounds(command, request, box)
+        case "preferences", "set-preferences", "midi-map", "put-midi-map": return try settings(command, request, box)
+        case "practice": return "," + files.practiceJSON()
+        case "web", "pair", "auth", "browsers", "revoke": return try companion(command, request, box)
         case "subscribe":
             subscribers.insert(client)
             lastState = nil
@@ -197,12 +112,154 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
         }
     }
 
+    /// `set` (state fields) and `transport` (START/STOP, or a song played).
+    private func playing(_ command: String, _ request: JSONValue, _ box: Box) throws -> String {
+        if command == "set" {
+            guard let fields = request["fields"] else { throw ControlError(400, "fields is missing: give an object such as {\"bpm\":132}") }
+            let (settings, playing) = try RemotePatch.apply(fields, to: box.state.settings, soundNames: box.state.soundNames)
+            if settings != box.state.settings { act(.settings(settings), box) }
+            if let playing { act(.transport(playing: playing), box) }
+            return ",\"state\":" + StateJSON.object(box.state)
+        }
+        guard let playing = request["playing"]?.boolValue else { throw ControlError(400, "playing is missing: give true or false") }
+        if playing, let song = request["song"]?.stringValue {
+            let choices = SongPractice.choices(box.state.saved).map(\.name)
+            guard choices.contains(song) else {
+                throw ControlError(422, "song \(JSONValue.quoted(song)) is not on the box: allowed \(choices.joined(separator: ", "))", extra: ",\"field\":\"song\"")
+            }
+            act(.playSong(song), box)
+        } else {
+            act(.transport(playing: playing), box)
+        }
+        return ",\"state\":" + StateJSON.object(box.state)
+    }
+
+    /// `songs`, `put-songs` (checked as the settings file is) and `import-klick`.
+    private func songs(_ command: String, _ request: JSONValue, _ box: Box) throws -> String {
+        switch command {
+        case "put-songs":
+            let text = try string(request, "toml")
+            let library: SongLibrary
+            do { library = try RemotePatch.library(fromTOML: text) } catch { throw ControlError(fileError: error) }
+            act(.library(library), box)
+        case "import-klick":
+            let text = try string(request, "map")
+            let name = request["name"]?.stringValue ?? "Imported"
+            do {
+                let song = try KlickTempoMap(parsing: text).song(name: name)
+                return ",\"toml\":" + JSONValue.quoted(SongFile.encode(SongLibrary(songs: [song])))
+            } catch { throw ControlError(422, "tempo map: \(error)") }
+        default: break
+        }
+        return ",\"toml\":" + JSONValue.quoted(RemotePatch.toml(box.state.saved.library))
+    }
+
+    /// `sounds`, `add-sound` (a spooled WAV checked and taken in) and `delete-sound`.
+    private func sounds(_ command: String, _ request: JSONValue, _ box: Box) throws -> String {
+        switch command {
+        case "add-sound":
+            let set = try string(request, "set"), file = try string(request, "file"), path = try string(request, "path")
+            guard !BuiltInSounds.names.contains(set) else { throw ControlError(409, "\(set) is a built-in sound set: choose another name") }
+            guard let sounds = try files.addSound(set: set, file: file, from: path) else { return ",\"complete\":false" }
+            box.engine.register(sounds)
+            act(.soundAdded(set), box)
+            return ",\"complete\":true"
+        case "delete-sound":
+            let set = try string(request, "set")
+            guard !BuiltInSounds.names.contains(set) else { throw ControlError(409, "\(set) is built in and cannot be deleted") }
+            try files.removeSound(set: set)
+            act(.soundRemoved(set), box)
+            return ""
+        default:
+            let names = box.state.soundNames.map(JSONValue.quoted).joined(separator: ",")
+            let builtIn = BuiltInSounds.names.map(JSONValue.quoted).joined(separator: ",")
+            return ",\"sounds\":[\(names)],\"built_in\":[\(builtIn)],\"current\":\(JSONValue.quoted(box.state.settings.sound))"
+        }
+    }
+
+    /// `preferences` and `set-preferences` (Menu > Settings); `midi-map` and `put-midi-map`
+    /// (the `[midi.map]` the box keeps in its settings file, in place of the configuration's).
+    private func settings(_ command: String, _ request: JSONValue, _ box: Box) throws -> String {
+        switch command {
+        case "set-preferences":
+            guard let fields = request["fields"] else { throw ControlError(400, "fields is missing: give an object such as {\"momentum\":false}") }
+            act(.preferences(try RemotePatch.preferences(fields, to: box.state.saved.preferences)), box)
+        case "put-midi-map":
+            guard let value = request["toml"] else { throw ControlError(400, "toml is missing: give the [midi.map] table as a string, or null for the configuration's") }
+            if value == .null {
+                act(.midiMap(nil), box)
+            } else {
+                guard let text = value.stringValue else { throw ControlError(400, "toml is not a string: give the [midi.map] table, or null") }
+                do { act(.midiMap(try RemotePatch.midiMap(fromTOML: text)), box) } catch { throw ControlError(fileError: error) }
+            }
+            return midiMap(box)
+        case "midi-map":
+            return midiMap(box)
+        default: break
+        }
+        return ",\"preferences\":" + RemotePatch.json(box.state.saved.preferences)
+    }
+
+    /// The map in effect and where it comes from: `"box"` (edited at the companion, in the
+    /// settings file) or `"configuration"` (`[midi.map]` of the configuration file).
+    private func midiMap(_ box: Box) -> String {
+        let edited = box.state.saved.midiMap
+        let map = edited ?? box.midiConfiguration.map
+        let entries = map.map { "{\"message\":\(JSONValue.quoted($0.key)),\"control\":\(JSONValue.quoted($0.control.text))}" }
+        return ",\"source\":\"\(edited == nil ? "configuration" : "box")\",\"map\":[\(entries.joined(separator: ","))],\"toml\":" + JSONValue.quoted(RemotePatch.toml(map))
+    }
+
+    /// `web` (on, where), `pair`, `auth`, `browsers` and `revoke`.
+    private func companion(_ command: String, _ request: JSONValue, _ box: Box) throws -> String {
+        switch command {
+        case "web":
+            return ",\"on\":\(box.state.saved.preferences.companion),\"listen\":\(JSONValue.quoted(configuration.listen))"
+        case "pair":
+            return try pair(request, box)
+        case "auth":
+            let token = try string(request, "token")
+            guard box.state.saved.preferences.companion, let browser = box.state.companion.browser(token: token) else {
+                throw ControlError(401, "not paired: pair this browser with the code shown on the box")
+            }
+            return ",\"browser\":\(browser.id)"
+        case "revoke":
+            guard let id = request["browser"]?.intValue else { throw ControlError(400, "browser is missing: give its number") }
+            act(.revoke(browser: id), box)
+            return ""
+        default:
+            let list = box.state.companion.browsers.map { "{\"id\":\($0.id),\"name\":\(JSONValue.quoted($0.name))}" }
+            return ",\"browsers\":[\(list.joined(separator: ","))]"
+        }
+    }
+
+    private func pair(_ request: JSONValue, _ box: Box) throws -> String {
+        let code = try string(request, "code"), token = try string(request, "token")
+        let name = String((request["name"]?.stringValue ?? "browser").prefix(64))
+        guard token.utf8.count >= 32 else { throw ControlError(400, "token is too short: 256 random bits expected") }
+        act(.pair(code: code, token: token, name: name), box)
+        switch box.state.companion.lastPairing {
+        case .paired(let id): return ",\"browser\":\(id)"
+        case .locked(let until):
+            let seconds = max(1, (until.nanoseconds - box.now.nanoseconds + 999_999_999) / 1_000_000_000)
+            throw ControlError(429, "pairing is locked for \(seconds) s after 5 wrong codes", extra: ",\"retry_after\":\(seconds)")
+        default: throw ControlError(403, "wrong or expired pairing code: read the code on the box (Menu > Settings > Companion > Pair a browser)")
+        }
+    }
+
     // MARK: live lines for subscribers
 
-    public func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime, next: (bar: Int64, beat: Int, time: MonotonicTime)?) {
+    public func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime) {
         guard !subscribers.isEmpty, onset.layer == 0, onset.kind <= .beat else { return }
-        let upcoming = next.map { ",\"next\":{\"bar\":\($0.bar),\"beat\":\($0.beat),\"ns\":\($0.time.nanoseconds + clockOffset)}" } ?? ""
-        let line = "{\"type\":\"beat\",\"bar\":\(onset.bar),\"beat\":\(onset.beat),\"kind\":\"\(onset.kind.name)\",\"ns\":\(time.nanoseconds + clockOffset)\(onset.muted ? ",\"muted\":true" : "")\(upcoming)}"
+        let line = "{\"type\":\"beat\",\"bar\":\(onset.bar),\"beat\":\(onset.beat),\"kind\":\"\(onset.kind.name)\",\"ns\":\(time.nanoseconds + clockOffset)\(onset.muted ? ",\"muted\":true" : "")}"
+        for client in subscribers { send(client, line) }
+    }
+
+    public var followsBeats: Bool { !subscribers.isEmpty }
+
+    public func box(_ box: Box, willPlay beats: [AnnouncedBeat], from: MonotonicTime) {
+        guard !subscribers.isEmpty else { return }
+        let list = beats.map { "{\"bar\":\($0.bar),\"beat\":\($0.beat),\"ns\":\($0.time.nanoseconds + clockOffset)}" }
+        let line = "{\"type\":\"beats\",\"from\":\(from.nanoseconds + clockOffset),\"beats\":[\(list.joined(separator: ","))]}"
         for client in subscribers { send(client, line) }
     }
 
@@ -221,5 +278,12 @@ extension ControlError {
     init(_ status: Int, _ description: String, extra: String) {
         self.init(status, description)
         self.extra = extra
+    }
+
+    /// A file the companion sent (songs, the MIDI map) that its reader refused: 422 with the
+    /// reader's own message, its line and field.
+    init(fileError error: TOMLError) {
+        let field = error.field.map { ",\"field\":\(JSONValue.quoted($0))" } ?? ""
+        self.init(422, "\(error)", extra: ",\"line\":\(error.line)" + field)
     }
 }

@@ -18,6 +18,21 @@ public enum MIDIControl: Sendable, Hashable {
 
     static let syntax = "allowed \"tap\", \"start-stop\", \"footswitch\", \"tempo-up\", \"tempo-down\", \"next-section\", \"previous-section\", \"preset N\" or \"song N\" (N from 1)"
 
+    /// As `[midi.map]` writes it (`"tap"`, `"preset 2"`): what `parse` reads back.
+    public var text: String {
+        switch self {
+        case .tap: "tap"
+        case .startStop: "start-stop"
+        case .footswitch: "footswitch"
+        case .tempoUp: "tempo-up"
+        case .tempoDown: "tempo-down"
+        case .nextSection: "next-section"
+        case .previousSection: "previous-section"
+        case .preset(let n): "preset \(n)"
+        case .song(let n): "song \(n)"
+        }
+    }
+
     static func parse(_ text: String) -> MIDIControl? {
         let words = text.split(separator: " ").map(String.init)
         guard let first = words.first else { return nil }
@@ -59,6 +74,11 @@ public struct MIDIMapping: Sendable, Hashable {
         self.number = number
         self.channel = channel
         self.control = control
+    }
+
+    /// The `[midi.map]` key (`"cc 64 ch 10"`): what `parse(key:control:)` reads back.
+    public var key: String {
+        "\(kind.rawValue) \(number)" + (channel.map { " ch \(Int($0) + 1)" } ?? "")
     }
 
     static func parse(key: String, control: MIDIControl) -> MIDIMapping? {
@@ -139,20 +159,36 @@ public struct MIDIConfiguration: Sendable, Hashable {
         if let v = try section.integer("offset_ms", in: offsetRange) { midi.offsetMilliseconds = v }
         if let v = try section.bool("clock_when_stopped") { midi.clockWhenStopped = v }
         if let v = try section.bool("start_at_count_in") { midi.startAtCountIn = v }
-        if let map = try section.section("map") {
-            for key in map.table.keys {
-                guard let text = try map.string(key) else { continue }
-                guard let control = MIDIControl.parse(text) else { throw map.invalid(key, allowed: MIDIControl.syntax) }
-                guard let mapping = MIDIMapping.parse(key: key, control: control) else { throw map.invalid(key, allowed: MIDIMapping.keySyntax) }
-                midi.map.append(mapping)
-            }
-        }
+        if let map = try section.section("map") { midi.map = try Self.map(from: map) }
         return midi
+    }
+
+    /// Reads a `[midi.map]` table, in its order (the first match wins): the configuration's,
+    /// or the one edited at the companion and kept in the settings file.
+    public static func map(from map: TOMLSection) throws(TOMLError) -> [MIDIMapping] {
+        var mappings: [MIDIMapping] = []
+        for key in map.table.keys {
+            guard let text = try map.string(key) else { continue }
+            guard let control = MIDIControl.parse(text) else { throw map.invalid(key, allowed: MIDIControl.syntax) }
+            guard let mapping = MIDIMapping.parse(key: key, control: control) else { throw map.invalid(key, allowed: MIDIMapping.keySyntax) }
+            mappings.append(mapping)
+        }
+        return mappings
+    }
+
+    /// The map as a `[midi.map]` table.
+    public static func table(_ map: [MIDIMapping]) -> TOMLTable {
+        var table = TOMLTable()
+        for mapping in map { table[mapping.key] = .string(mapping.control.text) }
+        return table
     }
 
     /// What `message` does: the first mapping that matches; a program change not mapped
     /// selects the setlist's song N (program 0 selects nothing).
-    public func control(for message: MIDIMessage) -> MIDIControl? {
+    public func control(for message: MIDIMessage) -> MIDIControl? { control(for: message, map: map) }
+
+    /// The same with another map (the companion's, which takes the configuration's place).
+    public func control(for message: MIDIMessage, map: [MIDIMapping]) -> MIDIControl? {
         if let mapped = map.first(where: { $0.matches(message) }) {
             if case .controlChange(_, _, let value) = message, value < 64 { return nil }
             return mapped.control

@@ -78,12 +78,17 @@ public enum SettingsFile {
                 return .table(t)
             })
         }
+        if let map = saved.midiMap {
+            var midi = TOMLTable()
+            midi["map"] = .table(MIDIConfiguration.table(map))
+            root["midi"] = .table(midi)
+        }
         return "# Tactus settings, written by the box a moment after each change.\n" + root.tomlDocument()
     }
 
     public static func decode(_ text: String, file: String) throws(TOMLError) -> SavedState {
         let root = TOMLSection(try TOML.parse(text, file: file), file: file)
-        try root.rejectUnknownKeys(allowed: ["schema", "current", "preferences", "preset", "song", "setlist", "browser"])
+        try root.rejectUnknownKeys(allowed: ["schema", "current", "preferences", "preset", "song", "setlist", "browser", "midi"])
         let schema = try root.required(try root.integer("schema", in: 1...Int.max), "schema",
                                        allowed: "the file format version, \(schemaVersion)")
         guard schema <= schemaVersion else {
@@ -119,7 +124,15 @@ public enum SettingsFile {
         saved.presets = try presets(from: root)
         saved.library = try SongFile.library(from: root, alsoKnown: saved.presets.map(\.name))
         saved.browsers = try browsers(from: root)
+        saved.midiMap = try midiMap(from: root)
         return saved
+    }
+
+    /// `[midi.map]`, the MIDI map edited at the companion (read as the configuration's is).
+    static func midiMap(from root: TOMLSection) throws(TOMLError) -> [MIDIMapping]? {
+        guard let midi = try root.section("midi") else { return nil }
+        try midi.rejectUnknownKeys(allowed: ["map"])
+        return try midi.section("map").map { section throws(TOMLError) in try MIDIConfiguration.map(from: section) } ?? []
     }
 
     /// The companion's paired browsers (`[[browser]]`): a number used once, the name shown

@@ -25,6 +25,8 @@ public enum RemoteRequest: Sendable, Hashable {
     case soundRemoved(String)
     /// The box's own switch (Menu > Settings > Companion, or `simulate --web`); never sent by the web.
     case companion(on: Bool)
+    /// The MIDI map, already checked (`RemotePatch.midiMap`); nil: the configuration's again.
+    case midiMap([MIDIMapping]?)
 }
 
 /// A `PATCH /api/state` body (fields of the simulator's `state` object) applied to the
@@ -39,7 +41,8 @@ public enum RemotePatch {
         public var value: String
         public var allowed: String
         /// `bpm = 1000 is invalid: allowed a number from 1 to 999`, worded as the TOML readers word it.
-        public var description: String { "\(field) = \(value) is invalid: \(allowed)" }
+        /// An empty key (`{"":1}`) is shown as `""`, so the message still says which.
+        public var description: String { "\(field.isEmpty ? "\"\"" : field) = \(value) is invalid: \(allowed)" }
     }
 
     /// The new settings and, if asked, the transport state; or the first problem.
@@ -170,6 +173,25 @@ public enum RemotePatch {
         let root = TOMLSection(try TOML.parse(text, file: file), file: file)
         try root.rejectUnknownKeys(allowed: ["song", "setlist"])
         return try SongFile.library(from: root)
+    }
+
+    /// A `[midi.map]` table (TOML) read by the settings file's reader (the configuration's
+    /// `[midi.map]` reader), so the checks and their words are the files'; the error names
+    /// the line and key.
+    public static func midiMap(fromTOML text: String, file: String = "midi-map.toml") throws(TOMLError) -> [MIDIMapping] {
+        guard text.utf8.count <= 1 << 16 else { throw TOMLError(file: file, line: 0, message: "larger than 64 KiB") }
+        let root = TOMLSection(try TOML.parse(text, file: file), file: file)
+        try root.rejectUnknownKeys(allowed: ["midi"])
+        return try SettingsFile.midiMap(from: root) ?? []
+    }
+
+    /// The map as the `[midi.map]` table `midiMap(fromTOML:)` reads.
+    public static func toml(_ map: [MIDIMapping]) -> String {
+        var midi = TOMLTable()
+        midi["map"] = .table(MIDIConfiguration.table(map))
+        var root = TOMLTable()
+        root["midi"] = .table(midi)
+        return root.tomlDocument()
     }
 
     /// The library as a songs TOML file (what `GET /api/songs` returns).

@@ -503,6 +503,8 @@ extension BoxState {
             if settings.sound == name, let first = soundNames.first { settings.sound = first }
         case .companion(let on):
             saved.preferences.companion = on
+        case .midiMap(let map):
+            saved.midiMap = map
         }
         return []
     }

@@ -75,6 +75,9 @@ public struct SavedState: Sendable, Hashable {
     /// The browsers paired with the companion (`[[browser]]`: number, name, the SHA-256 of the
     /// token, never the token), so a pairing survives a restart of the box and of tactus-web.
     public var browsers: [PairedBrowser]
+    /// The MIDI map edited at the companion (`[midi.map]` in the settings file): it takes the
+    /// place of the configuration's `[midi.map]`; nil: the configuration's applies.
+    public var midiMap: [MIDIMapping]?
 
     public init(settings: MetronomeSettings = MetronomeSettings(), preferences: Preferences = Preferences(),
                 presets: [Preset] = [], library: SongLibrary = SongLibrary(), browsers: [PairedBrowser] = []) {
