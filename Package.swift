@@ -91,7 +91,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("m"), .linkedLibrary("stdc++")]),
         // Devices only for HardwareCheck (`tactus check`), which drives the real display.
         // GPIO/*V2.swift is the libgpiod 2 backend, compiled when gpioBackend defines it.
-        .target(name: "LinuxHAL", dependencies: ["TactusBase", "TactusInstrument", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim", "CLink"],
+        .target(name: "LinuxHAL", dependencies: ["TactusBase", "TactusTimeline", "TactusInstrument", "ClickEngine", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim", "CLink"],
                 swiftSettings: gpioBackend),
         .target(name: "SimHAL", dependencies: ["TactusBase", "HAL"]),
         // The box: services and wiring, written against HAL only, so `tactus run` (LinuxHAL
@@ -159,6 +159,12 @@ let package = Package(
             dependencies: ["TactusBase", "TactusMusic", "TactusScreen", "HAL", "Devices", "SimHAL", "TactusApp"],
             path: "Benchmarks/ScreenBench"
         ),
+        // The MIDI clock thread's lateness against its deadlines with every core busy.
+        .executableTarget(
+            name: "tactus-midi-bench",
+            dependencies: ["TactusBase", "TactusTimeline", "HAL", "LinuxHAL"],
+            path: "Benchmarks/MIDIBench"
+        ),
         // A Link peer written against our C API, for the Link tests (Tests/Link).
         .executableTarget(name: "tactus-link-peer", dependencies: ["CLink"], path: "Tests/LinkPeer"),
         // Interposes malloc and pthread_mutex_lock inside the test binary so tests can
@@ -173,7 +179,7 @@ let package = Package(
         .testTarget(name: "ClickEngineTests", dependencies: ["TactusBase", "TestSupport", "ClickEngine", "TactusArithmetic", "TactusMusic", "TactusTimeline",
                                                           "RealtimeAudit"]),
         .testTarget(name: "HALTests", dependencies: ["TactusBase", "TestSupport", "HAL", "Devices", "SimHAL", "TOMLReader", "TactusInstrument", "TactusScreen"]),
-        .testTarget(name: "LinuxHALTests", dependencies: ["TactusBase", "TactusMusic", "TactusInstrument", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
+        .testTarget(name: "LinuxHALTests", dependencies: ["TactusBase", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
         .testTarget(name: "ScreenTests", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TactusAppTests", dependencies: [

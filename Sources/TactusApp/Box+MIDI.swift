@@ -120,7 +120,16 @@ extension Box {
         let settings = state.settings
         // Samples per whole note at the followed tempo: bar 0 lies `position` clocks before.
         let perWhole = Double(engine.renderer.sampleRate) * 60 / settings.tempo.bpm.doubleValue / settings.beatUnit.wholeNotes.doubleValue
-        let sample = clock.heardSample(atNanoseconds: Int64(nanoseconds.rounded())) - Double(position) / 96 * perWhole
+        // A Start gives no warning: a clock sooner than the output can still play (its buffer
+        // is longer than the time to that clock, as in the VM suite's 85 ms) puts the
+        // downbeat in the past, and the engine passes over an onset due more than 5 ms ago.
+        // It sounds late instead, where the engine renders next (what is heard now plus the
+        // output's delay), and alignToClock moves the grid back onto the clock from the next
+        // 16th (the engine re-places it without skipping a click).
+        var tick = clock.heardSample(atNanoseconds: Int64(nanoseconds.rounded()))
+        let rendered = clock.heardSample(atNanoseconds: now.nanoseconds) + Double(clock.outputDelayFrames)
+        if tick < rendered - Double(engine.renderer.sampleRate / 200) { tick = rendered }
+        let sample = tick - Double(position) / 96 * perWhole
         midiFollow.startAt = Int64((2 * sample).rounded())
         midiFollow.nextClock = received ? position + 1 : position
         midiFollow.lastAlignment = now

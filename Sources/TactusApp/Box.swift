@@ -298,7 +298,12 @@ public final class Box {
         if let frame = nextFrameStart { wakeups.append(frame) }
         if let retry = nextDisplayRetry { wakeups.append(retry) }
         // Onsets arrive from the render thread: look for them at least every few ms while playing.
-        if state.isPlaying || engine.renderer.activeVoiceCount > 0 { wakeups.append(now.advanced(byNanoseconds: 4_000_000)) }
+        // So do the MIDI clocks while stopped (`clock_when_stopped`): the clock thread must
+        // have each before it is due, a buffer (8 ms on a Pi) after the engine placed it.
+        let clockWhileStopped = midiSender != nil && engine.midiClock.enabled && engine.midiClock.whenStopped
+        if state.isPlaying || engine.renderer.activeVoiceCount > 0 || clockWhileStopped {
+            wakeups.append(now.advanced(byNanoseconds: 4_000_000))
+        }
         // A Link session is looked at every 10 ms (peers, tempo, start/stop) even when stopped.
         if linkFollow.enabled { wakeups.append(now.advanced(byNanoseconds: 10_000_000)) }
         return wakeups.min()

@@ -21,6 +21,8 @@ public struct BoxParts {
     public var userSounds: [SoundSet]
     /// The Ableton Link session for Sync: Link (none: the setting has no effect).
     public var link: (any LinkSession)?
+    /// Where the engine's MIDI messages go (`tactus run`: the MIDI clock thread), if anywhere.
+    public var midiSender: (any MIDISender)?
 
     public init(board: BoardDefinition, configuration: ConfigurationFile, audio: AudioOutput, input: any InputEventSource,
                 display: (any MonochromeDisplay)?, indicators: any IndicatorOutput, persistence: any SettingsPersistence,
@@ -81,6 +83,7 @@ public enum BoxAssembly {
                       report: { logger.warning("\($0)") }, inform: { logger.info("\($0)") })
         box.link = parts.link
         box.midiConfiguration = parts.configuration.midi
+        box.midiSender = parts.midiSender
         // A settings file on disk keeps the practice log beside it.
         box.practiceLog = parts.persistence as? any PracticeLogStore
         return box

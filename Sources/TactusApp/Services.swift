@@ -8,6 +8,7 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 import TactusBase
+import TactusTimeline
 
 /// The box's own thread: the only thread that ever touches the `Box`. Edges from the input
 /// thread, actions from the simulator's keys and work from the service (`perform`) go into
@@ -20,6 +21,7 @@ public final class ControlLoop: @unchecked Sendable {
         case edge(LineEdge)
         case action(Action)
         case work(@Sendable (Box) -> Void)
+        case midi(MIDIMessage, MonotonicTime)
     }
 
     private let queue = WakeQueue<Input>()
@@ -34,6 +36,27 @@ public final class ControlLoop: @unchecked Sendable {
 
     /// From any thread (the GPIO poll thread). Dropped after `stop()`.
     public func post(_ edge: LineEdge) { _ = queue.post(.edge(edge)) }
+
+    /// MIDI messages posted and not yet handled at most: a flood (10 000 clocks a second, a
+    /// sender gone wild) that outruns the control thread is dropped here, so the queue's
+    /// memory stays bounded (about 0.4 s of such a flood) and the box keeps up with time.
+    public static let midiBacklogLimit = 4096
+    private let pendingMIDI = Atomic<Int>(0)
+    private let droppedMIDICount = Atomic<Int>(0)
+
+    /// MIDI messages dropped because `midiBacklogLimit` were waiting.
+    public var droppedMIDI: Int { droppedMIDICount.load(ordering: .relaxed) }
+
+    /// From any thread (the MIDI input threads), with the message's arrival time. Dropped
+    /// after `stop()`, and while `midiBacklogLimit` messages wait.
+    public func post(_ message: MIDIMessage, at time: MonotonicTime) {
+        guard pendingMIDI.add(1, ordering: .relaxed).newValue <= ControlLoop.midiBacklogLimit else {
+            pendingMIDI.subtract(1, ordering: .relaxed)
+            droppedMIDICount.add(1, ordering: .relaxed)
+            return
+        }
+        if !queue.post(.midi(message, time)) { pendingMIDI.subtract(1, ordering: .relaxed) }
+    }
 
     /// From any thread (the interactive simulator's keys). Dropped after `stop()`.
     public func post(_ action: Action) { _ = queue.post(.action(action)) }
@@ -94,6 +117,9 @@ public final class ControlLoop: @unchecked Sendable {
                 case .edge(let edge): box.handle(edge)
                 case .action(let action): box.handle(action)
                 case .work(let body): body(box)
+                case .midi(let message, let time):
+                    pendingMIDI.subtract(1, ordering: .relaxed)
+                    box.handleMIDI(message, at: time)
                 }
             }
             box.advance(to: clock.now())

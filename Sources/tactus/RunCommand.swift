@@ -72,10 +72,13 @@ struct RunCommand: AsyncParsableCommand {
         let store = SettingsStore(path: locations.settingsPath(configuration))
         var loaded = BoxLocations.load(store, lockProblem: lockProblem)
         if let source { loaded.saved.preferences.sync = source }
-        let parts = BoxParts(board: definition, configuration: configuration, audio: audio, input: inputs, display: display,
+        var parts = BoxParts(board: definition, configuration: configuration, audio: audio, input: inputs, display: display,
                              indicators: outputs, persistence: store, clock: clock,
                              userSounds: BoxLocations.userSounds(configuration, sampleRate: audio.format.sampleRate, logger: logger),
                              link: AbletonLink(tempo: 120))
+        let midi = MIDISetup(configuration.midi, log: hal)
+        defer { midi.stop() }
+        parts.midiSender = midi.sender
         let service: BoxService
         do {
             service = try BoxService(parts: parts, saved: loaded.saved, problem: loaded.problem, notice: loaded.notice, logger: logger,
@@ -83,6 +86,9 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             throw ExitError("\(error)", code: 1)
         }
+        midi.startInput({ [loop = service.loop] message, nanoseconds in
+            loop.post(message, at: MonotonicTime(nanoseconds: nanoseconds))
+        }, log: hal)
         logger.info("tactus run: \(definition.model) (\(definition.identifier)), settings \(store.path)")
         // The control socket is for `tactus ctl` and the companion; without it the box still plays.
         var link: ControlSocketLink?

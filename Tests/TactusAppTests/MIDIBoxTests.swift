@@ -48,6 +48,34 @@ import TactusBase
         #expect(incoming.contains { $0["bytes"] as? String == "FA" } && incoming.contains { $0["bytes"] as? String == "FC" })
     }
 
+    /// An output buffer longer than the warning a Start gives (85 ms, as in the VM suite,
+    /// against a clock 10 ms after Start): the downbeat still sounds, one buffer late, and
+    /// the grid is back on the clock before the second beat.
+    @Test func aStartSoonerThanTheOutputBufferStillPlaysTheDownbeatLate() throws {
+        var board = testBoard()
+        board.audio.periodFrames = 4096
+        let output = MemoryOutput()
+        let simulation = try HeadlessSimulation(board: board, configuration: ConfigurationFile(), saved: SavedState(), problem: nil,
+                                                persistence: RecordingPersistence(), output: output, logger: Logger(label: "test"))
+        try simulation.run(try SimulationScript(text: """
+            0.000 midi clock 100 until 8
+            0.000 sync midi
+            1.990 midi start
+            7.000 midi stop
+            8.000 end
+            """, file: "test.script"))
+        let onsets = output.events("onset")
+        let first = try #require(onsets.first)
+        #expect(first["bar"] as? Int == 0 && first["beat"] as? Int == 0 && first["kind"] as? String == "accent", "\(first)")
+        // The clock after Start is at 2.0 s; the downbeat comes one 85 ms buffer after Start.
+        #expect(seconds(first) > 2.0 && seconds(first) < 2.0 + 0.15, "\(seconds(first))")
+        // Beat n on clock 24n from the second beat on.
+        #expect(onsets.count >= 8)
+        for (n, onset) in onsets.enumerated().dropFirst() {
+            #expect(abs(seconds(onset) - (2.0 + 0.6 * Double(n))) < 0.0005, "beat \(n) at \(seconds(onset))")
+        }
+    }
+
     @Test func internalSyncIgnoresTheClockAndLeads() throws {
         let (output, _, _) = try simulate("""
             0.000 midi clock 100 until 3 seed 7

@@ -227,8 +227,11 @@ phase "tactus built ($(du -h "$TACTUS_BIN" | cut -f1))"
 # ---------------------------------------------------------------- 5. initramfs
 # Two archives, concatenated (the kernel unpacks both): a base part that only changes with
 # the kernel or the host tools, cached; and the part under test, rebuilt every run.
-HOST_TOOLS="gpiodetect gpioinfo gpioget gpioset gpiomon gpiofind i2cdetect i2cset i2cget i2cdump aplay arecord amixer ip tc"
-MODULES="configfs gpio-sim i2c-dev i2c-stub snd-aloop virtio_pci 9pnet_virtio 9p veth sch_netem"
+HOST_TOOLS="gpiodetect gpioinfo gpioget gpioset gpiomon gpiofind i2cdetect i2cset i2cget i2cdump aplay arecord amixer aconnect ip tc"
+# snd-seq-dummy (Midi Through) and snd-virmidi (a card whose rawmidi nodes and sequencer
+# ports are joined) for the MIDI scenarios, which load them themselves; veth and sch_netem
+# for the Link scenario.
+MODULES="configfs gpio-sim i2c-dev i2c-stub snd-aloop snd-seq-dummy snd-virmidi snd-hrtimer virtio_pci 9pnet_virtio 9p veth sch_netem"
 BASE=$KDIR/base.cpio.gz
 base_key="$KVER $(md5sum /bin/busybox "$MODDIR/extra/gpio-sim.ko" | cut -c1-32 | tr '\n' ' ') $HOST_TOOLS $MODULES $(dpkg-query -W -f='${Version} ' gpiod i2c-tools alsa-utils libasound2 libc6 iproute2)"
 if [ ! -s "$BASE" ] || [ "$(cat "$BASE.key" 2>/dev/null)" != "$base_key" ]; then
@@ -274,8 +277,9 @@ if [ $SELFTEST = 1 ]; then
 	cp "$HERE/guest/selftest-standin.sh" "$A/usr/bin/tactus" && chmod +x "$A/usr/bin/tactus"
 fi
 gcc -O2 -Wall -static -o "$A/usr/bin/simio" "$HERE/guest/simio.c" || die "cannot build guest/simio.c"
+gcc -O2 -Wall -static -o "$A/usr/bin/midiio" "$HERE/guest/midiio.c" || die "cannot build guest/midiio.c"
 cp "$HERE/guest/init" "$A/init"
-cp "$HERE"/guest/lib.sh "$HERE"/guest/setup.sh "$A/vm/"
+cp "$HERE"/guest/lib.sh "$HERE"/guest/midi.sh "$HERE"/guest/setup.sh "$A/vm/"
 cp "$HERE"/guest/scenarios/*.sh "$A/vm/scenarios/"
 cp "$HERE/vm-board.toml" "$A/vm/board.toml"
 python3 "$HERE/host/board.py" "$HERE/vm-board.toml" "$A/vm" || die "cannot read the test board file"

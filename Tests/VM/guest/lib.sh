@@ -208,6 +208,9 @@ start_service() {
 	rm -rf "$STATE" && mkdir -p "$STATE"
 	config=/tmp/config.$SCENARIO.toml
 	printf 'board = "%s"\nsettings_file = "%s/settings.toml"\n' "$BOARD" "$STATE" >"$config"
+	# A scenario may add tables to the configuration and start from saved settings.
+	[ -z "$CONFIG_EXTRA" ] || printf '%s\n' "$CONFIG_EXTRA" >>"$config"
+	[ -z "$SETTINGS_SEED" ] || cp "$SETTINGS_SEED" "$STATE/settings.toml"
 	help=$(timeout 10 "$TACTUS" run --help 2>&1)
 	set -- "$@"
 	case $help in *--state*) set -- --state "$STATE" "$@" ;; esac
@@ -243,7 +246,7 @@ stop_service() {
 
 # Between scenarios: nothing of one scenario may leak into the next.
 vm_cleanup_between_scenarios() {
-	for p in $(pgrep -x tactus; pgrep -x arecord; pgrep -x aplay; pgrep -x simio; pgrep -x gpiomon; pgrep -x gpioset); do kill -KILL "$p" 2>/dev/null; done
+	for p in $(pgrep -x tactus; pgrep -x arecord; pgrep -x aplay; pgrep -x simio; pgrep -x midiio; pgrep -x gpiomon; pgrep -x gpioset); do kill -KILL "$p" 2>/dev/null; done
 	# A killed process releases its lines when it is gone, which takes a while on a starved CPU.
 	wait_until 30 sh -c '! pgrep -x tactus && ! pgrep -x gpiomon && ! pgrep -x gpioset' >/dev/null
 	while read -r name chip off dir direction idle; do

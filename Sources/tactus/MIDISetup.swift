@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import ClickEngine
+import HAL
+import LinuxHAL
+import Logging
+import TactusApp
+import TactusBase
+import TactusTimeline
+import TactusInstrument
+
+/// Hands the engine's MIDI messages from the control thread to the MIDI clock thread.
+final class MIDIClockSender: MIDISender {
+    let thread: MIDIClockThread
+    init(_ thread: MIDIClockThread) { self.thread = thread }
+    func schedule(_ message: MIDIOutEvent, heardAtNanoseconds: Int64) {
+        thread.schedule(message.message, atNanoseconds: heardAtNanoseconds)
+    }
+}
+
+/// `tactus run`'s MIDI: the sequencer client "Tactus" whenever the system has a sequencer
+/// (so it can be `aconnect`ed without any configuration, like any other MIDI program), the
+/// UART when `[midi] uart` names one, and the clock thread sending to both. What is missing
+/// is a notice in the log and the metronome goes on without it.
+struct MIDISetup {
+    let sequencer: ALSASequencerMIDI?
+    let uart: UARTMIDI?
+    let thread: MIDIClockThread?
+
+    var sender: (any MIDISender)? { thread.map { MIDIClockSender($0) } }
+
+    init(_ configuration: MIDIConfiguration, log: HALLog) {
+        var wires: [any MIDIWire] = []
+        do {
+            let client = try ALSASequencerMIDI(out: configuration.out, log: log)
+            wires.append(client)
+            sequencer = client
+        } catch {
+            sequencer = nil
+            log.info("MIDI: \(error.message); playing without the sequencer")
+        }
+        if let path = configuration.uart {
+            do {
+                let port = try UARTMIDI(path: path, log: log)
+                wires.append(port)
+                uart = port
+            } catch {
+                uart = nil
+                log.error("MIDI: \(error); playing without DIN MIDI")
+            }
+        } else {
+            uart = nil
+        }
+        guard !wires.isEmpty else {
+            thread = nil
+            return
+        }
+        do {
+            let clock = try MIDIClockThread(wires: wires)
+            switch clock.priority {
+            case .realtime(let priority): log.info("MIDI: clock thread at SCHED_FIFO \(priority)")
+            case .normal(let reason):
+                log.warning("MIDI: the clock thread runs at normal priority (\(reason)): give the service CAP_SYS_NICE or LimitRTPRIO=\(MIDIClockThread.defaultPriority)")
+            }
+            thread = clock
+        } catch {
+            thread = nil
+            log.error("MIDI: \(error); no MIDI out")
+        }
+    }
+
+    /// Input from the sequencer and the UART goes to the box's control thread.
+    func startInput(_ post: @escaping @Sendable (MIDIMessage, Int64) -> Void, log: HALLog) {
+        do { try sequencer?.start(post) } catch { log.error("MIDI: \(error); no MIDI input from the sequencer") }
+        do { try uart?.start(post) } catch { log.error("MIDI: \(error); no DIN MIDI input") }
+    }
+
+    func stop() {
+        sequencer?.stop()
+        uart?.stop()
+        thread?.stop()
+    }
+}

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Checks of the MIDI scenarios (20, 21) on the host: MIDI byte logs from midiio and a raw
+FLOAT_LE capture from snd-aloop put on the same clock (CLOCK_MONOTONIC in the guest).
+
+The capture's clock: midiio stamp logged when each chunk of arecord's output arrived and
+how many bytes had come by then. A frame cannot arrive before it was captured, so frame 0
+was captured at the latest at min(arrival - frames_so_far / rate) over all chunks (the
+lower envelope; chunks that came without delay define it).
+
+  midi.py lead READER CAPTURE TIMES --bpm B --seconds S --rate R --channels C
+      READER ("NS HH" per byte): Start (FA) comes,
+      then clocks only (no other byte until the STOP press); over the first S seconds after
+      Start, clocks 0..N (N = 24 * beats in S) have a mean interval within 0.1 % of
+      60 / (24 B); between consecutive clicks lie exactly 24 clocks; the clicks' mean offset
+      from clock 24 j (click j) is within 5 ms.
+  midi.py follow SENDER CAPTURE TIMES --bpm B --reference REF --rate R --channels C
+      SENDER ("W NS HH..." per write): the first click is the accent (REF's first click,
+      sample for sample), the second a beat, the fifth the next accent; the first click is
+      not before the first clock after Start and at most 150 ms after it (a Start gives no
+      warning: the downbeat sounds one output latency late, and the box moves its grid back
+      onto the clock within the first bar); from click --settle (4: the second bar) on the
+      mean interval is within 0.5 % of 60 / B and click j lies within 5 ms of clock 24 j on
+      average.
+
+Exit status 0 when the check holds; one summary line on stdout either way.
+"""
+import argparse
+import os
+import sys
+from array import array
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from audio import load, onsets  # noqa: E402
+
+
+def capture(path, times, rate, channels):
+    samples = array("f")
+    with open(path, "rb") as f:
+        data = f.read()
+    width = 4 * channels
+    samples.frombytes(data[:len(data) - len(data) % width])
+    if sys.byteorder != "little":
+        samples.byteswap()
+    frames = [tuple(samples[i:i + channels]) for i in range(0, len(samples), channels)]
+    t0 = None
+    with open(times) as f:
+        for line in f:
+            at, total = (int(x) for x in line.split())
+            start = at - (total // width) * 1e9 / rate
+            t0 = start if t0 is None else min(t0, start)
+    return frames, t0
+
+
+def click_times(frames, t0, rate):
+    ons = onsets(frames, rate // 100)
+    return ons, [t0 + o * 1e9 / rate for o in ons]
+
+
+def cmd_lead(a):
+    bytes_in = []
+    with open(a.reader) as f:
+        for line in f:
+            ns, hx = line.split()
+            bytes_in.append((int(ns), int(hx, 16)))
+    starts = [i for i, (_, b) in enumerate(bytes_in) if b == 0xFA]
+    if not starts:
+        print(f"FAIL no Start among {len(bytes_in)} bytes")
+        return 1
+    after = bytes_in[starts[0] + 1:]
+    # Until the STOP press: clocks only.
+    stop = next((i for i, (_, b) in enumerate(after) if b == 0xFC), len(after))
+    others = sorted({b for _, b in after[:stop] if b != 0xF8})
+    clocks = [t for t, b in after[:stop] if b == 0xF8]
+    period = 60e9 / (24 * a.bpm)
+    n = int(round(a.seconds * 1e9 / period))
+    problems = []
+    if others:
+        problems.append("bytes other than clock between Start and Stop: " + " ".join(f"{b:02X}" for b in others))
+    if len(clocks) < n + 1:
+        print(f"FAIL {len(clocks)} clocks after Start, need {n + 1} ({a.seconds} s at {a.bpm} BPM)")
+        return 1
+    mean = (clocks[n] - clocks[0]) / n
+    err = (mean - period) / period
+    if abs(err) > 0.001:
+        problems.append(f"mean clock interval {mean / 1e6:.4f} ms, want {period / 1e6:.4f} ms within 0.1 % ({err * 100:+.3f} %)")
+    frames, t0 = capture(a.capture, a.times, a.rate, a.channels)
+    ons, clicks = click_times(frames, t0, a.rate)
+    # The clicks from the first one at or after Start's clock 0 (minus half a clock).
+    clicks = [c for c in clicks if c >= clocks[0] - period / 2 and c <= clocks[n] + period / 2]
+    beats = n // 24
+    if len(clicks) < beats:
+        problems.append(f"{len(clicks)} clicks in the {a.seconds} s after Start, want {beats}")
+    per_beat = []
+    for j in range(min(len(clicks), beats) - 1):
+        lo, hi = clicks[j] - period / 2, clicks[j + 1] - period / 2
+        per_beat.append(sum(1 for c in clocks if lo <= c < hi))
+    wrong = [(j, c) for j, c in enumerate(per_beat) if c != 24]
+    if wrong:
+        problems.append(f"clocks between clicks not 24: {wrong[:6]}")
+    offsets = [clicks[j] - clocks[24 * j] for j in range(min(len(clicks), beats + 1)) if 24 * j < len(clocks)]
+    mean_offset = sum(offsets) / len(offsets) / 1e6 if offsets else float("nan")
+    if not offsets or abs(mean_offset) > 5:
+        problems.append(f"clicks' mean offset from their clocks {mean_offset:+.2f} ms (within 5 ms)")
+    detail = (f"Start then {len(clocks)} clocks; {n} intervals mean {mean / 1e6:.4f} ms (want {period / 1e6:.4f}, {err * 100:+.4f} %); "
+              f"{len(per_beat)} beats with {set(per_beat) or '{}'} clocks each; click - clock offset mean {mean_offset:+.2f} ms "
+              f"(min {min(offsets) / 1e6 if offsets else 0:+.2f}, max {max(offsets) / 1e6 if offsets else 0:+.2f}) over {len(offsets)} clicks")
+    print(("FAIL " + "; ".join(problems) + " | " if problems else "PASS ") + detail)
+    return 1 if problems else 0
+
+
+def cmd_follow(a):
+    writes = []
+    with open(a.sender) as f:
+        for line in f:
+            parts = line.split()
+            if parts and parts[0] == "W":
+                writes.append((int(parts[1]), [int(x, 16) for x in parts[2:]]))
+    start_i = next((i for i, (_, b) in enumerate(writes) if b == [0xFA]), None)
+    if start_i is None:
+        print("FAIL the sender's log has no Start")
+        return 1
+    first_clock = next((t for t, b in writes[start_i + 1:] if b == [0xF8]), None)
+    frames, t0 = capture(a.capture, a.times, a.rate, a.channels)
+    ons, clicks = click_times(frames, t0, a.rate)
+    problems = []
+    if len(ons) < 8:
+        print(f"FAIL {len(ons)} clicks captured, need 8")
+        return 1
+    # A Start gives no warning: the downbeat is heard one output latency after the clock
+    # that starts it (the box cannot play into the past), and within the first bar the
+    # box's grid is moved back onto the followed clock (seen at beat 2 or 4). The tempo and
+    # the phase are measured from the second bar (click --settle on).
+    k0 = a.settle
+    iv = [(b - a_) for a_, b in zip(ons[k0:], ons[k0 + 1:])]
+    if not iv:
+        print(f"FAIL {len(ons)} clicks, none after the first {k0}")
+        return 1
+    mean = sum(iv) / len(iv) / a.rate
+    want = 60 / a.bpm
+    err = (mean - want) / want
+    if abs(err) > 0.005:
+        problems.append(f"mean click interval {mean * 1000:.2f} ms, want {want * 1000:.2f} within 0.5 % ({err * 100:+.3f} %)")
+    clocks = [t for t, b in writes[start_i + 1:] if b == [0xF8]]
+    all_offsets = [(clicks[j] - clocks[24 * j]) / 1e6 for j in range(len(clicks)) if 24 * j < len(clocks)]
+    offsets = all_offsets[k0:]
+    mean_offset = sum(offsets) / len(offsets) if offsets else float("nan")
+    if not offsets or abs(mean_offset) > 5:
+        problems.append(f"clicks {k0}... mean offset from clock 24j {mean_offset:+.2f} ms (within 5 ms)")
+    _, rrate, ref = load(a.reference)
+    rons = onsets(ref, rrate // 100, sound_at_start_is_onset=True)
+    span = min(rons[1] - rons[0], 2000)
+
+    def same(k, r):
+        seg, want_seg = frames[ons[k]:ons[k] + span], ref[rons[r]:rons[r] + span]
+        return len(seg) == len(want_seg) and all(abs(x - y) <= 1e-6 for f, g in zip(seg, want_seg) for x, y in zip(f, g))
+    if not same(0, 0):
+        problems.append("the first click is not the accent (bar 0's downbeat)")
+    if not same(1, 1):
+        problems.append("the second click is not a beat")
+    if len(ons) > 4 and not same(4, 0):
+        problems.append("the fifth click is not the next bar's accent")
+    early = (clicks[0] - first_clock) / 1e6 if first_clock else float("nan")
+    if first_clock is None or early < -2 or early > 150:
+        problems.append(f"the first click came {early:+.1f} ms from the first clock after Start (not before it, at most 150 ms after)")
+    detail = (f"{len(ons)} clicks, mean interval from click {k0} {mean * 1000:.3f} ms (want {want * 1000:.3f}, {err * 100:+.3f} %); "
+              f"clicks {k0}... from clock 24j {mean_offset:+.2f} ms on average; first bar's offsets "
+              f"{', '.join(f'{o:+.1f}' for o in all_offsets[:k0])} ms; "
+              f"first click {early:+.1f} ms after the first clock after Start; accent first: {same(0, 0)}")
+    print(("FAIL " + "; ".join(problems) + " | " if problems else "PASS ") + detail)
+    return 1 if problems else 0
+
+
+def main():
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers(dest="cmd", required=True)
+    lead = sub.add_parser("lead")
+    lead.add_argument("reader")
+    lead.add_argument("capture")
+    lead.add_argument("times")
+    lead.add_argument("--bpm", type=float, required=True)
+    lead.add_argument("--seconds", type=float, default=10)
+    follow = sub.add_parser("follow")
+    follow.add_argument("sender")
+    follow.add_argument("capture")
+    follow.add_argument("times")
+    follow.add_argument("--bpm", type=float, required=True)
+    follow.add_argument("--reference", required=True)
+    follow.add_argument("--settle", type=int, default=4, help="clicks (the first bar) before tempo and phase are measured")
+    for s in (lead, follow):
+        s.add_argument("--rate", type=int, default=48000)
+        s.add_argument("--channels", type=int, default=2)
+    a = p.parse_args()
+    return cmd_lead(a) if a.cmd == "lead" else cmd_follow(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
