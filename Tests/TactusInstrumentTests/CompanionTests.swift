@@ -74,7 +74,9 @@ import TactusBase
         }
         let fifth = clock.advance(ms: 1000)
         _ = box.handle(.remote(.pair(code: "000005", token: Self.token, name: "x"), at: fifth))
-        #expect(box.companion.lastPairing == .locked(until: fifth + .seconds(60)))
+        // The 5th is answered as a wrong code; it locks pairing from then on.
+        #expect(box.companion.lastPairing == .wrongCode)
+        #expect(box.companion.isLocked(at: fifth))
         #expect(box.screen.notice?.text == "Companion pairing locked for a minute (wrong codes)")
         // Even the right code is refused while locked (the code itself has expired by the end).
         _ = box.handle(.remote(.pair(code: "123456", token: Self.token, name: "x"), at: clock.advance(ms: 30_000)))

@@ -380,8 +380,11 @@ class Companion(unittest.TestCase):
         self.assertIn("bpm", state)
         status, _, _ = BOX.request("PATCH", "/api/state", {"bpm": 100}, headers={"Cookie": "tactus_token=" + TOKEN, "Origin": "http://evil.example"})
         self.assertEqual(status, 403)
-        status, _, _ = BOX.request("PATCH", "/api/state", {"bpm": 100}, headers={"Cookie": "tactus_token=" + TOKEN})
-        self.assertEqual(status, 403)  # a cookie without Origin
+        # A script sends no Origin (browsers always do): its token and JSON body are enough.
+        status, state, _ = BOX.request("PATCH", "/api/state", {"bpm": 101}, headers={"Cookie": "tactus_token=" + TOKEN})
+        self.assertEqual((status, state["bpm"]), (200, 101))
+        status, state, _ = BOX.request("PATCH", "/api/state", {"bpm": 102}, headers={"Authorization": "Bearer " + TOKEN})
+        self.assertEqual((status, state["bpm"]), (200, 102))
         status, _, _ = BOX.request("GET", "/api/state", headers={"Host": "evil.example:%d" % BOX.port, "Authorization": "Bearer " + TOKEN})
         self.assertEqual(status, 403)  # DNS rebinding: a foreign Host
         # A cross-site form post: another origin, a form's content type.
@@ -411,12 +414,12 @@ class Companion(unittest.TestCase):
             s.close()
             return int(answer.split(" ")[1])
         # Checked before upgrading, answered as the HTTP API answers: 401 with no token or one the
-        # box does not know (another box's), 403 for a foreign Origin or a cookie without one.
+        # box does not know (another box's), 403 for a foreign Origin or Host.
         self.assertEqual(upgrade({"Origin": BOX.origin}), 401)
         self.assertEqual(upgrade({"Origin": BOX.origin, "Cookie": "tactus_token=" + secrets.token_hex(32)}), 401)
         self.assertEqual(upgrade({"Origin": BOX.origin, "Authorization": "Bearer " + secrets.token_hex(32)}), 401)
         self.assertEqual(upgrade({"Origin": "http://evil.example", "Cookie": "tactus_token=" + TOKEN}), 403)
-        self.assertEqual(upgrade({"Cookie": "tactus_token=" + TOKEN}), 403)
+        self.assertEqual(upgrade({"Cookie": "tactus_token=" + TOKEN}), 101)  # a script's upgrade, no Origin
         self.assertEqual(upgrade({"Origin": "http://evil.example:%d" % BOX.port, "Cookie": "tactus_token=" + TOKEN},
                                  host="evil.example:%d" % BOX.port), 403)  # DNS rebinding
         self.assertEqual(upgrade({"Origin": BOX.origin, "Cookie": "tactus_token=" + TOKEN}), 101)
@@ -531,12 +534,26 @@ class Companion(unittest.TestCase):
         self.assertLess(time.time() - revoked_at, 8)
         self.assertEqual(json.loads(BOX.ctl("browsers").stdout), [])
 
+    def test_08_a_script_pairs_as_the_readme_shows(self):
+        # As `requests.post(URL + "/api/pair", json={"code": CODE})` sends it: no Origin, no cookie.
+        status, body, headers = BOX.request("POST", "/api/pair", {"code": BOX.code})
+        self.assertEqual(status, 200, body)
+        self.assertRegex(body["token"], r"^[0-9a-f]{64}$")  # 256 random bits
+        self.assertEqual(headers["Set-Cookie"], f"tactus_token={body['token']}; HttpOnly; SameSite=Strict; Path=/")
+        status, state, _ = BOX.request("GET", "/api/state", headers={"Authorization": "Bearer " + body["token"]})
+        self.assertEqual(status, 200)
+        self.assertEqual(set(state), set(json.loads(BOX.ctl("state").stdout)))
+        status, state, _ = BOX.request("POST", "/api/transport", {"playing": False}, headers={"Cookie": "tactus_token=" + body["token"]})
+        self.assertEqual((status, state["playing"]), (200, False))
+
     def test_09_brute_force_locks_pairing(self):
         statuses = []
         for attempt in range(6):
             status, body, _ = BOX.request("POST", "/api/pair", {"code": "%06d" % attempt}, headers={"Origin": BOX.origin})
             statuses.append(status)
-        self.assertEqual(statuses, [403, 403, 403, 403, 429, 429])
+        # 5 wrong codes are answered as wrong codes; they lock pairing from then on.
+        self.assertEqual(statuses, [403, 403, 403, 403, 403, 429])
+        self.assertIn("locked", body["error"])
         status, body, headers = BOX.request("POST", "/api/pair", {"code": BOX.code}, headers={"Origin": BOX.origin})
         self.assertEqual(status, 429)
         self.assertIn("locked", body["error"])

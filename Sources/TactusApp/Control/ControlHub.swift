@@ -242,7 +242,9 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
         case .locked(let until):
             let seconds = max(1, (until.nanoseconds - box.now.nanoseconds + 999_999_999) / 1_000_000_000)
             throw ControlError(429, "pairing is locked for \(seconds) s after 5 wrong codes", extra: ",\"retry_after\":\(seconds)")
-        default: throw ControlError(403, "wrong or expired pairing code: read the code on the box (Menu > Settings > Companion > Pair a browser)")
+        default:
+            let locked = box.state.companion.isLocked(at: box.now) ? "; 5 wrong codes within a minute: pairing is now locked for 60 s" : ""
+            throw ControlError(403, "wrong or expired pairing code: read the code on the box (Menu > Settings > Companion > Pair a browser)\(locked)")
         }
     }
 

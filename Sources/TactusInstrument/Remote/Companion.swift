@@ -69,11 +69,10 @@ public struct Companion: Sendable, Hashable {
         lockedUntil = nil
         guard let code = validCode(at: now), constantTimeEqual(attempt, code) else {
             wrongCodes = wrongCodes.filter { now < $0 + Companion.wrongCodeWindow } + [now]
+            // The 5th wrong code is still answered as a wrong code; the lock holds from the next attempt on.
             if wrongCodes.count >= Companion.wrongCodesAllowed {
                 wrongCodes = []
-                let until = now + Companion.lockout
-                lockedUntil = until
-                return .locked(until: until)
+                lockedUntil = now + Companion.lockout
             }
             return .wrongCode
         }
