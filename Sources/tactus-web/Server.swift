@@ -138,8 +138,12 @@ struct CompanionServer {
             return relay(try await box.request("\"cmd\":\"set\",\"fields\":\(fields.json)"), member: "state")
         }
         router.post("/api/transport") { request, _ -> Response in
-            guard let body = try await body(request), let playing = body["playing"]?.boolValue else {
+            guard let body = try await body(request), case .object = body else {
                 return Problem.response(.badRequest, "the body must be {\"playing\":true} or {\"playing\":false} (and \"song\":\"NAME\" to play a song)")
+            }
+            guard let playing = body["playing"]?.boolValue else {
+                let given = body["playing"].map { "playing = \($0.json) is invalid" } ?? "playing is missing"
+                return Problem.response(.unprocessableContent, "\(given): allowed true or false", extra: ",\"field\":\"playing\"")
             }
             let song = body["song"]?.stringValue.map { ",\"song\":\(JSONValue.quoted($0))" } ?? ""
             return relay(try await box.request("\"cmd\":\"transport\",\"playing\":\(playing)\(song)"), member: "state")

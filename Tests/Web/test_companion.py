@@ -398,6 +398,8 @@ class Companion(unittest.TestCase):
         status, err, _ = BOX.request("PATCH", "/api/state", {"bpm": 1000}, headers=self.auth())
         self.assertEqual(status, 422)
         self.assertEqual(err, {"error": "bpm = 1000 is invalid: allowed 1 to 999, at most 3 decimals", "field": "bpm"})
+        status, err, _ = BOX.request("POST", "/api/transport", {"playing": "yes"}, headers=self.auth())
+        self.assertEqual((status, err), (422, {"error": 'playing = "yes" is invalid: allowed true or false', "field": "playing"}))
         status, err, _ = BOX.request("PATCH", "/api/state", {"mode": "song"}, headers=self.auth())
         self.assertEqual((status, err["field"]), (422, "mode"))
         status, err, _ = BOX.request("PATCH", "/api/preferences", {"companion": False}, headers=self.auth())
