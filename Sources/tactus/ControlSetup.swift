@@ -140,7 +140,7 @@ enum ControlSocketPaths {
 
     /// The socket `tactus ctl` talks to: the box's, else this user's simulation's when only that one exists.
     static func forCtl() -> String {
-        if isSocket(ControlSocketLink.defaultPath) || !isSocket(user) { return ControlSocketLink.defaultPath }
+        if answers(ControlSocketLink.defaultPath) || !answers(user) { return ControlSocketLink.defaultPath }
         return user
     }
 

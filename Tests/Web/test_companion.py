@@ -536,6 +536,41 @@ class Companion(unittest.TestCase):
         self.assertLess(time.time() - revoked_at, 8)
         self.assertEqual(json.loads(BOX.ctl("browsers").stdout), [])
 
+    def test_06_plain_tactus_ctl_reaches_a_simulated_box(self):
+        # No --control: `simulate --web` serves where `tactus ctl` looks by default
+        # (/run/tactus/control.sock, or /tmp/tactus-UID/control.sock for a user who cannot write /run/tactus).
+        from boxsim import free_port
+        import tempfile, shutil
+        folder = tempfile.mkdtemp(prefix="tactus-ctl-test-")
+        try:
+            with open(os.path.join(folder, "idle.txt"), "w") as f:
+                f.write("120 end\n")
+            port = free_port()
+            sockets = [p for p in ("/run/tactus/control.sock", f"/tmp/tactus-{os.getuid()}/control.sock") if not os.path.exists(p)]
+            box = subprocess.Popen([binary("tactus"), "simulate", "--headless", "--realtime", "--script", os.path.join(folder, "idle.txt"),
+                                    "--out", os.path.join(folder, "out"), "--web", f"127.0.0.1:{port}"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            try:
+                ready, _, _ = select.select([box.stdout], [], [], 90)
+                line = box.stdout.readline().decode() if ready else ""
+                self.assertRegex(line, r"^web: http://127\.0\.0\.1:%d pairing code \d{6}\n$" % port)
+                ctl = lambda *a: subprocess.run([binary("tactus"), "ctl", *a], capture_output=True, text=True, timeout=30)
+                state = ctl("state")
+                self.assertEqual(state.returncode, 0, state.stderr)
+                self.assertEqual(json.loads(state.stdout)["bpm"], 120)
+                changed = ctl("set", "bpm=132")
+                self.assertEqual((changed.returncode, json.loads(changed.stdout)["bpm"]), (0, 132), changed.stderr)
+                bad = ctl("set", "bpm=1000")
+                self.assertEqual((bad.returncode, bad.stderr), (2, "tactus: error: bpm = 1000 is invalid: allowed 1 to 999, at most 3 decimals\n"))
+            finally:
+                box.send_signal(signal.SIGTERM)
+                box.communicate(timeout=30)
+            # The socket goes with the simulation.
+            for path in sockets:
+                self.assertFalse(os.path.exists(path), path)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
     def test_08_a_script_pairs_as_the_readme_shows(self):
         # As `requests.post(URL + "/api/pair", json={"code": CODE})` sends it: no Origin, no cookie.
         status, body, headers = BOX.request("POST", "/api/pair", {"code": BOX.code})
