@@ -121,8 +121,9 @@ extension String {
 
 /// The box's own names and addresses with the port: what `Host` may say.
 func allowedHosts(listen: ListenAddress) -> Set<String> {
-    var names: Set<String> = ["localhost", "127.0.0.1"]
-    if listen.host != "0.0.0.0" { names.insert(listen.host) }
+    // The listening address itself too, 0.0.0.0 included: `simulate --web 0.0.0.0:PORT` prints
+    // that URL, and a page elsewhere can reach it only cross-origin (Origin, token and cookie rules).
+    var names: Set<String> = ["localhost", "127.0.0.1", listen.host]
     var buffer = [CChar](repeating: 0, count: 256)
     if gethostname(&buffer, buffer.count) == 0 {
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
