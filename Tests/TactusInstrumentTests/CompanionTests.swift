@@ -230,7 +230,7 @@ import TactusBase
         do throws(RemotePatch.Problem) {
             _ = try RemotePatch.apply(emptyKey, to: current, soundNames: [])
             Issue.record("an empty key was accepted")
-        } catch { #expect(error.description.hasPrefix(#""" = "organ" is invalid: not settable; settable are bpm"#), "\(error)") }
+        } catch { #expect(error.description.hasPrefix(#""" = "organ" is invalid: not settable: allowed bpm"#), "\(error)") }
         #expect(throws: RemotePatch.Problem.self) { try RemotePatch.apply(try JSONValue.parse(#"{"volume":{"master":101}}"#), to: current, soundNames: []) }
     }
 
