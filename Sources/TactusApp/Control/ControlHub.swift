@@ -115,7 +115,12 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
     /// `set` (state fields) and `transport` (START/STOP, or a song played).
     private func playing(_ command: String, _ request: JSONValue, _ box: Box) throws -> String {
         if command == "set" {
-            guard let fields = request["fields"] else { throw ControlError(400, "fields is missing: give an object such as {\"bpm\":132}") }
+            guard var fields = request["fields"] else { throw ControlError(400, "fields is missing: give an object such as {\"bpm\":132}") }
+            // A client may send back the whole state object it read, changed: a field that is not
+            // settable is passed over when it holds the box's value (a changed one is a 422 naming it).
+            if case .object(let members) = fields, let current = try? JSONValue.parse(StateJSON.object(box.state)) {
+                fields = .object(members.filter { RemotePatch.settable.contains($0.key) || current[$0.key] != $0.value })
+            }
             let (settings, playing) = try RemotePatch.apply(fields, to: box.state.settings, soundNames: box.state.soundNames)
             if settings != box.state.settings { act(.settings(settings), box) }
             if let playing { act(.transport(playing: playing), box) }
