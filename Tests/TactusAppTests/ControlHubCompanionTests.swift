@@ -52,6 +52,13 @@ import TactusInstrument
         #expect((ask(#"{"cmd":"state"}"#)["state"] as? [String: Any])?["bpm"] as? Int == 132)  // nothing applied
     }
 
+    @Test func beatTimesInSecondsAsTheEventsWriteThem() {
+        #expect(ControlHub.mono(28_574_703_348_123) == "28574.703348")
+        #expect(ControlHub.mono(28_574_703_348_500) == "28574.703349")
+        #expect(ControlHub.mono(1_000_000_000) == "1.000000")
+        #expect(ControlHub.mono(999) == "0.000001")
+    }
+
     @Test func fiveWrongCodesAreAnswered403ThenPairingIs429() throws {
         let (box, ask) = try box()
         SimulatedCompanionSwitch.on(box, code: "123456")

@@ -400,8 +400,14 @@ class Companion(unittest.TestCase):
         self.assertEqual(err, {"error": "bpm = 1000 is invalid: allowed 1 to 999, at most 3 decimals", "field": "bpm"})
         status, err, _ = BOX.request("POST", "/api/transport", {"playing": "yes"}, headers=self.auth())
         self.assertEqual((status, err), (422, {"error": 'playing = "yes" is invalid: allowed true or false', "field": "playing"}))
-        status, err, _ = BOX.request("PATCH", "/api/state", {"mode": "song"}, headers=self.auth())
+        status, err, _ = BOX.request("PATCH", "/api/state", {"mode": "dance"}, headers=self.auth())
         self.assertEqual((status, err["field"]), (422, "mode"))
+        self.assertTrue(err["error"].startswith('mode = "dance" is invalid: not settable: allowed bpm, meter'), err)
+        # The whole state read back, one field changed: the unchanged others are passed over.
+        status, state, _ = BOX.request("GET", "/api/state", headers=self.auth())
+        state["bpm"] = 134
+        status, state, _ = BOX.request("PATCH", "/api/state", state, headers=self.auth())
+        self.assertEqual((status, state["bpm"]), (200, 134))
         status, err, _ = BOX.request("PATCH", "/api/preferences", {"companion": False}, headers=self.auth())
         self.assertEqual(status, 422)  # switched at the box only
 
@@ -582,6 +588,37 @@ class Companion(unittest.TestCase):
         self.assertEqual(set(state), set(json.loads(BOX.ctl("state").stdout)))
         status, state, _ = BOX.request("POST", "/api/transport", {"playing": False}, headers={"Cookie": "tactus_token=" + body["token"]})
         self.assertEqual((status, state["playing"]), (200, False))
+        # A script's live view: /ws with the Bearer token and no Origin; each beat has its bar, beat and
+        # the CLOCK_MONOTONIC time its click is heard (ns; mono in seconds, as the box's onset events).
+        live = socket.create_connection(("127.0.0.1", BOX.port), timeout=10)
+        live.sendall((f"GET /ws HTTP/1.1\r\nHost: {BOX.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                      f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\nSec-WebSocket-Version: 13\r\n"
+                      f"Authorization: Bearer {body['token']}\r\n\r\n").encode())
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += live.recv(4096)
+        head, data = data.split(b"\r\n\r\n", 1)
+        self.assertTrue(head.startswith(b"HTTP/1.1 101"), head)
+        BOX.request("POST", "/api/transport", {"playing": True}, headers={"Authorization": "Bearer " + body["token"]})
+        beats = []
+        while len(beats) < 4:
+            while len(data) < 2 or len(data) < 2 + (data[1] & 127 if data[1] & 127 < 126 else 0) or ((data[1] & 127) == 126 and len(data) < 4):
+                data += live.recv(65536)
+            length, start = data[1] & 127, 2
+            if length == 126:
+                length, start = int.from_bytes(data[2:4], "big"), 4
+            while len(data) < start + length:
+                data += live.recv(65536)
+            message, data = json.loads(data[start:start + length]), data[start + length:]
+            if message["type"] == "beat":
+                beats.append(message)
+        live.close()
+        BOX.request("POST", "/api/transport", {"playing": False}, headers={"Authorization": "Bearer " + body["token"]})
+        time.sleep(0.3)  # the simulation writes a line once nothing earlier can come (20 ms)
+        onsets = {(e["bar"], e["beat"]): e["mono"] for e in BOX.events() if e["type"] == "onset" and e["layer"] == 0 and e["mono"] >= beats[0]["mono"] - 0.001}
+        for b in beats:
+            self.assertEqual(b["mono"], round(b["ns"] / 1e9, 6))
+            self.assertAlmostEqual(onsets[(b["bar"], b["beat"])], b["mono"], delta=0.0000015)
 
     def test_09_brute_force_locks_pairing(self):
         statuses = []

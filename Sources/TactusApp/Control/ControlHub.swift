@@ -257,11 +257,19 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
 
     public func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime) {
         guard !subscribers.isEmpty, onset.layer == 0, onset.kind <= .beat else { return }
-        let line = "{\"type\":\"beat\",\"bar\":\(onset.bar),\"beat\":\(onset.beat),\"kind\":\"\(onset.kind.name)\",\"ns\":\(time.nanoseconds + clockOffset)\(onset.muted ? ",\"muted\":true" : "")}"
+        let ns = time.nanoseconds + clockOffset
+        let line = "{\"type\":\"beat\",\"bar\":\(onset.bar),\"beat\":\(onset.beat),\"kind\":\"\(onset.kind.name)\",\"ns\":\(ns),\"mono\":\(ControlHub.mono(ns))\(onset.muted ? ",\"muted\":true" : "")}"
         for client in subscribers { send(client, line) }
     }
 
     public var followsBeats: Bool { !subscribers.isEmpty }
+
+    /// CLOCK_MONOTONIC seconds with 6 decimals, as the events' `mono` (exact, no floating point).
+    static func mono(_ nanoseconds: Int64) -> String {
+        let micro = (nanoseconds + 500) / 1000
+        let fraction = String(micro % 1_000_000)
+        return "\(micro / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+    }
 
     public func box(_ box: Box, willPlay beats: [AnnouncedBeat], from: MonotonicTime) {
         guard !subscribers.isEmpty else { return }
