@@ -115,7 +115,9 @@ struct CompanionServer {
     /// Pairing, the state and START/STOP.
     private func addRemoteRoutes(_ router: Router<Context>) {
         router.post("/api/pair") { request, _ -> Response in
-            guard let body = try await body(request), let code = body["code"]?.stringValue else {
+            // A script may send the code as a number ({"code":42137} for 042137).
+            let given = try await body(request)?["code"]
+            guard let code = given?.stringValue ?? given?.intValue.flatMap({ (0..<1_000_000).contains($0) ? Companion.code(from: UInt64($0)) : nil }) else {
                 return Problem.response(.badRequest, "the body must be {\"code\":\"NNNNNN\"}")
             }
             // 256 random bits from the kernel (getrandom) for the token; the box keeps its hash.
