@@ -547,6 +547,13 @@ class Companion(unittest.TestCase):
         # (/run/tactus/control.sock, or /tmp/tactus-UID/control.sock for a user who cannot write /run/tactus).
         from boxsim import free_port
         import tempfile, shutil
+        for path in ("/run/tactus/control.sock", f"/tmp/tactus-{os.getuid()}/control.sock"):
+            try:
+                with socket.socket(socket.AF_UNIX) as probe:
+                    probe.connect(path)
+                self.skipTest(f"SKIPPED: a box or another simulation already serves {path}; `tactus ctl` would reach that one")
+            except OSError:
+                pass
         folder = tempfile.mkdtemp(prefix="tactus-ctl-test-")
         try:
             with open(os.path.join(folder, "idle.txt"), "w") as f:
