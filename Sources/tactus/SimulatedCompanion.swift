@@ -49,6 +49,8 @@ final class SimulatedCompanion {
             throw ExitError("--web: tactus-web did not start listening on \(listen) (is the port free?)", code: 1)
         }
         close(output)
+        // Shown again now, so the code's 60 s count from the printed line, not from tactus-web's start.
+        await switchOn(code)
         companion.line = SimulatedCompanion.line(listen, code)
         FileSystem.writeStandardOutput(companion.line + "\n")
         return companion
