@@ -54,8 +54,12 @@ import TactusBase
         #expect(box.companion.browsers == [PairedBrowser(id: 1, name: "Firefox", tokenHash: SHA256.hex(Self.token))])
         #expect(box.companion.browser(token: Self.token)?.id == 1)
         #expect(box.companion.browser(token: String(repeating: "cd", count: 32)) == nil)
-        // The code is used up.
-        _ = box.handle(.remote(.pair(code: "042137", token: Self.token, name: "again"), at: clock.advance(ms: 10)))
+        // The code pairs a second browser within its 60 s, and none after them.
+        let second = String(repeating: "ef", count: 32)
+        _ = box.handle(.remote(.pair(code: "042137", token: second, name: "phone"), at: clock.advance(ms: 10)))
+        #expect(box.companion.lastPairing == .paired(id: 2))
+        #expect(box.companion.browser(token: second)?.id == 2)
+        _ = box.handle(.remote(.pair(code: "042137", token: Self.token, name: "late"), at: clock.advance(ms: 1_000)))
         #expect(box.companion.lastPairing == .wrongCode)
         // A fresh code expires after 60 s.
         _ = box.handle(.remote(.showPairingCode("111111"), at: clock.advance(ms: 10)))

@@ -593,6 +593,10 @@ class Companion(unittest.TestCase):
         status, state, _ = BOX.request("GET", "/api/state", headers={"Authorization": "Bearer " + body["token"]})
         self.assertEqual(status, 200)
         self.assertEqual(set(state), set(json.loads(BOX.ctl("state").stdout)))
+        # The same code pairs another client within its 60 s, with its own token.
+        status, other, _ = BOX.request("POST", "/api/pair", {"code": BOX.code})
+        self.assertEqual(status, 200, other)
+        self.assertNotEqual((other["token"], other["browser"]), (body["token"], body["browser"]))
         status, state, _ = BOX.request("POST", "/api/transport", {"playing": False}, headers={"Cookie": "tactus_token=" + body["token"]})
         self.assertEqual((status, state["playing"]), (200, False))
         # A script's live view: /ws with the Bearer token and no Origin; each beat has its bar, beat and

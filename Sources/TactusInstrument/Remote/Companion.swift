@@ -76,9 +76,8 @@ public struct Companion: Sendable, Hashable {
             }
             return .wrongCode
         }
-        // One code, one browser: the next one needs a new code from the box.
-        self.code = nil
-        codeUntil = nil
+        // The code stays good for the rest of its 60 s: a phone and a laptop (or a script) may
+        // pair from one showing; wrong codes are still counted against the lock.
         wrongCodes = []
         let browser = PairedBrowser(id: nextID, name: name, tokenHash: SHA256.hex(token))
         nextID += 1
