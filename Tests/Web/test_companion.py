@@ -560,8 +560,11 @@ class Companion(unittest.TestCase):
                 f.write("120 end\n")
             port = free_port()
             sockets = [p for p in ("/run/tactus/control.sock", f"/tmp/tactus-{os.getuid()}/control.sock") if not os.path.exists(p)]
+            import glob
+            scratch = set(glob.glob("/tmp/tactus-realtime-*"))
+            # No --out either: in real time the outputs go to a private folder removed at the end.
             box = subprocess.Popen([binary("tactus"), "simulate", "--headless", "--realtime", "--script", os.path.join(folder, "idle.txt"),
-                                    "--out", os.path.join(folder, "out"), "--web", f"127.0.0.1:{port}"],
+                                    "--web", f"127.0.0.1:{port}"],
                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             try:
                 ready, _, _ = select.select([box.stdout], [], [], 90)
@@ -581,6 +584,7 @@ class Companion(unittest.TestCase):
             # The socket goes with the simulation.
             for path in sockets:
                 self.assertFalse(os.path.exists(path), path)
+            self.assertEqual(set(glob.glob("/tmp/tactus-realtime-*")), scratch)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
