@@ -75,7 +75,7 @@ case "${1:-build}" in
   gpiod2) packages=(pkg-config); fetch_gpiod2 ;;
   deb) packages+=(dpkg-dev device-tree-compiler adduser) ;;
   web) packages+=(chromium python3 python3-pip) ;;
-  vm) packages+=(qemu-system-x86 busybox-static gpiod i2c-tools alsa-utils kmod xz-utils
+  vm) packages+=(qemu-system-x86 busybox-static gpiod i2c-tools alsa-utils kmod xz-utils iproute2
                  python3 gcc make libc6-dev binutils) ;;
   *) echo "install-deps.sh: unknown set '$1' (expected build, test, bench, install, vm, gpiod2, deb or web)" >&2; exit 2 ;;
 esac

@@ -388,6 +388,19 @@ public final class ClickRenderer: @unchecked Sendable {
     /// played) are still played, on this sample.
     private func keepPhase(from old: EngineProgram, to new: EngineProgram) {
         let anchor = placement.anchor
+        // A start still waiting for its downbeat (the cursor on bar 0's first onset: nothing of
+        // it played) keeps that downbeat where the grid has it now, whatever the anchor: after
+        // an outside re-placement (Link re-mapping a start that waits for the quantum) the
+        // anchor lies in bar -1, and carrying the position from there would play bar -1's last
+        // beats before the start.
+        if cursorBar == 0 && cursorIndex == 0 && !leadInActive {
+            let startTwice = anchor.bar == 0 && anchor.grid == 0 && anchor.numerator == 0
+                ? anchor.twice : 2 * old.sample(bar: 0, offset: 0, placement: placement)
+            if startTwice >= 2 * clock - 1 {
+                placement = new.placement(of: Anchor(twice: startTwice, bar: 0, grid: 0))
+                return
+            }
+        }
         // Before a start's own downbeat nothing has played yet: the start stays where it is.
         let pivotTwice = max(2 * clock, anchor.twice)
         let cutTwice = max(2 * clock - 1, anchor.twice)

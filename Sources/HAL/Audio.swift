@@ -30,23 +30,32 @@ public struct AudioFormat: Equatable, Sendable, CustomStringConvertible {
 }
 
 /// Where playback is: the frame the engine will render next, how many of the frames already
-/// handed over are still waiting to be heard, and when that was measured.
+/// handed over are still waiting to be heard, and when frame `framesRendered - delayFrames`
+/// is heard. A device sink publishes its filtered map here (`SampleClockFilter`: the
+/// timestamp is the line's time at that frame, `nanosecondsPerFrame` the device's measured
+/// rate); a simulated one publishes exact values and no rate (the nominal one).
 ///
-/// Engine frame `f` is heard at `timestamp + (f - (framesRendered - delayFrames)) / sampleRate`.
+/// Engine frame `f` is heard at `timestamp + (f - (framesRendered - delayFrames)) x nanosecondsPerFrame`.
 public struct AudioOutputPosition: Equatable, Sendable {
     public var framesRendered: Int64
     public var delayFrames: Int
     public var timestamp: MonotonicTime
+    /// The device's frame period on the monotonic clock, nil for exactly 1 s / sample rate.
+    public var nanosecondsPerFrame: Double?
 
-    public init(framesRendered: Int64, delayFrames: Int, timestamp: MonotonicTime) {
+    public init(framesRendered: Int64, delayFrames: Int, timestamp: MonotonicTime, nanosecondsPerFrame: Double? = nil) {
         self.framesRendered = framesRendered
         self.delayFrames = delayFrames
         self.timestamp = timestamp
+        self.nanosecondsPerFrame = nanosecondsPerFrame
     }
 
     /// The monotonic instant at which engine frame `frame` leaves the output.
     public func instant(ofFrame frame: Int64, sampleRate: Int) -> MonotonicTime {
         let framesAhead = frame - (framesRendered - Int64(delayFrames))
+        if let nanosecondsPerFrame {
+            return timestamp.advanced(byNanoseconds: Int64((Double(framesAhead) * nanosecondsPerFrame).rounded()))
+        }
         return timestamp.advanced(byNanoseconds: framesAhead * 1_000_000_000 / Int64(sampleRate))
     }
 }

@@ -144,6 +144,11 @@ final class ALSAPCM: @unchecked Sendable {
         // Start only once the whole buffer is full, so the first period cannot underrun at once.
         try check(snd_pcm_sw_params_set_start_threshold(pcm, sw, buffer), "the start threshold")
         try check(snd_pcm_sw_params_set_avail_min(pcm, sw, period), "the wake-up threshold")
+        // The status then carries the kernel's time of its pointer reading, on the box's clock
+        // (the sample-to-host-time map's input). A plugin that cannot is still usable: the
+        // render loop falls back to reading the clock itself.
+        _ = snd_pcm_sw_params_set_tstamp_mode(pcm, sw, SND_PCM_TSTAMP_ENABLE)
+        _ = snd_pcm_sw_params_set_tstamp_type(pcm, sw, SND_PCM_TSTAMP_TYPE_MONOTONIC)
         try check(snd_pcm_sw_params(pcm, sw), "the software parameters")
         try check(snd_pcm_prepare(pcm), "preparing")
 

@@ -290,6 +290,8 @@ public final class ALSASink: AudioSink, @unchecked Sendable {
         let failure = Atomic<Int>(0)
         let floats: UnsafeMutablePointer<Float>
         let deviceBytes: UnsafeMutableRawPointer
+        /// snd_pcm_status_t, allocated here: the loop reads the status into it every period.
+        let status: OpaquePointer?
 
         init(pcm: ALSAPCM, renderer: any AudioRenderer, sink: ALSASink) {
             self.pcm = pcm
@@ -299,11 +301,15 @@ public final class ALSASink: AudioSink, @unchecked Sendable {
             floats = .allocate(capacity: samples)
             floats.initialize(repeating: 0, count: samples)
             deviceBytes = .allocate(byteCount: samples * 4, alignment: 16)
+            var status: OpaquePointer?
+            snd_pcm_status_malloc(&status)
+            self.status = status
         }
 
         deinit {
             floats.deallocate()
             deviceBytes.deallocate()
+            if let status { snd_pcm_status_free(status) }
         }
 
         func run() {
@@ -312,6 +318,11 @@ public final class ALSASink: AudioSink, @unchecked Sendable {
             let samples = period * pcm.format.channels
             let frameBytes = pcm.format.channels * pcm.sampleFormat.bytesPerSample
             let clock = SystemMonotonicClock()
+            // The map from engine samples to when they are heard: this session's own (a new
+            // stream starts a new line; the frames written before it were counted by the sink).
+            var map = SampleClockFilter(sampleRate: pcm.format.sampleRate)
+            var framesWritten = sink.position.read().framesRendered
+            let bufferNanoseconds = Int64(pcm.format.bufferFrames) * 1_000_000_000 / Int64(pcm.format.sampleRate)
             while !stopRequested.load(ordering: .relaxed) && !sink.stopRequested.load(ordering: .relaxed) {
                 renderer.render(into: floats, frameCount: period)
                 let source = convert(samples)
@@ -337,13 +348,45 @@ public final class ALSASink: AudioSink, @unchecked Sendable {
                     if code == -EPIPE || code == -ESTRPIPE {
                         sink.lastXrunCode.store(Int(code), ordering: .relaxed)
                         sink.xruns.add(1, ordering: .relaxed)
+                        // Frames were lost or silence played: the old line no longer holds.
+                        map.reset()
                     }
                 }
-                var delay: snd_pcm_sframes_t = 0
-                let delayKnown = snd_pcm_delay(handle, &delay) >= 0
-                if delayKnown { sink.delayFrames.store(delay, ordering: .relaxed) }
-                sink.position.publish(addingFrames: Int64(period), delay: delayKnown ? delay : nil, at: clock.now())
+                framesWritten += Int64(period)
+                let measured = measure(clock: clock, bufferNanoseconds: bufferNanoseconds)
+                if let measured {
+                    sink.delayFrames.store(measured.delay, ordering: .relaxed)
+                    if measured.running { map.observe(framesWritten: framesWritten, delayFrames: Int64(measured.delay), at: measured.time) }
+                }
+                if map.isLocked {
+                    // Re-anchored every period at the heard sample the line last took in.
+                    sink.position.publish(frames: framesWritten, delay: Int(framesWritten - map.anchorSample), at: map.anchorTime,
+                                          nanosecondsPerFrame: map.nanosecondsPerSample)
+                } else {
+                    // Not running yet (filling the buffer up to the start threshold): the raw reading.
+                    sink.position.publish(frames: framesWritten, delay: measured?.delay ?? sink.delayFrames.load(ordering: .relaxed),
+                                          at: clock.now(), nanosecondsPerFrame: nil)
+                }
             }
+        }
+
+        /// The output delay (every frame written and not heard yet, with the latency the
+        /// driver adds past its buffer) and the time it held, from one status read: the
+        /// kernel's own time of its pointer reading, or the clock around the call when the
+        /// device gives none; `running` is false while nothing is heard yet (the buffer still
+        /// filling up to the start threshold, or refilling after an xrun).
+        private func measure(clock: SystemMonotonicClock, bufferNanoseconds: Int64) -> (delay: Int, time: Int64, running: Bool)? {
+            guard let status else { return nil }
+            let before = clock.now().nanoseconds
+            guard snd_pcm_status(pcm.handle, status) >= 0 else { return nil }
+            let after = clock.now().nanoseconds
+            let running = snd_pcm_status_get_state(status) == SND_PCM_STATE_RUNNING
+            let delay = Int(snd_pcm_status_get_delay(status))
+            var stamp = snd_htimestamp_t()
+            snd_pcm_status_get_htstamp(status, &stamp)
+            let kernel = Int64(stamp.tv_sec) * 1_000_000_000 + Int64(stamp.tv_nsec)
+            let time = kernel >= before - bufferNanoseconds && kernel <= after ? kernel : before + (after - before) / 2
+            return (delay, time, running)
         }
 
         /// Converts the rendered floats to the device format; returns what to hand to ALSA.
@@ -394,23 +437,29 @@ final class PositionSeqlock: Sendable {
     private let delay = Atomic<Int>(0)
     private let time = Atomic<Int64>(0)
 
+    /// The device's frame period as Double bits, 0 for the nominal one.
+    private let period = Atomic<UInt64>(0)
+
     /// Single writer: the render thread.
-    func publish(addingFrames added: Int64, delay newDelay: Int?, at instant: MonotonicTime) {
+    func publish(frames newFrames: Int64, delay newDelay: Int, at instant: MonotonicTime, nanosecondsPerFrame: Double?) {
         let start = sequence.load(ordering: .relaxed)
         sequence.store(start &+ 1, ordering: .relaxed)
         atomicMemoryFence(ordering: .releasing)
-        frames.store(frames.load(ordering: .relaxed) + added, ordering: .relaxed)
-        if let newDelay { delay.store(newDelay, ordering: .relaxed) }
+        frames.store(newFrames, ordering: .relaxed)
+        delay.store(newDelay, ordering: .relaxed)
         time.store(instant.nanoseconds, ordering: .relaxed)
+        period.store(nanosecondsPerFrame?.bitPattern ?? 0, ordering: .relaxed)
         sequence.store(start &+ 2, ordering: .releasing)
     }
 
     func read() -> AudioOutputPosition {
         while true {
             let before = sequence.load(ordering: .acquiring)
+            let bits = period.load(ordering: .relaxed)
             let snapshot = AudioOutputPosition(framesRendered: frames.load(ordering: .relaxed),
                                                delayFrames: delay.load(ordering: .relaxed),
-                                               timestamp: MonotonicTime(nanoseconds: time.load(ordering: .relaxed)))
+                                               timestamp: MonotonicTime(nanoseconds: time.load(ordering: .relaxed)),
+                                               nanosecondsPerFrame: bits == 0 ? nil : Double(bitPattern: bits))
             atomicMemoryFence(ordering: .acquiring)
             if before & 1 == 0 && sequence.load(ordering: .relaxed) == before { return snapshot }
         }

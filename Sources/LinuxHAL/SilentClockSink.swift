@@ -31,7 +31,8 @@ public final class SilentClockSink: AudioSink, @unchecked Sendable {
                 var deadline = clock.now().nanoseconds
                 while !stopRequested.load(ordering: .relaxed) {
                     renderer.render(into: buffer, frameCount: format.periodFrames)
-                    position.publish(addingFrames: Int64(format.periodFrames), delay: 0, at: clock.now())
+                    position.publish(frames: position.read().framesRendered + Int64(format.periodFrames), delay: 0,
+                                     at: clock.now(), nanosecondsPerFrame: nil)
                     deadline += periodNanoseconds
                     Syscalls.sleep(untilNanoseconds: deadline)
                 }

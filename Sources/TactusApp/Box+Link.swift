@@ -22,6 +22,9 @@ struct LinkFollow {
     /// Set while a peer's START or STOP goes through the reducer (not sent back).
     var remoteTransport = false
     var lastAlignment: MonotonicTime?
+    /// A start waiting for the quantum: its Link beat (a multiple of the quantum) and where
+    /// bar 0's downbeat was put (twice the heard sample). A tempo change before it re-maps it.
+    var pendingStart: (beat: Double, quantum: Double, twice: Int64)?
     /// The tempo of the song's latest onset (songs lead the session tempo).
     var songBPM: Double = 0
 }
@@ -161,6 +164,7 @@ extension Box {
     /// START in a Link session: bar 0's downbeat on the next multiple of the quantum (a
     /// peer's start: at or after its start time), far enough ahead to be rendered in time.
     func startEngine() {
+        linkFollow.pendingStart = nil
         // Alone in the session the box starts at once, as without Link, and Link follows it.
         guard followsLink, let link, link.peers > 0, let clock = outputClock, engine.song == nil else { return startAhead() }
         let quantum = LinkMath.quantum(state.settings.meter).doubleValue
@@ -170,7 +174,9 @@ extension Box {
         if linkFollow.remoteTransport, session.timeForIsPlaying > from { from = session.timeForIsPlaying }
         let startBeat = (session.beat(at: from) / quantum).rounded(.up) * quantum
         let start = session.time(atBeat: startBeat)
-        engine.start(atTwice: Int64((2 * clock.heardSample(atNanoseconds: start.nanoseconds)).rounded()))
+        let twice = Int64((2 * clock.heardSample(atNanoseconds: start.nanoseconds)).rounded())
+        engine.start(atTwice: twice)
+        linkFollow.pendingStart = (startBeat, quantum, twice)
         linkFollow.lastAlignment = now
         if linkFollow.startStopSync && !linkFollow.remoteTransport { link.commit(playing: true, at: start) }
     }
@@ -215,6 +221,21 @@ extension Box {
         guard state.isPlaying, engine.song == nil, let timeline, let clock = outputClock else { return }
         // One move at a time: the render thread takes it up and publishes the new grid first.
         if let last = linkFollow.lastAlignment, now.nanoseconds - last.nanoseconds < 40_000_000 { return }
+        // A start that waits for the quantum stays on its Link beat: a tempo change before it
+        // moves bar 0's downbeat to where that beat now falls (nothing plays before it).
+        if let pending = linkFollow.pendingStart {
+            let start = session.time(atBeat: pending.beat)
+            if pending.quantum == quantum.doubleValue && start > now {
+                let twice = Int64((2 * clock.heardSample(atNanoseconds: start.nanoseconds)).rounded())
+                if abs(twice - pending.twice) >= 2 {
+                    engine.align(atTwice: twice, bar: 0, position: .zero)
+                    linkFollow.pendingStart?.twice = twice
+                    linkFollow.lastAlignment = now
+                }
+                return
+            }
+            linkFollow.pendingStart = nil
+        }
         // An eighth of a Link beat near 60 ms from now: exact in quarters, so the position is.
         let eighths = Int64((session.beat(at: now.advanced(byNanoseconds: 60_000_000)) * 8).rounded())
         let beat = Rational(eighths, 8)

@@ -447,7 +447,8 @@ public final class Box {
     var outputClock: AudioOutputClock? {
         guard let position = audio.outputPosition else { return nil }
         return AudioOutputClock(sampleRate: engine.renderer.sampleRate, engineSample: position.framesRendered,
-                                outputDelayFrames: Int64(position.delayFrames), nanoseconds: position.timestamp.nanoseconds)
+                                outputDelayFrames: Int64(position.delayFrames), nanoseconds: position.timestamp.nanoseconds,
+                                nanosecondsPerSample: position.nanosecondsPerFrame)
     }
 
     private func heardSample(at time: MonotonicTime) -> Int64? {

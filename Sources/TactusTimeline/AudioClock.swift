@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TactusArithmetic
 /// Ties the engine's sample clock to the monotonic clock at the output: one measurement of
-/// "engine clock W and output delay d at monotonic time t" (ALSA's snd_pcm_delay after a
-/// write) means engine sample W - d is being heard at t. Everything the user sees or feels
+/// "engine clock W and output delay d at monotonic time t" means engine sample W - d is
+/// being heard at t (on a device: the filtered map of `SampleClockFilter`, re-anchored every
+/// period, with the device's measured sample period). Everything the user sees or feels
 /// (screen, LEDs, buzzer) is placed with this, never with a timer of its own, so it stays
 /// locked to the sound.
 public struct AudioOutputClock: Sendable, Hashable {
@@ -13,13 +14,18 @@ public struct AudioOutputClock: Sendable, Hashable {
     public var outputDelayFrames: Int64
     /// Monotonic time of the measurement, in nanoseconds.
     public var nanoseconds: Int64
+    /// The output's measured sample period (its crystal against the monotonic clock, from the
+    /// device's filtered map), nil for the nominal 1 s / sampleRate.
+    public var nanosecondsPerSample: Double?
 
-    public init(sampleRate: Int, engineSample: Int64, outputDelayFrames: Int64, nanoseconds: Int64) {
+    public init(sampleRate: Int, engineSample: Int64, outputDelayFrames: Int64, nanoseconds: Int64,
+                nanosecondsPerSample: Double? = nil) {
         precondition(sampleRate > 0, "sample rate must be positive")
         self.sampleRate = sampleRate
         self.engineSample = engineSample
         self.outputDelayFrames = outputDelayFrames
         self.nanoseconds = nanoseconds
+        self.nanosecondsPerSample = nanosecondsPerSample
     }
 
     /// The engine sample leaving the output at the measurement.
@@ -27,13 +33,15 @@ public struct AudioOutputClock: Sendable, Hashable {
 
     /// The (fractional) engine sample being heard at monotonic time `time`.
     public func heardSample(atNanoseconds time: Int64) -> Double {
-        Double(heardSample) + Double(time - nanoseconds) * Double(sampleRate) / 1e9
+        if let nanosecondsPerSample { return Double(heardSample) + Double(time - nanoseconds) / nanosecondsPerSample }
+        return Double(heardSample) + Double(time - nanoseconds) * Double(sampleRate) / 1e9
     }
 
     /// When engine sample `sample` is heard: the first nanosecond at or after it (exact
     /// integer math), so a frame drawn for that moment shows the sample itself, not the one
     /// before (the beat's frame shows the beat).
     public func outputNanoseconds(ofSample sample: Int64) -> Int64 {
+        if let nanosecondsPerSample { return nanoseconds + Int64((Double(sample - heardSample) * nanosecondsPerSample).rounded(.up)) }
         let numerator = Int128(sample - heardSample) * 1_000_000_000
         let rate = Int128(sampleRate)
         return nanoseconds - Int64(Rational.floorDivide(-numerator, rate))

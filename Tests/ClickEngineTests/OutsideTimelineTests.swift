@@ -36,4 +36,39 @@ import TactusArithmetic
         #expect(recording.events.map(\.sample) == [0, 24_000, 42_000, 66_000, 138_000, 162_000, 186_000])
         #expect(recording.events.map { "\($0.bar):\($0.beat)" } == ["0:0", "0:1", "0:2", "0:3", "1:0", "1:2", "1:3"])
     }
+
+    /// Link re-maps a start that waits for the quantum by moving the grid with an anchor
+    /// before bar 0 (bar -1, part-way in). A tempo change while it still waits must keep the
+    /// start pending where the grid put it: nothing of bar -1 plays (it did: bar -1's last beat).
+    @Test func aTempoChangeWhileAStartWaitsAfterAnAlignmentPlaysNothingBeforeTheDownbeat() throws {
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "120"))
+        engine.start(atTwice: 2 * 100_000)
+        var recording = Recording()
+        engine.record(30_000, into: &recording)
+        // The session moved: bar -1 is half a bar in at 40000, so bar 0's downbeat is 88000.
+        engine.align(atTwice: 2 * 40_000, bar: -1, position: Rational(1, 2))
+        engine.record(20_000, into: &recording)
+        #expect(recording.events.isEmpty)
+        // 60 BPM from sample 50000, before the downbeat: the start stays at 88000.
+        try engine.apply(settings(bpm: "60"))
+        engine.record(100_000, into: &recording)
+        #expect(recording.events.map(\.sample) == [88_000, 136_000])
+        #expect(recording.events.map { "\($0.bar):\($0.beat)" } == ["0:0", "0:1"])
+    }
+
+    /// The box re-maps a waiting start on Link's beat timeline with bar 0's downbeat itself:
+    /// the start moves there, later or earlier, and nothing plays before it.
+    @Test func aWaitingStartFollowsAnAlignmentOfItsDownbeat() throws {
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "120"))
+        engine.start(atTwice: 2 * 100_000)
+        var recording = Recording()
+        engine.record(30_000, into: &recording)
+        try engine.apply(settings(bpm: "60"))
+        engine.align(atTwice: 2 * 150_000, bar: 0, position: .zero)
+        engine.record(40_000, into: &recording)
+        engine.align(atTwice: 2 * 120_000, bar: 0, position: .zero)
+        engine.record(100_000, into: &recording)
+        #expect(recording.events.map(\.sample) == [120_000, 168_000])
+        #expect(recording.events.map { "\($0.bar):\($0.beat)" } == ["0:0", "0:1"])
+    }
 }

@@ -20,6 +20,31 @@ import TactusBase
         #expect(counts.allocations > 0)
     }
 
+    /// The sample-to-host-time map runs on the render thread every period: its update
+    /// (loop gains, outliers, restarts) and its reads are arithmetic only.
+    @Test func theSampleToHostTimeMapNeitherAllocatesNorLocks() {
+        var map = SampleClockFilter(sampleRate: 48000)
+        var random = SplitMix64(state: 21)
+        let jitter = (0..<100_000).map { _ in Int64.random(in: -1_000_000...1_000_000, using: &random) }
+        map.observe(framesWritten: 512, delayFrames: 384, at: 1_000_000_000)
+        realtime_audit_begin()
+        var sum = 0.0
+        // (An Int loop: a Range<Int64> iterates unspecialized in a debug build and allocates.)
+        for i in 1..<100_000 {
+            let k = Int64(i)
+            let jump: Int64 = (k == 30_000 ? 480_000 : 0) + (k >= 60_000 ? 48_000 : 0)  // a stall skipped; frames lost: a restart
+            map.observe(framesWritten: 512 + k * 128 + jump, delayFrames: 384,
+                        at: 1_000_000_000 + k * 2_666_667 + jitter[i])
+            sum += map.nanoseconds(atSample: 512 + k * 128) + Double(map.anchorTime.nanoseconds)
+        }
+        let counts = realtime_audit_end()
+        #expect(sum > 0 && map.isLocked)
+        #expect(counts.allocations == 0)
+        #expect(counts.frees == 0)
+        #expect(counts.locks == 0)
+        #expect(counts.writes == 0)
+    }
+
     /// MIDI clock out is placed by the render thread: clocks, Start, Stop and a tempo change
     /// while clocks run, with the MIDI ring drained by another thread as the MIDI thread does.
     @Test func renderingWithMIDIClockOutNeitherAllocatesNorLocks() throws {
@@ -182,7 +207,8 @@ import TactusBase
     }
 
     /// Link moves the grid through the engine (a start placed on the quantum, re-placements
-    /// while playing, some jumps big enough to pass clicks over): the render thread takes them
+    /// while playing and while the start waits, tempo changes, some jumps big enough to pass
+    /// clicks over): the render thread takes them
     /// up without allocating, locking or writing. (It never calls Link itself.)
     @Test func linkPlacedStartsAndRealignmentsNeitherAllocateNorLock() {
         var random = SplitMix64(state: 21)
@@ -198,10 +224,14 @@ import TactusBase
                 engine.stop()
                 engine.start(atTwice: 2 * clock + Int64.random(in: 0...20_000, using: &random))
             } else if step % 5 == 0 {
-                // Control side (allocates, not audited): bar 0..3, anywhere in the 7/8 bar.
+                // Control side (allocates, not audited): bar -1..3 (bar -1: a waiting start
+                // re-mapped), anywhere in the 7/8 bar.
                 let position = Rational(Int64.random(in: 0..<7 * 64, using: &random), 8 * 64)
                 engine.align(atTwice: 2 * clock + Int64.random(in: -4000...4000, using: &random),
-                             bar: Int64.random(in: 0...3, using: &random), position: position)
+                             bar: Int64.random(in: -1...3, using: &random), position: position)
+            } else if step % 7 == 0 {
+                // A session tempo change, also while a start waits for its downbeat.
+                try? engine.apply(settings(bpm: step % 14 == 0 ? "137" : "90", meter: "7/8", beatUnit: "1/8", subdivisions: "3"))
             }
             realtime_audit_begin()
             engine.renderer.render(into: buffer, frameCount: 128)

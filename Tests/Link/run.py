@@ -18,7 +18,7 @@ Automated TEST-PLAN cases (Ableton Link's TEST-PLAN.md), per meter:
   BEATTIME-1 enabling Link while playing, with no session to join, moves no click
   BEATTIME-2 peers joining move none of A's clicks
   STARTSTOPSTATE-1 a peer's STOP and START (start/stop sync on) stop and start the box, the
-          start on the quantum
+          start on the quantum, also when the peer changes the tempo while the start waits
   STARTSTOPSTATE-2 a box's STOP reaches the other box and the peer
 """
 import json, os, subprocess, sys, tempfile, time
@@ -73,23 +73,50 @@ def box(ns, folder, script, settings):
                             stdout=subprocess.DEVNULL, stderr=open(folder + "/stderr.txt", "w"))
 
 
+def time_zero(folder):
+    """CLOCK_MONOTONIC seconds of a real-time box's time 0, from its first event line
+    (events.jsonl is written as it goes); waits up to 10 s for it."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            with open(folder + "/out/events.jsonl") as f:
+                first = f.readline()
+            if first.endswith("\n"):
+                e = json.loads(first)
+                return e["mono"] - e["t"]
+        except FileNotFoundError:
+            pass
+        time.sleep(0.01)
+    return time.monotonic()
+
+
 def scenario(name, settings, unit_quarters, quantum, bpm_a, bpm_b, work):
     """unit_quarters: the beat unit in quarter notes (1 for 1/4, 0.5 for 1/8)."""
     print(f"{name}: A at {bpm_a}, B at {bpm_b}, quantum {quantum}")
     folder = tempfile.mkdtemp(prefix=name.replace("/", "-") + "-", dir=work)
     a = box(NS[0], folder + "/a", "0 link start-stop-sync on\n0.2 press start\n"
-            "6 turn -18 over 1.8\n19 end\n", settings + f"bpm = {bpm_a}\n")
-    started = time.monotonic()
-    # B comes 2 s after A, the peer (beside A) 3 s after: Link's older session wins only by
-    # more than 0.5 s (else by a random session id).
-    time.sleep(max(0, 2.0 - (time.monotonic() - started)))
-    b = box(NS[1], folder + "/b", "0 sync link\n0 link start-stop-sync on\n0.3 press start\n10 press start\n13 end\n",
+            "8 turn -18 over 1.8\n29 end\n", settings + f"bpm = {bpm_a}\n")
+    # B comes 2 s after A's time 0, the peer (beside A) 1 s after B's: Link's older session
+    # wins only by more than 0.5 s (else by a random session id). Counted from each box's
+    # first event (its time 0), not from launching it: a box's start-up takes longer on a
+    # busy machine (up to 2 s seen: A turns its wheel only at 8 s, so B has joined and played
+    # by then), and the peer's START must come after B's STOP (B's 12 s).
+    a_zero = time_zero(folder + "/a")
+    time.sleep(max(0, a_zero + 2.0 - time.monotonic()))
+    b = box(NS[1], folder + "/b", "0 sync link\n0 link start-stop-sync on\n0.3 press start\n12 press start\n15 end\n",
             settings + f"bpm = {bpm_b}\n")
-    time.sleep(max(0, 3.0 - (time.monotonic() - started)))
+    b_zero = time_zero(folder + "/b")
+    time.sleep(max(0, a_zero + 3.0 - time.monotonic()))
     peer_out = open(folder + "/peer.jsonl", "w")
-    # The peer (beside A): start/stop sync on; START at A's 13 s, then 20 and 999 BPM at 16.5 and 17.5.
-    peer = subprocess.Popen(["ip", "netns", "exec", NS[0], BIN + "/tactus-link-peer", "16.5", str(quantum),
-                             "0:sync-on", "10:start", "13.5:tempo=20", "14.5:tempo=999"], stdout=peer_out)
+    # The peer (beside A, from A's 3 s): start/stop sync on; from B's 13 s (1 s after B's
+    # STOP; A's 15 s when B started on time) START within a quarter note after the session's
+    # downbeat, so A's start waits most of a quantum, and 0.3 s later 100 (in the beat unit)
+    # while it waits; then 20 and 999 quarter notes a minute 5 and 6 s after START.
+    go = b_zero + 13 - time.monotonic()
+    peer = subprocess.Popen(["ip", "netns", "exec", NS[0], BIN + "/tactus-link-peer", "+2", str(quantum),
+                             "0:sync-on", f"{go:.3f}:start-after-downbeat", f"+0.3:tempo={100 * unit_quarters:g}",
+                             "+4.7:tempo=20", "+1:tempo=999"],
+                            stdout=peer_out)
     for p in (a, b, peer):
         p.wait(timeout=60)
     peer_out.close()
@@ -110,17 +137,17 @@ def scenario(name, settings, unit_quarters, quantum, bpm_a, bpm_b, work):
 
     # TEMPO-5, BEATTIME-1, BEATTIME-2: A alone enables Link while playing, then others join:
     # its tempo and every click stay on its own grid (120: every 24000 samples from 9600).
-    before = [e for e in states(A) if at(e) < 6]
+    before = [e for e in states(A) if at(e) < 8]
     check(all(float(e["bpm"]) == bpm_a for e in before), f"TEMPO-5: A keeps {bpm_a} when enabling Link alone and as peers join")
-    grid = [e for e in onsets(A) if at(e) < 6]
+    grid = [e for e in onsets(A) if at(e) < 8]
     step = round(48000 * 60 / bpm_a)
     check(len(grid) > 8 and all((e["sample"] - 9600) % step == 0 for e in grid),
-          f"BEATTIME-1/2: A's {len(grid)} clicks up to 6 s stay on its grid through enabling Link and two joins")
+          f"BEATTIME-1/2: A's {len(grid)} clicks up to 8 s stay on its grid through enabling Link and two joins")
     # TEMPO-2/3: B joins at A's tempo within 1 s; the session never takes B's.
     joined = next((e for e in states(B) if float(e["bpm"]) == bpm_a), None)
     check(joined is not None and joined["t"] <= 1.0, f"TEMPO-2/3: B plays {bpm_a} within 1 s of its start "
           f"({joined['t'] if joined else None} s)")
-    session = [c["tempo"] for c in C if c["peers"] > 0 and c["mono"] - a0 < 6]
+    session = [c["tempo"] for c in C if c["peers"] > 0 and c["mono"] - a0 < 8]
     check(all(abs(t - bpm_a * unit_quarters) < 1e-3 for t in session), f"TEMPO-2: the session stays {bpm_a * unit_quarters} as B joins")
 
     def phase_error(first, last):
@@ -131,7 +158,7 @@ def scenario(name, settings, unit_quarters, quantum, bpm_a, bpm_b, work):
             worst = max(worst, min(abs(e["mono"] - m) for m in a_monos))
         return len(pairs), worst * 1000
 
-    count, worst = phase_error(max(3.0, (joined["mono"] - a0) if joined else 3.0), 6)
+    count, worst = phase_error(max(3.0, (joined["mono"] - a0) if joined else 3.0), 8)
     check(count >= 3 and worst <= 1.0, f"B's {count} beats match A's within {worst:.3f} ms (at most 1 ms)")
 
     # The peer sees A's tempo and phase: every click of A on a beat of the peer, every
@@ -146,7 +173,7 @@ def scenario(name, settings, unit_quarters, quantum, bpm_a, bpm_b, work):
     phase_ms = 0.0
     checked = 0
     for e in onsets(A):
-        if not 2.5 < at(e) < 5.9:
+        if not 2.5 < at(e) < 7.9:
             continue
         beat = peer_beat(e["mono"])
         if beat is None:
@@ -167,26 +194,37 @@ def scenario(name, settings, unit_quarters, quantum, bpm_a, bpm_b, work):
     check(a90 is not None and b90 is not None and b90["mono"] - a90["mono"] <= 0.1,
           f"TEMPO-1: A turned to 90, B follows in {((b90['mono'] - a90['mono']) * 1000) if a90 and b90 else None} ms (at most 100)")
     check(any(abs(c["tempo"] - 90 * unit_quarters) < 1e-3 for c in C), f"TEMPO-1: the peer sees {90 * unit_quarters}")
-    count, worst = phase_error(9.6, 11.8)
+    stop = next(e for e in B if e["type"] == "input" and e["line"] == "start_stop" and e["t"] > 11)
+    count, worst = phase_error(10.3, stop["mono"] - a0 - 0.1)
     check(count >= 3 and worst <= 1.0, f"at 90: B's {count} beats match A's within {worst:.3f} ms")
 
     # STARTSTOPSTATE-2 / -1: B's STOP stops A and the peer's session; the peer's START starts A.
-    stop = next(e for e in B if e["type"] == "input" and e["line"] == "start_stop" and e["t"] > 9)
     a_stop = next((e for e in states(A) if e["mono"] > stop["mono"] and not e["playing"]), None)
     check(a_stop is not None and a_stop["mono"] - stop["mono"] < 0.2,
           f"STARTSTOPSTATE-2: B's STOP stops A after {((a_stop['mono'] - stop['mono']) * 1000) if a_stop else None} ms")
     check(any(not c["playing"] and c["mono"] > stop["mono"] for c in C), "STARTSTOPSTATE-2: the peer's session stops too")
-    restart = next((e for e in onsets(A) if at(e) > 13), None)
+    # The peer's own START (its clock: a box's start-up time shifts the boxes' t, not the peer's).
+    peer_start = next((c["mono"] for c in C if c["playing"] and c["mono"] > stop["mono"] + 0.2), None)
+    restart_from = peer_start - 0.1 if peer_start is not None else a0 + 15
+    restart = next((e for e in onsets(A) if e["mono"] > restart_from), None)
     ok = restart is not None and restart["kind"] == "accent"
     if ok:
         phase = peer_beat(restart["mono"]) % quantum
         ok = min(phase, quantum - phase) * 60000 / peer_line(restart["mono"])["tempo"] <= 1.0
-    check(ok and not any(e["mono"] > stop["mono"] + 0.2 and at(e) < 13 for e in onsets(A)),
+    check(ok and not any(stop["mono"] + 0.2 < e["mono"] < restart_from for e in onsets(A)),
           "STARTSTOPSTATE-1: the peer's START starts A on a downbeat at the quantum; A was silent from B's STOP until then")
+    t100 = next((c["mono"] for c in C if abs(c["tempo"] - 100 * unit_quarters) < 1e-6), None)
+    check(restart is not None and t100 is not None and t100 < restart["mono"] and float(next(
+              e["bpm"] for e in reversed(states(A)) if e["mono"] <= restart["mono"])) == 100,
+          f"STARTSTOPSTATE-1: the peer's tempo change to 100 came while A's start waited "
+          f"({(restart['mono'] - t100) if restart and t100 else None} s before it), and A started at 100")
 
     # TEMPO-4: the session at 20 and 999 quarter notes a minute.
-    bpms = [float(e["bpm"]) for e in states(A) if at(e) > 16.4]
-    notices = [e["notice"] for e in states(A) if at(e) > 17.4 and e["notice"]]
+    # From the peer's own changes (its clock), not A's t: A's start-up time is not the peer's.
+    t20 = next((c["mono"] for c in C if abs(c["tempo"] - 20) < 1e-6), a0 + 20)
+    t999 = next((c["mono"] for c in C if abs(c["tempo"] - 999) < 1e-6), a0 + 21)
+    bpms = [float(e["bpm"]) for e in states(A) if e["mono"] > t20 - 0.1]
+    notices = [e["notice"] for e in states(A) if e["mono"] > t999 - 0.1 and e["notice"]]
     if unit_quarters == 1:
         check(20.0 in bpms and bpms[-1] == 999.0, f"TEMPO-4: A follows the session to 20 and 999 ({bpms[:1]} ... {bpms[-1:]})")
     else:

@@ -4,6 +4,10 @@
 //
 //   tactus-link-peer SECONDS QUANTUM [TIME:ACTION ...]
 //   ACTION: tempo=BPM | start | stop | sync-on (start/stop sync) | enable | disable
+//         | start-after-downbeat (START as soon as the phase is within a quarter note past 0,
+//           so a box's start waits almost a whole quantum)
+//   TIME: seconds from the start, or +SECONDS after the previous action was done. SECONDS
+//   (how long it runs) may be +SECONDS after the last action too.
 //
 // Every 20 ms one JSON line on stdout: mono (CLOCK_MONOTONIC seconds), peers, tempo, beat and
 // phase (at that moment, quantum QUANTUM), playing.
@@ -25,21 +29,28 @@ int main(int argc, char **argv) {
         return 2;
     }
     double seconds = atof(argv[1]), quantum = atof(argv[2]);
+    int seconds_after_last = argv[1][0] == '+';
     tactus_link *link = tactus_link_create(120);
     tactus_link_state *state = tactus_link_state_create();
     if (!link || !state) return 1;
     tactus_link_enable(link, true);
     int next = 3;
     double start = mono_seconds();
+    double previous = 0;  // when the previous action was done (seconds from the start)
     setvbuf(stdout, NULL, _IOLBF, 0);
-    while (mono_seconds() - start < seconds) {
+    for (;;) {
         double elapsed = mono_seconds() - start;
-        while (next < argc && atof(argv[next]) <= elapsed) {
+        if (seconds_after_last ? next >= argc && elapsed >= previous + seconds : elapsed >= seconds) break;
+        while (next < argc && (argv[next][0] == '+' ? previous + atof(argv[next] + 1) : atof(argv[next])) <= elapsed) {
             const char *action = strchr(argv[next], ':');
             action = action ? action + 1 : "";
             tactus_link_capture_app_state(link, state);
             int64_t now = tactus_link_clock_micros(link);
-            if (strncmp(action, "tempo=", 6) == 0) {
+            if (strcmp(action, "start-after-downbeat") == 0) {
+                if (tactus_link_state_phase_at_time(state, now, quantum) >= 1.0) break;  // not yet: look again
+                tactus_link_state_set_playing(state, true, now);
+                tactus_link_commit_app_state(link, state);
+            } else if (strncmp(action, "tempo=", 6) == 0) {
                 tactus_link_state_set_tempo(state, atof(action + 6), now);
                 tactus_link_commit_app_state(link, state);
             } else if (strcmp(action, "start") == 0 || strcmp(action, "stop") == 0) {
@@ -54,6 +65,7 @@ int main(int argc, char **argv) {
                 return 2;
             }
             next++;
+            previous = elapsed;
         }
         double before = mono_seconds();
         int64_t micros = tactus_link_clock_micros(link);
@@ -63,7 +75,7 @@ int main(int argc, char **argv) {
                (before + after) / 2, (unsigned long long)tactus_link_peers(link), tactus_link_state_tempo(state),
                tactus_link_state_beat_at_time(state, micros, quantum), tactus_link_state_phase_at_time(state, micros, quantum),
                tactus_link_state_is_playing(state) ? "true" : "false");
-        struct timespec pause = {0, 20000000};
+        struct timespec pause = {0, next < argc && strstr(argv[next], "start-after-downbeat") ? 2000000 : 20000000};
         nanosleep(&pause, NULL);
     }
     tactus_link_enable(link, false);

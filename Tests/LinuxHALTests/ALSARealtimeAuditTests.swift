@@ -8,7 +8,9 @@ import RealtimeAudit
 import Synchronization
 
 /// Counts, on the render thread itself, every allocation, lock and write(2) made by one full
-/// turn of the sink's loop (render, convert, snd_pcm_writei, snd_pcm_delay, publish) over
+/// turn of the sink's loop (render, convert, snd_pcm_writei, snd_pcm_status, the sample-to-host-time
+/// map's update (`SampleClockFilter`; alsa-lib's `null` device never reports RUNNING, so here the
+/// map stays on its raw fallback: RealtimeSafetyTests audits the filter itself), publish) over
 /// many periods, using the interposers of the RealtimeAudit target.
 final class AuditingRenderer: AudioRenderer {
     let channels: Int
@@ -55,7 +57,7 @@ final class AuditingRenderer: AudioRenderer {
         #expect(renderer.frees.load(ordering: .relaxed) == 0)
         #expect(renderer.writes.load(ordering: .relaxed) == 0)
         // libasound takes its own uncontended per-PCM mutex inside snd_pcm_writei and
-        // snd_pcm_delay (3 per period here; 0 when run with LIBASOUND_THREAD_SAFE=0): that is
+        // snd_pcm_status (3 per period here; 0 when run with LIBASOUND_THREAD_SAFE=0): that is
         // "handing buffers to ALSA". More than that would be ours.
         #expect(locks <= 3 * AuditingRenderer.auditedCalls)
     }

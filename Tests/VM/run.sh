@@ -227,10 +227,10 @@ phase "tactus built ($(du -h "$TACTUS_BIN" | cut -f1))"
 # ---------------------------------------------------------------- 5. initramfs
 # Two archives, concatenated (the kernel unpacks both): a base part that only changes with
 # the kernel or the host tools, cached; and the part under test, rebuilt every run.
-HOST_TOOLS="gpiodetect gpioinfo gpioget gpioset gpiomon gpiofind i2cdetect i2cset i2cget i2cdump aplay arecord amixer"
-MODULES="configfs gpio-sim i2c-dev i2c-stub snd-aloop virtio_pci 9pnet_virtio 9p"
+HOST_TOOLS="gpiodetect gpioinfo gpioget gpioset gpiomon gpiofind i2cdetect i2cset i2cget i2cdump aplay arecord amixer ip tc"
+MODULES="configfs gpio-sim i2c-dev i2c-stub snd-aloop virtio_pci 9pnet_virtio 9p veth sch_netem"
 BASE=$KDIR/base.cpio.gz
-base_key="$KVER $(md5sum /bin/busybox "$MODDIR/extra/gpio-sim.ko" | cut -c1-32 | tr '\n' ' ') $HOST_TOOLS $MODULES $(dpkg-query -W -f='${Version} ' gpiod i2c-tools alsa-utils libasound2 libc6)"
+base_key="$KVER $(md5sum /bin/busybox "$MODDIR/extra/gpio-sim.ko" | cut -c1-32 | tr '\n' ' ') $HOST_TOOLS $MODULES $(dpkg-query -W -f='${Version} ' gpiod i2c-tools alsa-utils libasound2 libc6 iproute2)"
 if [ ! -s "$BASE" ] || [ "$(cat "$BASE.key" 2>/dev/null)" != "$base_key" ]; then
 	R=$KDIR/base-root
 	rm -rf "$R"

@@ -38,7 +38,7 @@ private func lines(_ url: URL) throws -> [[String: Any]] {
         #expect(onsets.map { $0["t"] as! Double } == [0.2, 0.7])
     }
 
-    @Test func sigtermEndsTheRunAsEndDoesWithEverythingWritten() throws {
+    @Test(arguments: [SIGTERM, SIGINT]) func sigtermOrSigintEndsTheRunAsEndDoesWithEverythingWritten(signal: Int32) throws {
         let dir = scratchFolder()
         let script = dir.appendingPathComponent("s.txt")
         try "0.1 press start\n600 end\n".write(to: script, atomically: true, encoding: .utf8)
@@ -56,7 +56,7 @@ private func lines(_ url: URL) throws -> [[String: Any]] {
         while monotonicSeconds() < deadline, !((try? String(contentsOf: events, encoding: .utf8))?.contains("\"onset\"") ?? false) {
             usleep(20_000)
         }
-        kill(process.processIdentifier, SIGTERM)
+        kill(process.processIdentifier, signal)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         let said = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
