@@ -12,14 +12,14 @@ import TactusInstrument
 ///    carries the token: the `tactus_token` cookie or `Authorization: Bearer`, checked by the
 ///    box, which keeps only hashes.
 /// 4. State-changing requests (POST, PUT, PATCH, DELETE) and the WebSocket upgrade check
-///    `Origin` against the box's own origin (a request sent with the cookie must have one);
-///    their bodies are JSON, but a sound file upload, which is `audio/wav`.
+///    `Origin` against the box's own origin (a script may send none); their bodies are
+///    JSON, but a sound file upload, which is `audio/wav`.
 struct CompanionSecurity<Context: RequestContext>: RouterMiddleware {
     let allowedHosts: Set<String>
     let box: BoxLink
 
     static var cookieName: String { "tactus_token" }
-    static var publicPaths: Set<String> { ["/pair", "/pair.js", "/style.css", "/api/pair", "/favicon.svg"] }
+    static var publicPaths: Set<String> { ["/pair", "/pair.html", "/pair.js", "/style.css", "/api/pair", "/favicon.svg"] }
 
     static func bearer(_ request: Request) -> String? {
         guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") else { return nil }
@@ -50,16 +50,12 @@ struct CompanionSecurity<Context: RequestContext>: RouterMiddleware {
         let changing = [HTTPRequest.Method.post, .put, .patch, .delete].contains(request.method)
         let cookieToken = request.cookies[Self.cookieName]?.value
         let bearer = Self.bearer(request)
-        if changing || isUpgrade {
-            let origin = request.headers[.origin]
-            // Browsers always send Origin on these; only a script with a Bearer token may omit it.
-            if let origin {
-                guard origin.lowercased() == "http://\(host)" else {
-                    return refuse(.forbidden, "Origin '\(origin)' is not this box's page")
-                }
-            } else if bearer == nil {
-                return refuse(.forbidden, "Origin is missing: state-changing requests come from the companion's page or carry a Bearer token")
-            }
+        // Browsers send Origin on every POST, PUT, PATCH, DELETE and WebSocket upgrade, so a
+        // foreign one is refused; a request without one is a script's (curl, `requests`), which
+        // no page can make a browser send: its body type (JSON or audio/wav) and the
+        // SameSite=Strict cookie already keep cross-site forms out.
+        if changing || isUpgrade, let origin = request.headers[.origin], origin.lowercased() != "http://\(host)" {
+            return refuse(.forbidden, "Origin '\(origin)' is not this box's page")
         }
         if changing {
             let type = (request.headers[.contentType] ?? "").split(separator: ";").first.map { String($0).trimmingSpaces.lowercased() } ?? ""
@@ -125,8 +121,9 @@ extension String {
 
 /// The box's own names and addresses with the port: what `Host` may say.
 func allowedHosts(listen: ListenAddress) -> Set<String> {
-    var names: Set<String> = ["localhost", "127.0.0.1"]
-    if listen.host != "0.0.0.0" { names.insert(listen.host) }
+    // The listening address itself too, 0.0.0.0 included: `simulate --web 0.0.0.0:PORT` prints
+    // that URL, and a page elsewhere can reach it only cross-origin (Origin, token and cookie rules).
+    var names: Set<String> = ["localhost", "127.0.0.1", listen.host]
     var buffer = [CChar](repeating: 0, count: 256)
     if gethostname(&buffer, buffer.count) == 0 {
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()

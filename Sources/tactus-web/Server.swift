@@ -115,7 +115,9 @@ struct CompanionServer {
     /// Pairing, the state and START/STOP.
     private func addRemoteRoutes(_ router: Router<Context>) {
         router.post("/api/pair") { request, _ -> Response in
-            guard let body = try await body(request), let code = body["code"]?.stringValue else {
+            // A script may send the code as a number ({"code":42137} for 042137).
+            let given = try await body(request)?["code"]
+            guard let code = given?.stringValue ?? given?.intValue.flatMap({ (0..<1_000_000).contains($0) ? Companion.code(from: UInt64($0)) : nil }) else {
                 return Problem.response(.badRequest, "the body must be {\"code\":\"NNNNNN\"}")
             }
             // 256 random bits from the kernel (getrandom) for the token; the box keeps its hash.
@@ -138,8 +140,12 @@ struct CompanionServer {
             return relay(try await box.request("\"cmd\":\"set\",\"fields\":\(fields.json)"), member: "state")
         }
         router.post("/api/transport") { request, _ -> Response in
-            guard let body = try await body(request), let playing = body["playing"]?.boolValue else {
+            guard let body = try await body(request), case .object = body else {
                 return Problem.response(.badRequest, "the body must be {\"playing\":true} or {\"playing\":false} (and \"song\":\"NAME\" to play a song)")
+            }
+            guard let playing = body["playing"]?.boolValue else {
+                let given = body["playing"].map { "playing = \($0.json) is invalid" } ?? "playing is missing"
+                return Problem.response(.unprocessableContent, "\(given): allowed true or false", extra: ",\"field\":\"playing\"")
             }
             let song = body["song"]?.stringValue.map { ",\"song\":\(JSONValue.quoted($0))" } ?? ""
             return relay(try await box.request("\"cmd\":\"transport\",\"playing\":\(playing)\(song)"), member: "state")

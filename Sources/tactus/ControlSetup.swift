@@ -130,3 +130,53 @@ final class ControlQueue: @unchecked Sendable {
         for work in items.withLock({ items -> [@Sendable (Box) -> Void] in defer { items = [] }; return items }) { work(box) }
     }
 }
+
+/// Where the control socket is when no path is given: the box's (`/run/tactus/control.sock`),
+/// else, for a simulation run by a user who cannot write /run/tactus, `/tmp/tactus-UID/control.sock`.
+/// `tactus simulate --web` serves the first it may take (none that a running box serves), so a
+/// plain `tactus ctl state` reaches the simulated box as it would the real one.
+enum ControlSocketPaths {
+    static var user: String { "/tmp/tactus-\(getuid())/control.sock" }
+
+    /// The socket `tactus ctl` talks to: the box's, else this user's simulation's when only that one exists.
+    static func forCtl() -> String {
+        if answers(ControlSocketLink.defaultPath) || !answers(user) { return ControlSocketLink.defaultPath }
+        return user
+    }
+
+    /// The path a simulation may serve, or nil (then it uses a private temporary folder).
+    static func forSimulation() -> String? {
+        if usableFolder("/run/tactus", privateToUser: false), !answers(ControlSocketLink.defaultPath) { return ControlSocketLink.defaultPath }
+        if usableFolder("/tmp/tactus-\(getuid())", privateToUser: true), !answers(user) { return user }
+        return nil
+    }
+
+    private static func isSocket(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
+    }
+
+    /// A folder (made if missing) this process may bind a socket in; a shared /tmp's must be
+    /// this user's own real folder, not a link or another user's.
+    private static func usableFolder(_ path: String, privateToUser: Bool) -> Bool {
+        mkdir(path, privateToUser ? 0o700 : 0o755)
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, access(path, W_OK | X_OK) == 0 else { return false }
+        return !privateToUser || (info.st_uid == getuid() && info.st_mode & 0o077 == 0)
+    }
+
+    /// Whether a process serves this socket now (a stale file left by a crash does not).
+    private static func answers(_ path: String) -> Bool {
+        guard isSocket(path) else { return false }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return true }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = b } }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        return result == 0 || errno != ECONNREFUSED
+    }
+}

@@ -19,7 +19,9 @@ struct CtlCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The box's control socket.") var socket = "/run/tactus/control.sock"
+    @Option(name: [.customLong("socket"), .customLong("control")],
+            help: "The box's control socket (default: /run/tactus/control.sock, else a simulation's /tmp/tactus-UID/control.sock).")
+    var socket: String?
     @Argument(help: "state, set, start, stop, practice, browsers, revoke, send") var command: String
     @Argument(help: "NAME=VALUE pairs for set, N for revoke, a JSON line for send.") var arguments: [String] = []
 
@@ -43,7 +45,7 @@ struct CtlCommand: ParsableCommand {
         default:
             throw ExitError("ctl '\(command)' is unknown: allowed state, set, start, stop, practice, browsers, revoke, send")
         }
-        let answer = try CtlCommand.exchange(request, socket: socket)
+        let answer = try CtlCommand.exchange(request, socket: socket ?? ControlSocketPaths.forCtl())
         guard let reply = try? JSONValue.parse(answer) else { throw ExitError("the box answered something that is not JSON: \(answer)", code: 1) }
         guard reply["ok"]?.boolValue == true else {
             throw ExitError(reply["error"]?.stringValue ?? answer, code: 2)

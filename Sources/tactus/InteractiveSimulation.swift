@@ -83,9 +83,16 @@ enum InteractiveSimulation {
         // screen and the scroll-back of build output.
         FileSystem.writeStandardOutput("\u{1B}[?25l\u{1B}[H\u{1B}[2J\u{1B}[3J")
         var running = true
+        // SIGTERM or SIGHUP (a closed terminal) end it as q does, so the companion, its
+        // control socket and its temporary folder are cleaned up, never left behind.
+        interactiveStop.store(false, ordering: .relaxed)
+        let stop: @convention(c) (Int32) -> Void = { _ in interactiveStop.store(true, ordering: .relaxed) }
+        signal(SIGTERM, stop)
+        signal(SIGHUP, stop)
         var lastDraw: String?
         var lastLayout: TerminalPicture.Layout?
         while running {
+            if interactiveStop.load(ordering: .relaxed) { break }
             for key in terminal.readKeys(timeoutMilliseconds: 30) {
                 let now = clock.now()
                 switch key {
@@ -226,3 +233,6 @@ final class RawTerminal {
         return keys
     }
 }
+
+/// Set by SIGTERM or SIGHUP during the interactive simulation (a signal handler may only store).
+private let interactiveStop = Atomic<Bool>(false)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
 import ClickEngine
+import Glibc
 import HAL
 import LinuxHAL
 import Logging
@@ -59,8 +60,8 @@ struct SimulateCommand: AsyncParsableCommand {
         var parsed: SimulationScript?
         if headless {
             guard let scriptPath = script else { throw ExitError("--headless needs --script FILE") }
-            guard let outPath = out else { throw ExitError("--headless needs --out DIR") }
-            guard !outPath.isEmpty else { throw ExitError("--out '' is invalid: give a folder for audio.wav, events.jsonl and frames/") }
+            guard let outPath = out ?? (realtime ? "" : nil) else { throw ExitError("--headless needs --out DIR (or --realtime, which may run without one)") }
+            guard !outPath.isEmpty || out == nil else { throw ExitError("--out '' is invalid: give a folder for audio.wav, events.jsonl and frames/") }
             let text = try InputFile.text(scriptPath, flag: "--script")
             do { parsed = try SimulationScript(text: text, file: scriptPath) } catch { throw ExitError(error.description) }
         } else {
@@ -89,7 +90,12 @@ struct SimulateCommand: AsyncParsableCommand {
         if let source { saved.preferences.sync = source }
         let sounds = BoxLocations.userSounds(configuration, sampleRate: definition.audio.sampleRate, logger: logger)
 
-        if let parsed, let outPath = out {
+        if let parsed {
+            // In real time without --out (a box for the companion or `tactus ctl` alone), the
+            // outputs go to a private temporary folder, removed when the run ends.
+            let scratch = out == nil ? try SimulateCommand.scratchFolder() : nil
+            defer { if let scratch { SimulateCommand.remove(scratch) } }
+            let outPath = out ?? scratch!
             let files = try SimulationFiles(folder: outPath, format: definition.audio)
             // On the real clock the box has a Link session (used when Sync is Link), its times
             // counted from the pacer's origin.
@@ -132,6 +138,7 @@ struct SimulateCommand: AsyncParsableCommand {
                 FileSystem.writeStandardError("tactus: warning: the real-time run fell up to \(pacer.worstLateness / 1_000_000) ms behind the clock (a busy machine)\n")
             }
             try files.finish()
+            if scratch != nil { return }
             // With --web, the companion's line is the only one on standard output.
             if webAddress != nil {
                 FileSystem.writeStandardError("Simulated \(ended.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/\n")
@@ -144,6 +151,23 @@ struct SimulateCommand: AsyncParsableCommand {
                                                 web: webAddress.map { ($0, state.map { "\($0)/practice.toml" }, configuration.soundsFolder) },
                                                 control: control)
         }
+    }
+}
+
+extension SimulateCommand {
+    /// A private folder for a real-time run's outputs when no --out is given.
+    static func scratchFolder() throws -> String {
+        var template = Array("/tmp/tactus-realtime-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw ExitError("cannot make a temporary folder in /tmp for the run's outputs", code: 1) }
+        return String(cString: made)
+    }
+
+    /// Removes that folder: audio.wav, events.jsonl and frames/.
+    static func remove(_ folder: String) {
+        for name in FileSystem.entries(of: "\(folder)/frames") ?? [] { unlink("\(folder)/frames/\(name)") }
+        rmdir("\(folder)/frames")
+        for name in FileSystem.entries(of: folder) ?? [] { unlink("\(folder)/\(name)") }
+        rmdir(folder)
     }
 }
 

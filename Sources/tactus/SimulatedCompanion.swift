@@ -4,8 +4,9 @@ import LinuxHAL
 import TactusApp
 import TactusInstrument
 
-/// `tactus simulate --web ADDR:PORT`: the simulated box serves a control socket in a
-/// private temporary folder, switches its companion on, starts `tactus-web` against it
+/// `tactus simulate --web ADDR:PORT`: the simulated box serves a control socket (where
+/// `tactus ctl` looks by default when no box serves it: ControlSocketPaths; else in a
+/// private temporary folder), switches its companion on, starts `tactus-web` against it
 /// (from the folder of the `tactus` binary, else from PATH), waits until it listens and
 /// prints the one line `web: http://ADDR:PORT pairing code NNNNNN`, flushed at once.
 final class SimulatedCompanion {
@@ -28,7 +29,7 @@ final class SimulatedCompanion {
         let files = LinuxControlFiles(practicePath: practicePath, soundsFolder: sounds, sampleRate: sampleRate)
         let link: ControlSocketLink
         do {
-            link = try ControlSocketLink(path: control ?? "\(folder)/control.sock", post: post, files: files,
+            link = try ControlSocketLink(path: control ?? ControlSocketPaths.forSimulation() ?? "\(folder)/control.sock", post: post, files: files,
                                          configuration: CompanionConfiguration(listen: listen.description))
         } catch { throw ExitError("--web: control socket: \(error)", code: 1) }
         var random = SystemRandomNumberGenerator()
@@ -48,6 +49,8 @@ final class SimulatedCompanion {
             throw ExitError("--web: tactus-web did not start listening on \(listen) (is the port free?)", code: 1)
         }
         close(output)
+        // Shown again now, so the code's 60 s count from the printed line, not from tactus-web's start.
+        await switchOn(code)
         companion.line = SimulatedCompanion.line(listen, code)
         FileSystem.writeStandardOutput(companion.line + "\n")
         return companion

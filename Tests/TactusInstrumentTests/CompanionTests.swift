@@ -54,8 +54,12 @@ import TactusBase
         #expect(box.companion.browsers == [PairedBrowser(id: 1, name: "Firefox", tokenHash: SHA256.hex(Self.token))])
         #expect(box.companion.browser(token: Self.token)?.id == 1)
         #expect(box.companion.browser(token: String(repeating: "cd", count: 32)) == nil)
-        // The code is used up.
-        _ = box.handle(.remote(.pair(code: "042137", token: Self.token, name: "again"), at: clock.advance(ms: 10)))
+        // The code pairs a second browser within its 60 s, and none after them.
+        let second = String(repeating: "ef", count: 32)
+        _ = box.handle(.remote(.pair(code: "042137", token: second, name: "phone"), at: clock.advance(ms: 10)))
+        #expect(box.companion.lastPairing == .paired(id: 2))
+        #expect(box.companion.browser(token: second)?.id == 2)
+        _ = box.handle(.remote(.pair(code: "042137", token: Self.token, name: "late"), at: clock.advance(ms: 1_000)))
         #expect(box.companion.lastPairing == .wrongCode)
         // A fresh code expires after 60 s.
         _ = box.handle(.remote(.showPairingCode("111111"), at: clock.advance(ms: 10)))
@@ -74,7 +78,9 @@ import TactusBase
         }
         let fifth = clock.advance(ms: 1000)
         _ = box.handle(.remote(.pair(code: "000005", token: Self.token, name: "x"), at: fifth))
-        #expect(box.companion.lastPairing == .locked(until: fifth + .seconds(60)))
+        // The 5th is answered as a wrong code; it locks pairing from then on.
+        #expect(box.companion.lastPairing == .wrongCode)
+        #expect(box.companion.isLocked(at: fifth))
         #expect(box.screen.notice?.text == "Companion pairing locked for a minute (wrong codes)")
         // Even the right code is refused while locked (the code itself has expired by the end).
         _ = box.handle(.remote(.pair(code: "123456", token: Self.token, name: "x"), at: clock.advance(ms: 30_000)))
@@ -228,7 +234,7 @@ import TactusBase
         do throws(RemotePatch.Problem) {
             _ = try RemotePatch.apply(emptyKey, to: current, soundNames: [])
             Issue.record("an empty key was accepted")
-        } catch { #expect(error.description.hasPrefix(#""" = "organ" is invalid: not settable; settable are bpm"#), "\(error)") }
+        } catch { #expect(error.description.hasPrefix(#""" = "organ" is invalid: not settable: allowed bpm"#), "\(error)") }
         #expect(throws: RemotePatch.Problem.self) { try RemotePatch.apply(try JSONValue.parse(#"{"volume":{"master":101}}"#), to: current, soundNames: []) }
     }
 

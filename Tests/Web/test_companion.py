@@ -380,8 +380,11 @@ class Companion(unittest.TestCase):
         self.assertIn("bpm", state)
         status, _, _ = BOX.request("PATCH", "/api/state", {"bpm": 100}, headers={"Cookie": "tactus_token=" + TOKEN, "Origin": "http://evil.example"})
         self.assertEqual(status, 403)
-        status, _, _ = BOX.request("PATCH", "/api/state", {"bpm": 100}, headers={"Cookie": "tactus_token=" + TOKEN})
-        self.assertEqual(status, 403)  # a cookie without Origin
+        # A script sends no Origin (browsers always do): its token and JSON body are enough.
+        status, state, _ = BOX.request("PATCH", "/api/state", {"bpm": 101}, headers={"Cookie": "tactus_token=" + TOKEN})
+        self.assertEqual((status, state["bpm"]), (200, 101))
+        status, state, _ = BOX.request("PATCH", "/api/state", {"bpm": 102}, headers={"Authorization": "Bearer " + TOKEN})
+        self.assertEqual((status, state["bpm"]), (200, 102))
         status, _, _ = BOX.request("GET", "/api/state", headers={"Host": "evil.example:%d" % BOX.port, "Authorization": "Bearer " + TOKEN})
         self.assertEqual(status, 403)  # DNS rebinding: a foreign Host
         # A cross-site form post: another origin, a form's content type.
@@ -395,8 +398,16 @@ class Companion(unittest.TestCase):
         status, err, _ = BOX.request("PATCH", "/api/state", {"bpm": 1000}, headers=self.auth())
         self.assertEqual(status, 422)
         self.assertEqual(err, {"error": "bpm = 1000 is invalid: allowed 1 to 999, at most 3 decimals", "field": "bpm"})
-        status, err, _ = BOX.request("PATCH", "/api/state", {"mode": "song"}, headers=self.auth())
+        status, err, _ = BOX.request("POST", "/api/transport", {"playing": "yes"}, headers=self.auth())
+        self.assertEqual((status, err), (422, {"error": 'playing = "yes" is invalid: allowed true or false', "field": "playing"}))
+        status, err, _ = BOX.request("PATCH", "/api/state", {"mode": "dance"}, headers=self.auth())
         self.assertEqual((status, err["field"]), (422, "mode"))
+        self.assertTrue(err["error"].startswith('mode = "dance" is invalid: not settable: allowed bpm, meter'), err)
+        # The whole state read back, one field changed: the unchanged others are passed over.
+        status, state, _ = BOX.request("GET", "/api/state", headers=self.auth())
+        state["bpm"] = 134
+        status, state, _ = BOX.request("PATCH", "/api/state", state, headers=self.auth())
+        self.assertEqual((status, state["bpm"]), (200, 134))
         status, err, _ = BOX.request("PATCH", "/api/preferences", {"companion": False}, headers=self.auth())
         self.assertEqual(status, 422)  # switched at the box only
 
@@ -411,12 +422,12 @@ class Companion(unittest.TestCase):
             s.close()
             return int(answer.split(" ")[1])
         # Checked before upgrading, answered as the HTTP API answers: 401 with no token or one the
-        # box does not know (another box's), 403 for a foreign Origin or a cookie without one.
+        # box does not know (another box's), 403 for a foreign Origin or Host.
         self.assertEqual(upgrade({"Origin": BOX.origin}), 401)
         self.assertEqual(upgrade({"Origin": BOX.origin, "Cookie": "tactus_token=" + secrets.token_hex(32)}), 401)
         self.assertEqual(upgrade({"Origin": BOX.origin, "Authorization": "Bearer " + secrets.token_hex(32)}), 401)
         self.assertEqual(upgrade({"Origin": "http://evil.example", "Cookie": "tactus_token=" + TOKEN}), 403)
-        self.assertEqual(upgrade({"Cookie": "tactus_token=" + TOKEN}), 403)
+        self.assertEqual(upgrade({"Cookie": "tactus_token=" + TOKEN}), 101)  # a script's upgrade, no Origin
         self.assertEqual(upgrade({"Origin": "http://evil.example:%d" % BOX.port, "Cookie": "tactus_token=" + TOKEN},
                                  host="evil.example:%d" % BOX.port), 403)  # DNS rebinding
         self.assertEqual(upgrade({"Origin": BOX.origin, "Cookie": "tactus_token=" + TOKEN}), 101)
@@ -531,12 +542,107 @@ class Companion(unittest.TestCase):
         self.assertLess(time.time() - revoked_at, 8)
         self.assertEqual(json.loads(BOX.ctl("browsers").stdout), [])
 
+    def test_06_plain_tactus_ctl_reaches_a_simulated_box(self):
+        # No --control: `simulate --web` serves where `tactus ctl` looks by default
+        # (/run/tactus/control.sock, or /tmp/tactus-UID/control.sock for a user who cannot write /run/tactus).
+        from boxsim import free_port
+        import tempfile, shutil
+        for path in ("/run/tactus/control.sock", f"/tmp/tactus-{os.getuid()}/control.sock"):
+            try:
+                with socket.socket(socket.AF_UNIX) as probe:
+                    probe.connect(path)
+                self.skipTest(f"SKIPPED: a box or another simulation already serves {path}; `tactus ctl` would reach that one")
+            except OSError:
+                pass
+        folder = tempfile.mkdtemp(prefix="tactus-ctl-test-")
+        try:
+            with open(os.path.join(folder, "idle.txt"), "w") as f:
+                f.write("120 end\n")
+            port = free_port()
+            sockets = [p for p in ("/run/tactus/control.sock", f"/tmp/tactus-{os.getuid()}/control.sock") if not os.path.exists(p)]
+            import glob
+            scratch = set(glob.glob("/tmp/tactus-realtime-*"))
+            # No --out either: in real time the outputs go to a private folder removed at the end.
+            box = subprocess.Popen([binary("tactus"), "simulate", "--headless", "--realtime", "--script", os.path.join(folder, "idle.txt"),
+                                    "--web", f"127.0.0.1:{port}"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            try:
+                ready, _, _ = select.select([box.stdout], [], [], 90)
+                line = box.stdout.readline().decode() if ready else ""
+                self.assertRegex(line, r"^web: http://127\.0\.0\.1:%d pairing code \d{6}\n$" % port)
+                ctl = lambda *a: subprocess.run([binary("tactus"), "ctl", *a], capture_output=True, text=True, timeout=30)
+                state = ctl("state")
+                self.assertEqual(state.returncode, 0, state.stderr)
+                self.assertEqual(json.loads(state.stdout)["bpm"], 120)
+                changed = ctl("set", "bpm=132")
+                self.assertEqual((changed.returncode, json.loads(changed.stdout)["bpm"]), (0, 132), changed.stderr)
+                bad = ctl("set", "bpm=1000")
+                self.assertEqual((bad.returncode, bad.stderr), (2, "tactus: error: bpm = 1000 is invalid: allowed 1 to 999, at most 3 decimals\n"))
+            finally:
+                box.send_signal(signal.SIGTERM)
+                box.communicate(timeout=30)
+            # The socket goes with the simulation.
+            for path in sockets:
+                self.assertFalse(os.path.exists(path), path)
+            self.assertEqual(set(glob.glob("/tmp/tactus-realtime-*")), scratch)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def test_08_a_script_pairs_as_the_readme_shows(self):
+        # As `requests.post(URL + "/api/pair", json={"code": CODE})` sends it: no Origin, no cookie.
+        status, body, headers = BOX.request("POST", "/api/pair", {"code": BOX.code})
+        self.assertEqual(status, 200, body)
+        self.assertRegex(body["token"], r"^[0-9a-f]{64}$")  # 256 random bits
+        self.assertEqual(headers["Set-Cookie"], f"tactus_token={body['token']}; HttpOnly; SameSite=Strict; Path=/")
+        status, state, _ = BOX.request("GET", "/api/state", headers={"Authorization": "Bearer " + body["token"]})
+        self.assertEqual(status, 200)
+        self.assertEqual(set(state), set(json.loads(BOX.ctl("state").stdout)))
+        # The same code pairs another client within its 60 s, with its own token.
+        status, other, _ = BOX.request("POST", "/api/pair", {"code": BOX.code})
+        self.assertEqual(status, 200, other)
+        self.assertNotEqual((other["token"], other["browser"]), (body["token"], body["browser"]))
+        status, state, _ = BOX.request("POST", "/api/transport", {"playing": False}, headers={"Cookie": "tactus_token=" + body["token"]})
+        self.assertEqual((status, state["playing"]), (200, False))
+        # A script's live view: /ws with the Bearer token and no Origin; each beat has its bar, beat and
+        # the CLOCK_MONOTONIC time its click is heard (ns; mono in seconds, as the box's onset events).
+        live = socket.create_connection(("127.0.0.1", BOX.port), timeout=10)
+        live.sendall((f"GET /ws HTTP/1.1\r\nHost: {BOX.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                      f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\nSec-WebSocket-Version: 13\r\n"
+                      f"Authorization: Bearer {body['token']}\r\n\r\n").encode())
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += live.recv(4096)
+        head, data = data.split(b"\r\n\r\n", 1)
+        self.assertTrue(head.startswith(b"HTTP/1.1 101"), head)
+        BOX.request("POST", "/api/transport", {"playing": True}, headers={"Authorization": "Bearer " + body["token"]})
+        beats = []
+        while len(beats) < 4:
+            while len(data) < 2 or len(data) < 2 + (data[1] & 127 if data[1] & 127 < 126 else 0) or ((data[1] & 127) == 126 and len(data) < 4):
+                data += live.recv(65536)
+            length, start = data[1] & 127, 2
+            if length == 126:
+                length, start = int.from_bytes(data[2:4], "big"), 4
+            while len(data) < start + length:
+                data += live.recv(65536)
+            message, data = json.loads(data[start:start + length]), data[start + length:]
+            if message["type"] == "beat":
+                beats.append(message)
+        live.close()
+        BOX.request("POST", "/api/transport", {"playing": False}, headers={"Authorization": "Bearer " + body["token"]})
+        time.sleep(0.3)  # the simulation writes a line once nothing earlier can come (20 ms)
+        onsets = {(e["bar"], e["beat"]): e["mono"] for e in BOX.events() if e["type"] == "onset" and e["layer"] == 0 and e["mono"] >= beats[0]["mono"] - 0.001}
+        for b in beats:
+            self.assertEqual(b["mono"], round(b["ns"] / 1e9, 6))
+            self.assertAlmostEqual(onsets[(b["bar"], b["beat"])], b["mono"], delta=0.0000015)
+
     def test_09_brute_force_locks_pairing(self):
         statuses = []
         for attempt in range(6):
             status, body, _ = BOX.request("POST", "/api/pair", {"code": "%06d" % attempt}, headers={"Origin": BOX.origin})
             statuses.append(status)
-        self.assertEqual(statuses, [403, 403, 403, 403, 429, 429])
+        # 5 wrong codes are answered as wrong codes; they lock pairing from then on.
+        self.assertEqual(statuses, [403, 403, 403, 403, 403, 429])
+        self.assertIn("locked", body["error"])
         status, body, headers = BOX.request("POST", "/api/pair", {"code": BOX.code}, headers={"Origin": BOX.origin})
         self.assertEqual(status, 429)
         self.assertIn("locked", body["error"])

@@ -115,7 +115,12 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
     /// `set` (state fields) and `transport` (START/STOP, or a song played).
     private func playing(_ command: String, _ request: JSONValue, _ box: Box) throws -> String {
         if command == "set" {
-            guard let fields = request["fields"] else { throw ControlError(400, "fields is missing: give an object such as {\"bpm\":132}") }
+            guard var fields = request["fields"] else { throw ControlError(400, "fields is missing: give an object such as {\"bpm\":132}") }
+            // A client may send back the whole state object it read, changed: a field that is not
+            // settable is passed over when it holds the box's value (a changed one is a 422 naming it).
+            if case .object(let members) = fields, let current = try? JSONValue.parse(StateJSON.object(box.state)) {
+                fields = .object(members.filter { RemotePatch.settable.contains($0.key) || current[$0.key] != $0.value })
+            }
             let (settings, playing) = try RemotePatch.apply(fields, to: box.state.settings, soundNames: box.state.soundNames)
             if settings != box.state.settings { act(.settings(settings), box) }
             if let playing { act(.transport(playing: playing), box) }
@@ -242,7 +247,9 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
         case .locked(let until):
             let seconds = max(1, (until.nanoseconds - box.now.nanoseconds + 999_999_999) / 1_000_000_000)
             throw ControlError(429, "pairing is locked for \(seconds) s after 5 wrong codes", extra: ",\"retry_after\":\(seconds)")
-        default: throw ControlError(403, "wrong or expired pairing code: read the code on the box (Menu > Settings > Companion > Pair a browser)")
+        default:
+            let locked = box.state.companion.isLocked(at: box.now) ? "; 5 wrong codes within a minute: pairing is now locked for 60 s" : ""
+            throw ControlError(403, "wrong or expired pairing code: read the code on the box (Menu > Settings > Companion > Pair a browser)\(locked)")
         }
     }
 
@@ -250,11 +257,19 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
 
     public func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime) {
         guard !subscribers.isEmpty, onset.layer == 0, onset.kind <= .beat else { return }
-        let line = "{\"type\":\"beat\",\"bar\":\(onset.bar),\"beat\":\(onset.beat),\"kind\":\"\(onset.kind.name)\",\"ns\":\(time.nanoseconds + clockOffset)\(onset.muted ? ",\"muted\":true" : "")}"
+        let ns = time.nanoseconds + clockOffset
+        let line = "{\"type\":\"beat\",\"bar\":\(onset.bar),\"beat\":\(onset.beat),\"kind\":\"\(onset.kind.name)\",\"ns\":\(ns),\"mono\":\(ControlHub.mono(ns))\(onset.muted ? ",\"muted\":true" : "")}"
         for client in subscribers { send(client, line) }
     }
 
     public var followsBeats: Bool { !subscribers.isEmpty }
+
+    /// CLOCK_MONOTONIC seconds with 6 decimals, as the events' `mono` (exact, no floating point).
+    static func mono(_ nanoseconds: Int64) -> String {
+        let micro = (nanoseconds + 500) / 1000
+        let fraction = String(micro % 1_000_000)
+        return "\(micro / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+    }
 
     public func box(_ box: Box, willPlay beats: [AnnouncedBeat], from: MonotonicTime) {
         guard !subscribers.isEmpty else { return }

@@ -69,17 +69,15 @@ public struct Companion: Sendable, Hashable {
         lockedUntil = nil
         guard let code = validCode(at: now), constantTimeEqual(attempt, code) else {
             wrongCodes = wrongCodes.filter { now < $0 + Companion.wrongCodeWindow } + [now]
+            // The 5th wrong code is still answered as a wrong code; the lock holds from the next attempt on.
             if wrongCodes.count >= Companion.wrongCodesAllowed {
                 wrongCodes = []
-                let until = now + Companion.lockout
-                lockedUntil = until
-                return .locked(until: until)
+                lockedUntil = now + Companion.lockout
             }
             return .wrongCode
         }
-        // One code, one browser: the next one needs a new code from the box.
-        self.code = nil
-        codeUntil = nil
+        // The code stays good for the rest of its 60 s: a phone and a laptop (or a script) may
+        // pair from one showing; wrong codes are still counted against the lock.
         wrongCodes = []
         let browser = PairedBrowser(id: nextID, name: name, tokenHash: SHA256.hex(token))
         nextID += 1

@@ -49,7 +49,7 @@ public enum RemotePatch {
     public static func apply(_ patch: JSONValue, to current: MetronomeSettings, soundNames: [String])
         throws(Problem) -> (settings: MetronomeSettings, playing: Bool?) {
         guard case .object(let members) = patch else {
-            throw Problem(field: "body", value: patch.json, allowed: "a JSON object of settable fields: \(settable.joined(separator: ", "))")
+            throw Problem(field: "body", value: patch.json, allowed: "allowed a JSON object of settable fields: \(settable.joined(separator: ", "))")
         }
         var s = current
         var playing: Bool?
@@ -64,11 +64,11 @@ public enum RemotePatch {
                 guard case .number(let n) = value else { throw Problem(field: key, value: value.json, allowed: "allowed a number from 1 to 999, e.g. 120 or 92.5") }
                 try assign("bpm", n)
             case "meter", "beat_unit", "accents", "subdivisions", "poly":
-                guard let text = value.stringValue else { throw Problem(field: key, value: value.json, allowed: "a string, as the state shows it") }
+                guard let text = value.stringValue else { throw Problem(field: key, value: value.json, allowed: "allowed a string, as the state shows it") }
                 try assign(key == "beat_unit" ? "beat-unit" : key, text)
             case "swing", "groove":
                 if value == .null { try assign(key, "none"); continue }
-                guard let text = value.stringValue else { throw Problem(field: key, value: value.json, allowed: "a string, as the state shows it, or null") }
+                guard let text = value.stringValue else { throw Problem(field: key, value: value.json, allowed: "allowed a string, as the state shows it, or null") }
                 try assign(key, text)
             case "sound":
                 guard let text = value.stringValue, soundNames.contains(text) else {
@@ -76,11 +76,11 @@ public enum RemotePatch {
                 }
                 s.sound = text
             case "volume":
-                guard case .object(let volumes) = value else { throw Problem(field: key, value: value.json, allowed: "an object of volumes, e.g. {\"master\":80}") }
+                guard case .object(let volumes) = value else { throw Problem(field: key, value: value.json, allowed: "allowed an object of volumes, e.g. {\"master\":80}") }
                 for (name, level) in volumes {
                     if name == "poly" {
                         guard case .array(let levels) = level, levels.count <= PolyLayer.maximumLayers else {
-                            throw Problem(field: "volume.poly", value: level.json, allowed: "a list of at most \(PolyLayer.maximumLayers) percentages")
+                            throw Problem(field: "volume.poly", value: level.json, allowed: "allowed a list of at most \(PolyLayer.maximumLayers) percentages")
                         }
                         for (i, l) in levels.enumerated() {
                             guard let v = l.intValue, Volumes.range.contains(v) else {
@@ -91,7 +91,7 @@ public enum RemotePatch {
                         continue
                     }
                     guard Volumes.names.contains(name) else {
-                        throw Problem(field: "volume.\(name)", value: level.json, allowed: "names are \(Volumes.names.joined(separator: ", "))")
+                        throw Problem(field: "volume.\(name)", value: level.json, allowed: "allowed the volumes \(Volumes.names.joined(separator: ", "))")
                     }
                     guard let v = level.intValue, Volumes.range.contains(v) else {
                         throw Problem(field: "volume.\(name)", value: level.json, allowed: "allowed a whole number from 0 to 100")
@@ -99,10 +99,10 @@ public enum RemotePatch {
                     try? s.volumes.set(name, to: v)
                 }
             case "playing":
-                guard let b = value.boolValue else { throw Problem(field: key, value: value.json, allowed: "true or false") }
+                guard let b = value.boolValue else { throw Problem(field: key, value: value.json, allowed: "allowed true or false") }
                 playing = b
             default:
-                throw Problem(field: key, value: value.json, allowed: "not settable; settable are \(settable.joined(separator: ", "))")
+                throw Problem(field: key, value: value.json, allowed: "not settable: allowed \(settable.joined(separator: ", "))")
             }
         }
         // A new meter with the old grouping: as on the box, the accents follow the bar.
@@ -130,12 +130,12 @@ public enum RemotePatch {
     /// reader, so the checks and their words are the file's.
     public static func preferences(_ patch: JSONValue, to current: Preferences) throws(Problem) -> Preferences {
         guard case .object(let members) = patch else {
-            throw Problem(field: "body", value: patch.json, allowed: "a JSON object of \(preferenceKeys.joined(separator: ", "))")
+            throw Problem(field: "body", value: patch.json, allowed: "allowed a JSON object of \(preferenceKeys.joined(separator: ", "))")
         }
         var lines: [String] = []
         for (key, value) in members {
-            if key == "companion" { throw Problem(field: key, value: value.json, allowed: "switched on and off at the box only (Menu > Settings > Companion)") }
-            guard preferenceKeys.contains(key) else { throw Problem(field: key, value: value.json, allowed: "settable are \(preferenceKeys.joined(separator: ", "))") }
+            if key == "companion" { throw Problem(field: key, value: value.json, allowed: "allowed only at the box (Menu > Settings > Companion), never remotely") }
+            guard preferenceKeys.contains(key) else { throw Problem(field: key, value: value.json, allowed: "not settable: allowed \(preferenceKeys.joined(separator: ", "))") }
             let text: String = switch value {
             case .bool(let b): b ? "true" : "false"
             case .number(let n): n

@@ -485,7 +485,7 @@ extension BoxState {
             case .paired(let id):
                 if notice?.text.hasPrefix("Pairing code") == true { notice = nil }
                 show("Browser \(id) paired: \(name)", .info)
-            case .locked(let until) where until == now + Companion.lockout:
+            case .wrongCode where companion.lockedUntil == now + Companion.lockout:
                 show("Companion pairing locked for a minute (wrong codes)", .problem)
             default: break
             }
