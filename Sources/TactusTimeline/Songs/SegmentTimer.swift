@@ -94,6 +94,19 @@ public struct SegmentTimer {
         }
     }
 
+    /// Where position x's tempo is constant: that tempo and the position where it stops
+    /// being it (nil: never, in this section); nil for ramps. Moves the piece cursor.
+    mutating func constantPiece(atBeat x: Rational) -> (tempo: Rational, end: Rational?)? {
+        switch segment {
+        case .constant(let t): return (t, nil)
+        case .stepped, .perBeat:
+            _ = time(atBeat: x)
+            return (pieceTempo(pieceIndex), pieceBoundary(pieceIndex + 1))
+        case .rampTime(let t0, let t1), .rampBeats(let t0, let t1):
+            return t0 == t1 || length == nil ? (t0, nil) : nil
+        }
+    }
+
     /// Exact (or, after klick-model ramps, 2^-62-close) time of a position.
     public mutating func time(atBeat x: Rational) -> SampleTime {
         switch segment {
