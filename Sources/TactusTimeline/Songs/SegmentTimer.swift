@@ -29,6 +29,8 @@ public struct SegmentTimer {
     // rampTime constants: X(n + 1/2) > x  <=>  qx (K1 U W + K2 U^2) > px K3 W^2.
     private var k1 = BigInt(0 as Int64), k2 = BigInt(0 as Int64), k3 = BigInt(0 as Int64), w = BigInt(0 as Int64)
     private var startU = BigInt(0 as Int64), sb = BigInt(0 as Int64)
+    // K1 W and K3 W^2, made once: each test (one per candidate sample) multiplies less.
+    private var k1w = BigInt(0 as Int64), k3ww = BigInt(0 as Int64)
 
     public init(segment: TempoSegment, start: SampleTime, lengthInBeats: Rational?, beatsPerBar: Rational, sampleRate: Int) {
         self.segment = segment
@@ -51,6 +53,8 @@ public struct SegmentTimer {
             w = BigInt(2) * sb * BigInt(perMinute.numerator)
             // U(n) = (2 (n - Sw) + 1) Sb - 2 Sa = 2 n Sb + startU
             startU = (BigInt(1 - 2 * start.whole)) * sb - BigInt(2) * BigInt(start.fractionNumerator)
+            k1w = k1 * w
+            k3ww = k3 * w * w
         }
     }
 
@@ -91,6 +95,19 @@ public struct SegmentTimer {
         switch segment {
         case .perBeat(let list): return list[Int(min(j, Int64(list.count - 1)))]
         default: return segment.steppedTempo(j)
+        }
+    }
+
+    /// Where position x's tempo is constant: that tempo and the position where it stops
+    /// being it (nil: never, in this section); nil for ramps. Moves the piece cursor.
+    mutating func constantPiece(atBeat x: Rational) -> (tempo: Rational, end: Rational?)? {
+        switch segment {
+        case .constant(let t): return (t, nil)
+        case .stepped, .perBeat:
+            _ = time(atBeat: x)
+            return (pieceTempo(pieceIndex), pieceBoundary(pieceIndex + 1))
+        case .rampTime(let t0, let t1), .rampBeats(let t0, let t1):
+            return t0 == t1 || length == nil ? (t0, nil) : nil
         }
     }
 
@@ -154,8 +171,8 @@ public struct SegmentTimer {
     /// X(n + 1/2) > x, exactly.
     public func isPast(_ x: Rational, atHalfAfter n: Int64) -> Bool {
         let u = BigInt(2 * n) * sb + startU
-        let lhs = BigInt(x.denominator) * (k1 * u * w + k2 * u * u)
-        let rhs = BigInt(x.numerator) * k3 * w * w
+        let lhs = BigInt(x.denominator) * (u * (k1w + k2 * u))
+        let rhs = BigInt(x.numerator) * k3ww
         return rhs < lhs
     }
 

@@ -66,6 +66,8 @@ public struct SongTimeline: Sequence, IteratorProtocol {
     /// clicks (ramps, steps, live changes); in order, from the bars walked so far.
     public var includesClocks = false
     public private(set) var ticks: [SongTick] = []
+    /// Tests: place every clock through the timer, as for a ramp (the stepping fast path off).
+    var placesClocksOneByOne = false
     /// Whole notes from bar 0's downbeat to the start of the current section (or count-in),
     /// and the whole notes of its beat.
     private var sectionWhole = Rational.zero
@@ -210,12 +212,58 @@ public struct SongTimeline: Sequence, IteratorProtocol {
         var barEnd = barStart + timer.beatsPerBar
         if let length = timer.length, length < barEnd { barEnd = length }
         var k = ((sectionWhole + barStart * beatWhole) * Rational(96)).ceiling
+        if from == nil && !placesClocksOneByOne { return appendTicksStepping(from: k, barEnd: barEnd, timer: &timer) }
         while true {
             let x = (Rational(k, 96) - sectionWhole) / beatWhole
             guard x < barEnd else { break }
             defer { k += 1 }
             if let from, BigFraction(x) < from { continue }
             ticks.append(SongTick(k: k, sample: timer.onset(atBeat: x)))
+        }
+    }
+
+    /// `appendTicks` where the tempo is constant (constant sections, each step of a stepped
+    /// or per-beat tempo), without a rational per clock: the clocks are evenly spaced there,
+    /// so clock j's time is the piece's first one's plus j steps, added as integers over one
+    /// denominator (at most 2^62: then every clock's time is exact, the same `SampleTime` the
+    /// timer gives, rounded halves up the same way). Ramps, inexact times and denominators
+    /// past 2^62 place their clocks one by one through the timer.
+    private mutating func appendTicksStepping(from k0: Int64, barEnd: Rational, timer: inout SegmentTimer) {
+        let kEnd = ((sectionWhole + barEnd * beatWhole) * Rational(96)).ceiling
+        var k = k0
+        while k < kEnd {
+            let x = (Rational(k, 96) - sectionWhole) / beatWhole
+            guard let (t, end) = timer.constantPiece(atBeat: x) else {
+                ticks.append(SongTick(k: k, sample: timer.onset(atBeat: x)))
+                k += 1
+                continue
+            }
+            let pieceEnd = end.map { Swift.min(((sectionWhole + $0 * beatWhole) * Rational(96)).ceiling, kEnd) } ?? kEnd
+            // One clock is 1 / (96 beatWhole) beats: P / (96 beatWhole t) samples.
+            let p = Int128(timer.perMinute.numerator) * Int128(beatWhole.denominator) * Int128(t.denominator)
+            let q = Int128(timer.perMinute.denominator) * 96 * Int128(beatWhole.numerator) * Int128(t.numerator)
+            let first = timer.time(atBeat: x)
+            if pieceEnd > k + 1, first.isExact, let step = Rational(exactly: p, q) {
+                let (d1, d2) = (Int128(first.fractionDenominator), Int128(step.denominator))
+                let d = d1 / Rational.gcd(d1, d2) * d2
+                if d <= 1 << 62 {
+                    let den = Int64(d)
+                    var whole = first.whole
+                    var n = first.fractionNumerator * (den / first.fractionDenominator)
+                    let stepWhole = step.floor
+                    let stepN = (step.numerator - stepWhole * step.denominator) * (den / step.denominator)
+                    while k < pieceEnd {
+                        ticks.append(SongTick(k: k, sample: whole + (2 * n >= den ? 1 : 0)))
+                        whole += stepWhole
+                        n += stepN
+                        if n >= den { n -= den; whole += 1 }
+                        k += 1
+                    }
+                    continue
+                }
+            }
+            ticks.append(SongTick(k: k, sample: timer.onset(atBeat: x)))
+            k += 1
         }
     }
 
