@@ -43,6 +43,9 @@ let package = Package(
         .target(name: "TOMLReader"),
         .target(name: "TactusCore", dependencies: ["TOMLReader"]),
         .target(name: "ClickEngine", dependencies: ["TactusCore", "TOMLReader"]),
+        // The coach's ears (issue 22): onset detector, click-bleed fit, hit matcher and
+        // statistics, and the synthetic takes its tests measure. Pure Swift, no imports.
+        .target(name: "Coach"),
 
         // Hardware layers (issue 4). HAL: protocols and value types only, no C imports.
         // Devices: drivers written against HAL alone. LinuxHAL: the only OS code.
@@ -74,7 +77,7 @@ let package = Package(
         .executableTarget(
             name: "tactus",
             dependencies: [
-                "TactusCore", "TOMLReader", "ClickEngine", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp",
+                "TactusCore", "TOMLReader", "ClickEngine", "Coach", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -86,6 +89,12 @@ let package = Package(
             path: "Benchmarks/RenderBench"
         ),
         // The hand model: detents and time to reach a tempo on Tactus's wheel and two others.
+        // The coach against aubio on the same synthetic takes, and its live cost.
+        .executableTarget(
+            name: "tactus-coach-bench",
+            dependencies: ["Coach", "TestSupport", "ClickEngine", "TactusCore"],
+            path: "Benchmarks/CoachBench"
+        ),
         .executableTarget(
             name: "tactus-wheel-bench",
             dependencies: ["TactusCore", "TestSupport"],
@@ -101,7 +110,8 @@ let package = Package(
         // prove the render thread neither allocates nor locks.
         .target(name: "RealtimeAudit", path: "Tests/RealtimeAudit"),
         // Helpers shared by the test targets (a seeded random generator).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // (and the coach's synthetic takes on the engine's grid, for its tests and bench).
+        .target(name: "TestSupport", dependencies: ["Coach", "ClickEngine", "TactusCore"], path: "Tests/TestSupport"),
         .testTarget(name: "TOMLReaderTests", dependencies: ["TestSupport", "TOMLReader"]),
         .testTarget(name: "TactusCoreTests", dependencies: ["TestSupport", "TactusCore", "TOMLReader"]),
         .testTarget(name: "ClickEngineTests", dependencies: ["TestSupport", "ClickEngine", "TactusCore", "RealtimeAudit"]),
@@ -116,6 +126,7 @@ let package = Package(
         ]),
         // Seeded, bounded fuzzing of every parser of user input (`swift test --filter Fuzz`).
         .testTarget(name: "FuzzTests", dependencies: ["TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp"]),
+        .testTarget(name: "CoachTests", dependencies: ["TestSupport", "Coach", "ClickEngine", "TactusCore", "RealtimeAudit"]),
         .testTarget(name: "tactusTests", dependencies: ["TestSupport", "TactusCore", "ClickEngine"]),
     ],
     swiftLanguageModes: [.v6]

@@ -55,7 +55,7 @@ struct SongRequest {
 
     /// nil when no song option is used (the plain bar pattern renders as before).
     /// `bars`: `--bars` as RenderJob read it.
-    static func make(_ o: RenderCommand, bars requested: Int?, settings: MetronomeSettings, sampleRate: Int) throws -> SongRequest? {
+    static func make(_ o: MusicFlags, bars requested: Int?, settings: MetronomeSettings, sampleRate: Int) throws -> SongRequest? {
         let segment: TempoSegment
         do { segment = try TempoSegment(parsing: o.bpm, field: "bpm") } catch {
             throw ExitError("--bpm '\(o.bpm)' is invalid: \(error.allowed)")
