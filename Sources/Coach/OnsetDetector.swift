@@ -75,7 +75,7 @@ public final class OnsetDetector {
         historyMask = history - 1
         energy = .allocate(capacity: history)
         energy.initialize(repeating: 0, count: history)
-        frameMask = 63
+        frameMask = 63 // 32 ms: the longest look back is 18 ms
         frames = .allocate(capacity: frameMask + 1)
         frames.initialize(repeating: 0, count: frameMask + 1)
         searchBefore = rate * 5 / 1000
@@ -137,13 +137,21 @@ public final class OnsetDetector {
             blockFrames = 0
         }
         guard pendingDetection < 0, position >= holdUntil,
-              frameCount >= Int64(longFrames + backgroundFrames) else { return }
+              frameCount >= Int64(2 * longFrames + 20) else { return }
         let short = meanOfFrames(from: 0, count: shortFrames)
         let long = meanOfFrames(from: 0, count: longFrames)
         let background = meanOfFrames(from: longFrames, count: backgroundFrames)
         let quiet = floor.isFinite ? floor : background
+        // A low tone's energy ripples with half its period (10 ms at 50 Hz): a soft rise
+        // must also top every 4 ms window of the 10 ms before, or a kick's crests are hits.
+        var ripple = 0.0
+        var skip = longFrames
+        while skip <= longFrames + 20 {
+            ripple = max(ripple, meanOfFrames(from: skip, count: longFrames))
+            skip += 2
+        }
         let strong = short > 6 * background && short > 8 * quiet
-        let soft = long > 1.45 * background && long > 8 * quiet
+        let soft = long > 1.45 * background && long > 1.2 * ripple && long > 8 * quiet
         if strong || soft { pendingDetection = position }
     }
 
