@@ -98,6 +98,7 @@ bench:
 	Benchmarks/compare-klick.sh "$$(SWIFT='$(SWIFT)' scripts/build-release.sh)"
 	$(SWIFT) run -c release tactus-bench
 	$(SWIFT) run -c release tactus-wheel-bench
+	$(SWIFT) run -c release tactus-coach-bench
 
 clean:
 	rm -rf .build .build-static .build-vm .build-gpiod2 .build-deps dist

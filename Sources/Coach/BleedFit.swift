@@ -7,10 +7,26 @@ public struct BleedFit: Sendable, Hashable {
     /// Input sample = output sample + lag.
     public var lag: Int
     public var gain: Float
+    /// Clicks of `clickStarts` the input does not hold (recorded after the take ended, or
+    /// played while the recording was paused): subtracting them would add a click.
+    public var absentClicks: [Int] = []
 
-    public init(lag: Int, gain: Float) {
+    public init(lag: Int, gain: Float, absentClicks: [Int] = []) {
         self.lag = lag
         self.gain = gain
+        self.absentClicks = absentClicks
+    }
+
+    /// The output with the absent clicks taken out (up to the next click), to subtract.
+    public func reference(_ output: [Float], clickStarts: [Int]) -> [Float] {
+        guard !absentClicks.isEmpty else { return output }
+        var copy = output
+        let starts = clickStarts.sorted()
+        for s in absentClicks where s >= 0 && s < copy.count {
+            let end = starts.first(where: { $0 > s }) ?? copy.count
+            for i in s..<min(end, copy.count) { copy[i] = 0 }
+        }
+        return copy
     }
 
     /// Finds the lag in `lags` by cross-correlating the box's output with the input (a
@@ -54,9 +70,13 @@ public struct BleedFit: Sendable, Hashable {
         guard let bestLag else { return nil }
         let long = sampleRate / 50
         var gains: [Double] = []
+        var clickGains: [(start: Int, gain: Double)] = []
         for s in clickStarts {
             let base = s + bestLag
-            guard s >= 0, base >= 0, base + long <= input.count, s + long <= output.count else { continue }
+            guard s >= 0, base >= 0, base + long <= input.count, s + long <= output.count else {
+                clickGains.append((s, 0)) // outside the take
+                continue
+            }
             var xr = 0.0
             var rr = 0.0
             for m in 0..<long {
@@ -64,13 +84,17 @@ public struct BleedFit: Sendable, Hashable {
                 xr += Double(input[base + m]) * r
                 rr += r * r
             }
-            if rr > 0 { gains.append(xr / rr) }
+            if rr > 0 {
+                gains.append(xr / rr)
+                clickGains.append((s, xr / rr))
+            }
         }
         guard !gains.isEmpty else { return nil }
         let gain = median(gains)
         let agreeing = gains.filter { $0 > 0 }.count
         guard gain > 0, Double(agreeing) >= 0.7 * Double(gains.count) else { return nil }
-        return BleedFit(lag: bestLag, gain: Float(gain))
+        let absent = clickGains.filter { $0.gain < 0.3 * gain }.map(\.start)
+        return BleedFit(lag: bestLag, gain: Float(gain), absentClicks: absent)
     }
 }
 
@@ -84,8 +108,10 @@ func median(_ values: [Double]) -> Double {
 public enum TakeAnalysis {
     /// The first samples of the hits. `output`: the box's own output (mono) from its sample 0,
     /// which the input hears `bleed.lag` samples later at `bleed.gain`.
-    public static func onsets(input: [Float], sampleRate: Int, output: [Float]? = nil, bleed: BleedFit? = nil) -> [Int64] {
+    public static func onsets(input: [Float], sampleRate: Int, output: [Float]? = nil, clickStarts: [Int] = [],
+                              bleed: BleedFit? = nil) -> [Int64] {
         var found: [Int64] = []
+        let output = output.map { bleed?.reference($0, clickStarts: clickStarts) ?? $0 }
         let detector = OnsetDetector(.init(sampleRate: sampleRate, bleedGain: bleed?.gain ?? 0))
         let block = 128
         var reference = [Float](repeating: 0, count: block)

@@ -62,10 +62,10 @@ public enum CoachPlot {
             let colour = abs(e) <= 10 ? "#1f5fbf" : abs(e) <= 25 ? "#d08a00" : "#c0182a"
             s += "<circle cx=\"\(n(x(times[i])))\" cy=\"\(n(y(e)))\" r=\"3\" fill=\"\(colour)\"/>\n"
         }
-        s += "<text x=\"\(n(right - 4))\" y=\"\(n(top + 16))\" text-anchor=\"end\" fill=\"#c05a00\">running mean</text>\n"
+        s += "<text x=\"\(n(right - 4))\" y=\"\(n(top + 16))\" text-anchor=\"end\"><tspan fill=\"#1f5fbf\">within 10 ms</tspan>  <tspan fill=\"#d08a00\">within 25 ms</tspan>  <tspan fill=\"#c0182a\">beyond</tspan>  <tspan fill=\"#c05a00\">running mean</tspan></text>\n"
 
-        // Histogram: 1 ms bins (2 ms past 60 ms), bars sideways on the same ms axis.
-        let bin = span > 60 ? 2.0 : 1.0
+        // Histogram: 2 ms bins (5 ms past 60 ms), bars sideways on the same ms axis.
+        let bin = span > 60 ? 5.0 : 2.0
         let binCount = Int((2 * span / bin).rounded())
         var counts = [Int](repeating: 0, count: binCount)
         for e in errors {

@@ -238,7 +238,7 @@ struct CoachJob {
         let clickStarts = heard.events.filter { !$0.muted }.map { Int($0.sample) }
         let bleed = BleedFit.estimate(input: take, output: heard.output, clickStarts: clickStarts, sampleRate: sampleRate,
                                       lags: base...(base + sampleRate / 4))
-        let onsets = TakeAnalysis.onsets(input: take, sampleRate: sampleRate, output: heard.output, bleed: bleed)
+        let onsets = TakeAnalysis.onsets(input: take, sampleRate: sampleRate, output: heard.output, clickStarts: clickStarts, bleed: bleed)
         guard !onsets.isEmpty else {
             throw ExitError("--input \(Escaped.quoted(inputPath)) has no hits: the take is silent (nothing rises above its noise)")
         }

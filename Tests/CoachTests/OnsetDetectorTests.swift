@@ -15,7 +15,7 @@ import Testing
         } else {
             #expect(fit == nil)
         }
-        let found = TakeAnalysis.onsets(input: made.take.samples, sampleRate: c.sampleRate, output: made.output, bleed: fit)
+        let found = TakeAnalysis.onsets(input: made.take.samples, sampleRate: c.sampleRate, output: made.output, clickStarts: made.clickStarts, bleed: fit)
         return TakeScore(truth: made.take.hits, found: found, sampleRate: c.sampleRate)
     }
 
@@ -58,7 +58,7 @@ import Testing
         let fit = BleedFit.estimate(input: silence.samples, output: made.output, clickStarts: made.clickStarts,
                                     sampleRate: c.sampleRate, lags: c.origin...(c.origin + 12_000))
         #expect(fit?.lag == c.origin + c.latency)
-        let found = TakeAnalysis.onsets(input: silence.samples, sampleRate: c.sampleRate, output: made.output, bleed: fit)
+        let found = TakeAnalysis.onsets(input: silence.samples, sampleRate: c.sampleRate, output: made.output, clickStarts: made.clickStarts, bleed: fit)
         #expect(found.isEmpty)
     }
 }
