@@ -168,6 +168,7 @@ struct CoachJob {
         }
         guard !bytes.isEmpty else { throw ExitError("--input \(shown) is empty: it holds no audio") }
         do { return try WAVDecoder.decode(bytes) } catch {
+            if error == .noFrames { throw ExitError("--input \(shown) is empty: it holds no audio (a WAV header with zero frames)") }
             throw ExitError("--input \(shown) is not a WAV file it can read: \(error)")
         }
     }
@@ -216,7 +217,7 @@ struct CoachJob {
             try OfflineRender.run(engine: engine, changes: [], end: .sample(Int64.max / 4)) { block in
                 if keepAudio { result.output.append(contentsOf: block) }
                 frames += Int64(block.count)
-                if let zero = result.barZero, frames > zero + reach { throw Enough() }
+                if let zero = result.barZero, frames > zero + reach, result.events.count >= 2 { throw Enough() }
                 if frames > 4 * 3600 * Int64(sampleRate) { throw Enough() }
             } onEvent: { event in
                 if result.barZero == nil && event.bar == 0 && !event.isCount { result.barZero = event.sample }
