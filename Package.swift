@@ -69,7 +69,7 @@ let package = Package(
         .target(
             name: "TactusApp",
             dependencies: [
-                "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim",
+                "TactusCore", "ClickEngine", "Coach", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -127,7 +127,7 @@ let package = Package(
         // Seeded, bounded fuzzing of every parser of user input (`swift test --filter Fuzz`).
         .testTarget(name: "FuzzTests", dependencies: ["TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp"]),
         .testTarget(name: "CoachTests", dependencies: ["TestSupport", "Coach", "ClickEngine", "TactusCore", "RealtimeAudit"]),
-        .testTarget(name: "tactusTests", dependencies: ["TestSupport", "TactusCore", "ClickEngine"]),
+        .testTarget(name: "tactusTests", dependencies: ["TestSupport", "TactusCore", "ClickEngine", "Coach"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -62,14 +62,12 @@ struct CoachJob {
             }
         }
 
-        let decoded = try CoachJob.readTake(input)
+        let decoded = try CoachJob.readTake(input, flag: "--input")
         sampleRate = decoded.sampleRate
         guard (8000...192_000).contains(sampleRate) else {
             throw ExitError("--input \(Escaped.quoted(input)) is invalid: its rate is \(sampleRate) Hz; allowed 8000 to 192000 Hz")
         }
-        var mono = [Float](repeating: 0, count: decoded.frameCount)
-        for i in 0..<decoded.frameCount { mono[i] = decoded.frames[i * decoded.channels] }
-        take = mono
+        take = CoachJob.firstChannel(decoded)
         guard !take.isEmpty else { throw ExitError("--input \(Escaped.quoted(input)) is empty: it holds no audio") }
         if let clipped = CoachJob.firstClipping(take) {
             throw ExitError("--input \(Escaped.quoted(input)) is clipped (at full scale from \(fixedDecimal(Double(clipped) / Double(sampleRate), decimals: 3)) s on): record it again with less input gain")
@@ -154,7 +152,14 @@ struct CoachJob {
         return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino
     }
 
-    static func readTake(_ path: String) throws -> DecodedAudio {
+    static func firstChannel(_ decoded: DecodedAudio) -> [Float] {
+        var mono = [Float](repeating: 0, count: decoded.frameCount)
+        for i in 0..<decoded.frameCount { mono[i] = decoded.frames[i * decoded.channels] }
+        return mono
+    }
+
+    /// The take's audio; not a WAV, unreadable or without frames is one line naming `flag`.
+    static func readTake(_ path: String, flag: String) throws -> DecodedAudio {
         let shown = Escaped.quoted(path)
         let bytes: [UInt8]
         do {
@@ -164,12 +169,12 @@ struct CoachJob {
                 }
             }
         } catch {
-            throw ExitError("--input \(shown) cannot be read: \(error)")
+            throw ExitError("\(flag) \(shown) cannot be read: \(error)")
         }
-        guard !bytes.isEmpty else { throw ExitError("--input \(shown) is empty: it holds no audio") }
+        guard !bytes.isEmpty else { throw ExitError("\(flag) \(shown) is empty: it holds no audio") }
         do { return try WAVDecoder.decode(bytes) } catch {
-            if error == .noFrames { throw ExitError("--input \(shown) is empty: it holds no audio (a WAV header with zero frames)") }
-            throw ExitError("--input \(shown) is not a WAV file it can read: \(error)")
+            if error == .noFrames { throw ExitError("\(flag) \(shown) is empty: it holds no audio (a WAV header with zero frames)") }
+            throw ExitError("\(flag) \(shown) is not a WAV file it can read: \(error)")
         }
     }
 

@@ -24,6 +24,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Board file or name (default: pi4b's wiring).") var board: String?
     @Option(help: "Configuration file (default: none).") var config: String?
     @Option(help: "State folder for settings.toml (default: settings are not saved).") var state: String?
+    @Option(help: "A take (WAV) the box's input hears from simulated time 0: hits in events.jsonl (headless).") var input: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "warning"
 
     func run() async throws {
@@ -60,11 +61,18 @@ struct SimulateCommand: AsyncParsableCommand {
             let files = try SimulationFiles(folder: outPath, format: definition.audio)
             let simulation = try HeadlessSimulation(board: definition, configuration: configuration, saved: saved, problem: problem,
                                                     notice: notice, persistence: persistence, userSounds: sounds, output: files, logger: logger)
+            if let input {
+                let take = try CoachJob.readTake(input, flag: "--input")
+                guard take.sampleRate == definition.audio.sampleRate else {
+                    throw ExitError("--input \(Escaped.quoted(input)) is invalid: its rate is \(take.sampleRate) Hz; the board plays at \(definition.audio.sampleRate) Hz")
+                }
+                simulation.coach = SimulatedCoach(take: CoachJob.firstChannel(take), sampleRate: take.sampleRate)
+            }
             try simulation.run(parsed)
             try files.finish()
             print("Simulated \(parsed.endTime.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/")
         } else {
-            guard script == nil, out == nil else { throw ExitError("--script and --out need --headless") }
+            guard script == nil, out == nil, input == nil else { throw ExitError("--script, --out and --input need --headless") }
             try await InteractiveSimulation.run(board: definition, configuration: configuration, saved: saved, problem: problem,
                                                 notice: notice, persistence: persistence, userSounds: sounds, logger: logger)
         }

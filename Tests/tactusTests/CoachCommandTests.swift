@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
+import Coach
 import Foundation
 import Testing
 import TestSupport
@@ -119,5 +120,36 @@ import TestSupport
         expectError(try tactus(["coach", "--input", take.path]), "--hits is required")
         expectError(try tactus(["coach", "--input", take.path, "--hits", take.path]), "it is the take given as --input")
         #expect(FileManager.default.fileExists(atPath: take.path))
+    }
+
+    /// `simulate --headless --input`: the take is what the input hears from time 0, and the
+    /// box started at 0 plays beat k at k x 0.5 s: one hit line per hit, judged as the truth says.
+    @Test func theSimulatorHearsATake() throws {
+        let dir = scratchFolder()
+        let grid = (1...16).map { Double($0 * 24000) }
+        let made = SyntheticTake(grid: grid, sampleRate: 48000, seed: 21, length: 9 * 48000)
+        let take = dir.appendingPathComponent("take.wav")
+        try write(made.samples, to: take)
+        let script = dir.appendingPathComponent("script.txt")
+        try "0.000 press start\n9.000 end\n".write(to: script, atomically: true, encoding: .utf8)
+        let out = dir.appendingPathComponent("out")
+        let run = try tactus(["simulate", "--headless", "--script", script.path, "--out", out.path, "--input", take.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = try String(contentsOf: out.appendingPathComponent("events.jsonl"), encoding: .utf8)
+            .split(separator: "\n").filter { $0.contains("\"type\":\"hit\"") }
+        #expect(lines.count == made.hits.count)
+        var times: [Double] = []
+        for (line, truth) in zip(lines, made.hits) {
+            let o = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            #expect(Set(o.keys) == ["t", "type", "sample", "bar", "beat", "grid", "index", "error_ms"])
+            let beat = truth.grid + 1
+            #expect((o["bar"] as! NSNumber).intValue == beat / 4 && (o["beat"] as! NSNumber).intValue == beat % 4)
+            #expect((o["index"] as! NSNumber).intValue == beat % 4)
+            #expect(abs((o["error_ms"] as! NSNumber).doubleValue - truth.offsetMilliseconds) <= 1)
+            times.append((o["t"] as! NSNumber).doubleValue)
+        }
+        #expect(times == times.sorted())
+        let bad = try tactus(["simulate", "--headless", "--script", script.path, "--out", out.path, "--input", script.path])
+        #expect(bad.status == 2 && bad.stderr.contains("--input") && bad.stderr.contains("is not a WAV file"))
     }
 }

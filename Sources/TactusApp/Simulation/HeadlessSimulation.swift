@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TOMLReader
 import ClickEngine
+import Coach
 import HAL
 import Logging
 import SimHAL
@@ -34,6 +35,8 @@ public final class HeadlessSimulation: BoxObserver {
     /// period later, an LED goes off after its pulse); older ones can no longer change order.
     static let recordHorizon: Int64 = 2_000_000_000
     private var lastState: String?
+    /// `--input TAKE.wav`: the coach listening to a take (hit lines in the events).
+    public var coach: SimulatedCoach?
 
     public init(board: BoardDefinition, configuration: ConfigurationFile, saved: SavedState, problem: String?,
                 notice: String? = nil, persistence: any SettingsPersistence, userSounds: [SoundSet] = [], output: any SimulationOutput,
@@ -79,12 +82,15 @@ public final class HeadlessSimulation: BoxObserver {
             if periodTime <= next {
                 try output.audio(sink.pull(frameCount: format.periodFrames))
                 framesRendered += Int64(format.periodFrames)
+                recordHits(coach?.hear(upTo: framesRendered * 1_000_000_000 / rate))
             }
             box.advance(to: MonotonicTime(nanoseconds: next))
             if records.count >= 256 { try writeRecords(before: min(next - Self.recordHorizon, end + 1)) }
         }
         clock.set(MonotonicTime(nanoseconds: end))
         box.advance(to: MonotonicTime(nanoseconds: end))
+        recordHits(coach?.hear(upTo: end))
+        recordHits(coach?.finish())
         try writeRecords(before: end + 1)
     }
 
@@ -102,6 +108,7 @@ public final class HeadlessSimulation: BoxObserver {
     // MARK: BoxObserver
 
     public func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime) {
+        recordHits(coach?.onset(onset, heardAt: time.nanoseconds))
         // As render's events: a setlist playing on names the song; a random mute its seed.
         var song = ""
         if let schedule = box.engine.song {
@@ -146,6 +153,11 @@ public final class HeadlessSimulation: BoxObserver {
     }
 
     // MARK: records
+
+    private func recordHits(_ hits: [MatchedHit]?) {
+        guard let coach, let hits else { return }
+        for hit in hits { record(at: coach.nanoseconds(of: hit), coach.line(hit)) }
+    }
 
     private func record(at time: Int64, _ line: String) {
         records.append((time, nextOrder, line))
