@@ -62,7 +62,7 @@ public enum CoachPlot {
             let colour = abs(e) <= 10 ? "#1f5fbf" : abs(e) <= 25 ? "#d08a00" : "#c0182a"
             s += "<circle cx=\"\(n(x(times[i])))\" cy=\"\(n(y(e)))\" r=\"3\" fill=\"\(colour)\"/>\n"
         }
-        s += "<text x=\"\(n(right - 4))\" y=\"\(n(top + 16))\" text-anchor=\"end\"><tspan fill=\"#1f5fbf\">within 10 ms</tspan>  <tspan fill=\"#d08a00\">within 25 ms</tspan>  <tspan fill=\"#c0182a\">beyond</tspan>  <tspan fill=\"#c05a00\">running mean</tspan></text>\n"
+        s += "<text x=\"\(n(right - 4))\" y=\"\(n(top + 16))\" text-anchor=\"end\"><tspan fill=\"#1f5fbf\">● within 10 ms</tspan> <tspan fill=\"#d08a00\">● within 25 ms</tspan> <tspan fill=\"#c0182a\">● beyond</tspan> <tspan fill=\"#c05a00\">— running mean</tspan></text>\n"
 
         // Histogram: 2 ms bins (5 ms past 60 ms), bars sideways on the same ms axis.
         let bin = span > 60 ? 5.0 : 2.0
