@@ -41,7 +41,7 @@ let package = Package(
         // The TOML reader and writer for config, board and settings files: pure Swift,
         // bounded in size and depth, with errors that name file, line, field and value.
         .target(name: "TOMLReader"),
-        .target(name: "TactusCore", dependencies: ["TOMLReader"]),
+        .target(name: "TactusCore", dependencies: ["TOMLReader", "Coach"]),
         .target(name: "ClickEngine", dependencies: ["TactusCore", "TOMLReader"]),
         // The coach's ears (issue 22): onset detector, click-bleed fit, hit matcher and
         // statistics, and the synthetic takes its tests measure. Pure Swift, no imports.
@@ -113,11 +113,11 @@ let package = Package(
         // (and the coach's synthetic takes on the engine's grid, for its tests and bench).
         .target(name: "TestSupport", dependencies: ["Coach", "ClickEngine", "TactusCore"], path: "Tests/TestSupport"),
         .testTarget(name: "TOMLReaderTests", dependencies: ["TestSupport", "TOMLReader"]),
-        .testTarget(name: "TactusCoreTests", dependencies: ["TestSupport", "TactusCore", "TOMLReader"]),
+        .testTarget(name: "TactusCoreTests", dependencies: ["TestSupport", "TactusCore", "TOMLReader", "Coach"]),
         .testTarget(name: "ClickEngineTests", dependencies: ["TestSupport", "ClickEngine", "TactusCore", "RealtimeAudit"]),
         .testTarget(name: "HALTests", dependencies: ["TestSupport", "HAL", "Devices", "SimHAL", "TOMLReader"]),
         .testTarget(name: "LinuxHALTests", dependencies: ["TactusCore", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
-        .testTarget(name: "ScreenTests", dependencies: ["TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
+        .testTarget(name: "ScreenTests", dependencies: ["TactusCore", "Coach", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TactusAppTests", dependencies: [
             "TactusApp", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "LinuxHAL",

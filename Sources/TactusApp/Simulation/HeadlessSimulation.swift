@@ -156,7 +156,12 @@ public final class HeadlessSimulation: BoxObserver {
 
     private func recordHits(_ hits: [MatchedHit]?) {
         guard let coach, let hits else { return }
-        for hit in hits { record(at: coach.nanoseconds(of: hit), coach.line(hit)) }
+        for hit in hits {
+            record(at: coach.nanoseconds(of: hit), coach.line(hit))
+            // The Coach page follows, as it would from the capture thread.
+            box.handle(.coachHit(errorMilliseconds: hit.errorMilliseconds, bar: hit.point.bar,
+                                 gap: coach.isGap(bar: hit.point.bar), at: clock.now()))
+        }
     }
 
     private func record(at time: Int64, _ line: String) {

@@ -13,6 +13,8 @@ public final class SimulatedCoach {
     private let detector: OnsetDetector
     private var session: CoachSession
     private var fed = 0
+    /// Recent bars whose clicks were muted (a gap), for the Coach page's marks.
+    private var gapBars: [Int64] = []
 
     public init(take: [Float], sampleRate: Int) {
         self.take = take
@@ -40,6 +42,10 @@ public final class SimulatedCoach {
     /// An onset of the box, heard at `nanoseconds`: a grid position unless it is a poly layer's.
     public func onset(_ onset: OnsetEvent, heardAt nanoseconds: Int64) -> [MatchedHit] {
         guard onset.kind != .poly else { return [] }
+        if onset.muted && gapBars.last != onset.bar {
+            gapBars.append(onset.bar)
+            if gapBars.count > 64 { gapBars.removeFirst() }
+        }
         let sample = Double(nanoseconds) * Double(sampleRate) / 1e9
         return session.add(point: sample, bar: onset.bar, beat: Int(onset.beat))
     }
@@ -56,6 +62,8 @@ public final class SimulatedCoach {
             + "\"bar\":\(hit.point.bar),\"beat\":\(hit.point.beat),\"grid\":null,\"index\":\(hit.point.index),"
             + "\"error_ms\":\(Decimal1.fixed(hit.errorMilliseconds, decimals: 3))}"
     }
+
+    public func isGap(bar: Int64) -> Bool { gapBars.contains(bar) }
 
     public func nanoseconds(of hit: MatchedHit) -> Int64 { hit.sample * 1_000_000_000 / Int64(sampleRate) }
 }

@@ -61,6 +61,8 @@ public struct ScreenModel: Sendable, Hashable {
     public var dimStep: Int
     /// The song page's content (song mode).
     public var song: SongView? = nil
+    /// The Coach page's figures (coach mode).
+    public var coach: CoachPanel? = nil
 
     public init(page: Page = .stopped, settings: MetronomeSettings = MetronomeSettings(), marking: String = "",
                 wheelMode: WheelMode = .tempo, field: Field = .tempo, turning: Double = 0,
@@ -99,6 +101,7 @@ public enum ScreenPresenter {
             page: .stopped, settings: settings, marking: view.marking, wheelMode: view.mode, field: view.field,
             turning: view.turning, timeline: playing, notice: view.notice)
         model.song = view.song
+        model.coach = view.coach
         let soundIndex = state.soundNames.firstIndex(of: settings.sound) ?? 0
         let soundTurning = view.field == .sound && view.menu == nil ? view.turning : 0
         model.soundSets = ScreenChoice(title: "Sound", entries: state.soundNames, position: Double(soundIndex) + soundTurning)

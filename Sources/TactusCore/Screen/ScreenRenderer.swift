@@ -233,6 +233,8 @@ public enum ScreenRenderer {
             drawVolumes(settings, field: field, into: &bitmap)
         case (.song, let field):
             drawSongPage(model.song, field: field, into: &bitmap)
+        case (.coach, _):
+            drawCoachPage(model.coach ?? CoachPanel(), into: &bitmap)
         }
         // The ring sits on top so pages may use the full width behind it.
         drawModeRing(model.wheelMode, into: &bitmap)
@@ -403,6 +405,7 @@ extension WheelMode {
         case .sound: Icons.speaker
         case .volumes: Icons.volume
         case .song: Icons.song
+        case .coach: Icons.coach
         }
     }
 }

@@ -31,11 +31,15 @@ public enum Action: Sendable, Hashable {
     case songProgress(section: Int, bar: Int64, bpm: Double, song: Int = 0, at: MonotonicTime)
     /// The song (or the setlist playing on) has been heard to its end.
     case songEnded(at: MonotonicTime)
+    /// The coach judged a hit: its error (negative = early) and the bar of its grid position;
+    /// `gap` when that bar's clicks were muted.
+    case coachHit(errorMilliseconds: Double, bar: Int64, gap: Bool, at: MonotonicTime)
 
     public var time: MonotonicTime {
         switch self {
         case .encoderEdge(_, _, let t), .buttonEdge(_, _, let t), .detent(_, let t), .pushedDetent(_, let t),
-             .gesture(_, _, let t), .tick(let t), .saveFailed(_, let t), .part(_, _, let t), .songProgress(_, _, _, _, let t), .songEnded(let t):
+             .gesture(_, _, let t), .tick(let t), .saveFailed(_, let t), .part(_, _, let t), .songProgress(_, _, _, _, let t), .songEnded(let t),
+             .coachHit(_, _, _, let t):
             t
         }
     }

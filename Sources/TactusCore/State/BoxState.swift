@@ -60,6 +60,8 @@ public struct BoxView: Sendable, Hashable {
     public var turning: Double
     /// Song mode, or a song playing: what the song page shows.
     public var song: SongView? = nil
+    /// The Coach page's figures (in coach mode).
+    public var coach: CoachPanel? = nil
 }
 
 public struct MenuModel: Sendable, Hashable {
@@ -83,6 +85,8 @@ public struct BoxState: Sendable {
         set { saved.settings = newValue }
     }
     public internal(set) var transport = Transport()
+    /// The coach's figures for the Coach page (`Action.coachHit`).
+    public internal(set) var coach = CoachPanel()
     public internal(set) var navigation = Navigation()
     public internal(set) var menu: MenuState?
     public internal(set) var notice: Notice?
@@ -166,7 +170,7 @@ public struct BoxState: Sendable {
             fieldLabel: FieldEditor.label(field),
             fieldValue: mode == .song ? SongFields.value(field, in: self) : FieldEditor.value(field, in: settings),
             menu: menu.map(menuModel), dimmed: dimAt.map { now >= $0 } ?? false, notice: notice,
-            turning: decoder.partialDetent * direction, song: songView)
+            turning: decoder.partialDetent * direction, song: songView, coach: mode == .coach ? coach : nil)
     }
 
     func menuModel(_ menu: MenuState) -> MenuModel {
@@ -223,6 +227,8 @@ extension BoxState {
             songProgress(song: song, section: section, bar: bar, bpm: bpm)
         case .songEnded:
             effects += songEnded()
+        case .coachHit(let error, let bar, let gap, _):
+            coach.add(errorMilliseconds: error, bar: bar, gap: gap)
         }
         if let until = notice?.until, now >= until { notice = nil }
         navigation.clamp(to: settings)
@@ -253,6 +259,8 @@ extension BoxState {
             if let tapped = tempo.tap(at: time) { setTempo(tapped) }
         case (.startStop, .press), (.footswitch, .press):
             return [transport.toggle()]
+        case (.wheel, .shortPress) where menu == nil && mode == .coach:
+            coach.reset()
         case (.wheel, .shortPress):
             if menu != nil { menuSelect() } else { navigation.nextMode() }
         case (.wheel, .longPress):
@@ -337,6 +345,10 @@ extension BoxState {
             show("Saved as \(name)", .info)
         case .songs:
             navigation.open(.song)
+            menu = nil
+            return
+        case .coach:
+            navigation.open(.coach)
             menu = nil
             return
         case .loadPreset(let index):

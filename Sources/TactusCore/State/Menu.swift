@@ -69,6 +69,8 @@ public enum MenuAction: Sendable, Hashable {
     case loadPreset(Int)
     /// To song mode (songs, setlist and practice programs).
     case songs
+    /// To the Coach page.
+    case coach
     /// Start (or end) changing a setting with the wheel.
     case edit(PreferenceField)
     /// To the root page, or out of the menu from the root.
@@ -109,7 +111,7 @@ public struct MenuState: Sendable, Hashable {
         switch page {
         case .root:
             [MenuEntry("Tempo markings", .open(.markings)), MenuEntry("Presets", .open(.presets)),
-             MenuEntry("Songs", .songs), MenuEntry("Settings", .open(.settings)), MenuEntry("Back", .back)]
+             MenuEntry("Songs", .songs), MenuEntry("Settings", .open(.settings)), MenuEntry("Coach", .coach), MenuEntry("Back", .back)]
         case .markings:
             TempoMarking.alphabetical.map { MenuEntry($0.name, value: "\($0.typicalBPM)", .chooseMarking($0)) } + [MenuEntry("Back", .back)]
         case .presets:

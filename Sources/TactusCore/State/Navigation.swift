@@ -9,6 +9,8 @@ public enum WheelMode: String, Sendable, Hashable, CaseIterable {
     case tempo, accents, meter, subdivisions, sound, volumes
     /// Songs and practice programs (SongMode.swift).
     case song
+    /// The Coach page (Menu > Coach): the wheel sets the tempo, a short push resets the figures.
+    case coach
 
     /// The modes a short push cycles through.
     public static let pushCycle: [WheelMode] = [.tempo, .accents, .meter, .subdivisions, .sound, .volumes]
@@ -33,6 +35,7 @@ public enum WheelMode: String, Sendable, Hashable, CaseIterable {
                 + settings.soundingLayers.map { .volume(.layer($0)) }
                 + settings.poly.layers.indices.map { .volume(.poly($0 + 1)) }
         case .song: [.song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer]
+        case .coach: [.tempo]
         }
     }
 }
