@@ -2,7 +2,7 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need.
 SWIFT ?= swift
 
-.PHONY: run test test-unit test-vm test-vm-backends deps build bench clean install uninstall test-install deb
+.PHONY: run test test-unit test-vm test-vm-backends deps build bench clean install uninstall test-install deb fuzz fuzz-smoke
 
 # GPIO backend (Sources/LinuxHAL/GPIO). Empty: the libgpiod pkg-config finds (1.6 on Debian 12
 # and Raspberry Pi OS bookworm, 2.x on trixie; Package.swift reads its version). 2: libgpiod 2
@@ -55,6 +55,21 @@ test-unit: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	Tests/install/run.sh
+	@$(MAKE) --no-print-directory fuzz-smoke
+
+# Coverage-guided fuzzing (libFuzzer, -sanitize=fuzzer,address) of every reader of outside
+# input, FUZZ_SECONDS each (FUZZ_TARGETS: some of them; FUZZ_JOBS=2: two at once). New
+# coverage is kept in Fuzz/corpus/, findings in Fuzz/crashes/; both replay in `make test`
+# (FuzzTests). scripts/fuzz.sh does the work.
+FUZZ_SECONDS ?= 180
+FUZZ_TARGETS ?=
+FUZZ_JOBS ?= 1
+fuzz: deps
+	FUZZ_JOBS=$(FUZZ_JOBS) SWIFT='$(SWIFT)' scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# make test's share: every target 8 s on a copy of its corpus (13 targets: under 2 minutes).
+fuzz-smoke:
+	FUZZ_SMOKE=1 SWIFT='$(SWIFT)' scripts/fuzz.sh 8
 
 # Release build, then binary, boards, overlays, unit and (if missing) /etc/tactus/config.toml.
 install:
@@ -101,4 +116,4 @@ bench:
 	$(SWIFT) run -c release tactus-coach-bench
 
 clean:
-	rm -rf .build .build-static .build-vm .build-gpiod2 .build-deps dist
+	rm -rf .build .build-static .build-vm .build-gpiod2 .build-deps .build-fuzz dist

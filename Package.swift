@@ -83,6 +83,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Every reader of outside input as a fuzz target (bytes in, one-line error or a value
+        // that renders); tactus-fuzz is the libFuzzer binary (scripts/fuzz.sh builds it with
+        // -sanitize=fuzzer,address -D FUZZING) and, built plainly, a replayer of files.
+        .target(name: "FuzzTargets", dependencies: ["TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp"]),
+        .executableTarget(name: "tactus-fuzz", dependencies: ["FuzzTargets"]),
         .executableTarget(
             name: "tactus-bench",
             dependencies: ["TactusCore", "ClickEngine", "RealtimeAudit"],
@@ -125,7 +130,8 @@ let package = Package(
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),
         // Seeded, bounded fuzzing of every parser of user input (`swift test --filter Fuzz`).
-        .testTarget(name: "FuzzTests", dependencies: ["TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp"]),
+        // The corpora and every crash the fuzzers found (Fuzz/) replay here too.
+        .testTarget(name: "FuzzTests", dependencies: ["TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp", "FuzzTargets"]),
         .testTarget(name: "CoachTests", dependencies: ["TestSupport", "Coach", "ClickEngine", "TactusCore", "RealtimeAudit"]),
         .testTarget(name: "tactusTests", dependencies: ["TestSupport", "TactusCore", "ClickEngine", "Coach"]),
     ],

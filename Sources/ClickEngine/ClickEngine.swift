@@ -20,8 +20,9 @@ public final class ClickEngine {
     /// The song played from each start instead of the bar pattern, if any.
     public private(set) var song: SongSchedule?
     private var programSerial: UInt64 = 0
-    /// Settings of the most recent programs, by serial, for `settings(ofProgram:)`.
-    private var recentPrograms: [(serial: UInt64, settings: MetronomeSettings)] = []
+    /// Settings (and song) of the most recent programs, by serial, for `settings(ofProgram:)`
+    /// and `gridPiece(for:)`.
+    private var recentPrograms: [(serial: UInt64, settings: MetronomeSettings, song: SongSchedule?)] = []
     /// Sound sets used so far. Kept for the engine's lifetime because voices may still be
     /// playing their clips after a change of sound; they are small (a few hundred KB).
     private var soundSets: [String: SoundSet] = [:]
@@ -137,6 +138,19 @@ public final class ClickEngine {
         recentPrograms.last { $0.serial == serial }?.settings
     }
 
+    /// The timeline's piece for an anchor the render thread published: the steady grid of
+    /// the program's settings from the anchor, or the beats of the song it plays. Nil for
+    /// a program no longer kept (the last 256).
+    public func gridPiece(for anchor: GridAnchor) -> BeatGrid.Piece? {
+        guard let program = recentPrograms.last(where: { $0.serial == anchor.program }) else { return nil }
+        if let song = program.song {
+            return .song(SongGrid(beats: song.beats, origin: Rational.floorDivide(anchor.sampleTwice, 2), sampleRate: renderer.sampleRate))
+        }
+        return .steady(SteadyGrid(settings: program.settings, sampleRate: renderer.sampleRate, sampleTwice: anchor.sampleTwice,
+                                  bar: anchor.bar, positionNumerator: anchor.positionNumerator,
+                                  positionDenominator: anchor.positionDenominator))
+    }
+
     /// Next onset reported by the render thread, if any.
     public func nextEvent() -> OnsetEvent? { renderer.events.pop() }
 
@@ -157,7 +171,7 @@ public final class ClickEngine {
         // The sound set was resolved (and cached) when the settings were accepted.
         guard let sounds = soundSets[settings.sound] else { return }
         programSerial &+= 1
-        recentPrograms.append((programSerial, settings))
+        recentPrograms.append((programSerial, settings, song))
         if recentPrograms.count > 256 { recentPrograms.removeFirst(recentPrograms.count - 256) }
         let program = EngineProgram(settings: settings, sounds: sounds, sampleRate: renderer.sampleRate,
                                     playing: isPlaying, transportEpoch: transportEpoch, serial: programSerial, song: song)

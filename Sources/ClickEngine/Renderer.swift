@@ -17,7 +17,8 @@ public final class ClickRenderer: @unchecked Sendable {
     let retired: SPSCRing<UnsafeMutableRawPointer>
     /// Every onset that started a clip.
     public let events: SPSCRing<OnsetEvent>
-    /// Every re-anchoring of the grid (start, change), for the screen, LEDs and buzzer.
+    /// Every re-anchoring of the grid (start, change, a song's start and each live change in
+    /// it): the timeline (`BeatGrid`) that the screen, LEDs and buzzer read.
     public let anchors: SPSCRing<GridAnchor>
     private let droppedOnsets = Atomic<Int>(0)
     /// What `render` leaves behind for other threads (the control thread, the service's
@@ -34,7 +35,7 @@ public final class ClickRenderer: @unchecked Sendable {
     private var appliedEpoch: UInt64 = 0
     private var playing = false
     /// Where the current program's grid is pinned to the sample clock (exact).
-    private var placement = Placement(anchor: .start(atSample: 0), lagWhole: 0, lagRest: 0, lagDenominator: 1)
+    private var placement = Placement(anchor: .start(atSample: 0), lag: .zero)
     /// Next onset to play.
     private var cursorBar: Int64 = 0
     private var cursorIndex = 0
@@ -323,6 +324,12 @@ public final class ClickRenderer: @unchecked Sendable {
     }
 
     private func publishAnchor(of program: EngineProgram) {
+        if program.song != nil {
+            // A song's beats are all placed in its schedule: the anchor is its start.
+            _ = anchors.push(GridAnchor(sampleTwice: 2 * songOrigin, bar: 0, positionNumerator: 0, positionDenominator: 1,
+                                        program: program.serial))
+            return
+        }
         let anchor = placement.anchor
         let numerator = Int128(anchor.grid) * Int128(anchor.denominator) + Int128(anchor.numerator)
         let denominator = Int128(anchor.denominator) * Int128(program.gridPerWhole)

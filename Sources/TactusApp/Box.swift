@@ -56,14 +56,9 @@ public final class Box: @unchecked Sendable {
     private var startPressedAt: MonotonicTime?
     private var indicatorScheduler: IndicatorScheduler
     private var frames: FrameScheduler
-    /// The engine's grid as published with each start and change (`GridAnchor`), oldest
-    /// first; the one in effect for a sample is the last whose anchor is not after it.
-    private var timelines: [BeatTimeline] = []
-    /// The grid in effect at the sample being heard now.
-    private var timeline: BeatTimeline? {
-        guard let heard = heardSample(at: now) else { return timelines.last }
-        return timelines.last { $0.anchorTwice <= 2 * heard } ?? timelines.first
-    }
+    /// The one timeline: the engine's grid as published with each start and change
+    /// (`GridAnchor`), songs included. The screen, LEDs and buzzer read only this.
+    public private(set) var grid = BeatGrid()
     private var screenChanged = true
     private var lastFrame: Bitmap?
     private var lastContrast: UInt8?
@@ -203,7 +198,7 @@ public final class Box: @unchecked Sendable {
             perform(state.handle(.gesture(.startStop, .press, at: now)), at: now)
         }
         engine.stop()
-        timelines = []
+        grid.removeAll()
     }
 
     /// Writes the settings file now (the reducer's debounce may still be waiting).
@@ -256,13 +251,13 @@ public final class Box: @unchecked Sendable {
                 engine.start()
                 if practiceStartedAt == nil { practiceStartedAt = time }
                 startPressedAt = time
-                timelines = [] // anchored by the grid the engine publishes at the start
+                grid.removeAll() // anchored by the grid the engine publishes at the start
                 screenChanged = true
                 stateChanged = true
             case .stop:
                 engine.stop()
                 logPractice(until: time)
-                timelines = []
+                grid.removeAll()
                 screenChanged = true
                 stateChanged = true
             case .darkGap(let on):
@@ -319,17 +314,10 @@ public final class Box: @unchecked Sendable {
 
     private func drainOnsets() {
         while let anchor = engine.nextAnchor() {
-            guard let settings = engine.settings(ofProgram: anchor.program) else { continue }
             // One grid for everyone: the screen, LEDs and buzzer use the engine's own anchor.
-            timelines.append(BeatTimeline(settings: settings, sampleRate: engine.renderer.sampleRate,
-                                          sampleTwice: anchor.sampleTwice, bar: anchor.bar,
-                                          positionNumerator: anchor.positionNumerator,
-                                          positionDenominator: anchor.positionDenominator))
+            if let piece = engine.gridPiece(for: anchor) { grid.append(piece) }
         }
-        if timelines.count > 1, let heard = heardSample(at: now),
-           let inEffect = timelines.lastIndex(where: { $0.anchorTwice <= 2 * heard }), inEffect > 0 {
-            timelines.removeFirst(inEffect)
-        }
+        if let heard = heardSample(at: now) { grid.forget(before: heard) }
         guard let clock = outputClock else {
             while engine.nextEvent() != nil {}
             return
@@ -348,7 +336,7 @@ public final class Box: @unchecked Sendable {
             // Dark gap: the LEDs and buzzer rest with the muted bars; else they keep counting.
             if event.muted && darkGap { continue }
             for pulse in indicatorScheduler.pulses(onsetSample: event.sample, kind: event.kind, layer: Int(event.layer),
-                                                   clock: clock, samplesPerBeat: timeline?.samplesPerBeat) {
+                                                   clock: clock, samplesPerBeat: grid.samplesPerBeat(atSample: event.sample)) {
                 emit(pulse, because: .onset(event.kind))
             }
         }
@@ -365,13 +353,13 @@ public final class Box: @unchecked Sendable {
     // MARK: screen
 
     /// Every page keeps the beat visible while playing (the pendulum, or the beat strip).
-    private var animating: Bool { state.isPlaying && timeline != nil }
+    private var animating: Bool { state.isPlaying && !grid.isEmpty }
 
     private var nextFrameStart: MonotonicTime? {
         guard display != nil || observer != nil else { return nil }
         var nextBeat: Int64?
-        if animating, let timeline, let clock = outputClock, let heard = heardSample(at: now) {
-            nextBeat = clock.outputNanoseconds(ofSample: timeline.position(atSample: Double(heard)).nextBeatSample)
+        if animating, let clock = outputClock, let heard = heardSample(at: now), let beat = grid.beat(atSample: Double(heard)) {
+            nextBeat = clock.outputNanoseconds(ofSample: beat.nextBeatSample)
         }
         return frames.nextFrameStart(now: now.nanoseconds, animating: animating, contentChanged: screenChanged,
                                      nextBeatNanoseconds: nextBeat).map { MonotonicTime(nanoseconds: $0) }
@@ -381,7 +369,7 @@ public final class Box: @unchecked Sendable {
         guard let start = nextFrameStart, start <= now else { return }
         let shownAt = frames.presentationTime(ofFrameStartingAt: now.nanoseconds)
         let heard = outputClock?.heardSample(atNanoseconds: shownAt) ?? 0
-        let model = ScreenPresenter.model(for: state, timeline: animating ? timeline : nil)
+        let model = ScreenPresenter.model(for: state, grid: animating ? grid : nil)
         let frame = ScreenRenderer.render(model, heardSample: heard)
         screenChanged = false
         if frame != lastFrame {

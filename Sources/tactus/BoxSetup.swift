@@ -12,8 +12,9 @@ extension SettingsStore: SettingsPersistence {}
 /// The practice log lives beside the settings file, in the state folder.
 extension SettingsStore: PracticeLogStore {
     public func addPractice(seconds: Int64) throws {
-        let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        try PracticeLogFile(path: (folder.isEmpty ? "." : folder) + "/practice.toml").add(seconds: seconds)
+        // Not our folder (no lock) or an unreadable settings file: nothing is written.
+        if refusesSaves { throw SystemError("save the practice log beside", path, errno: EACCES) }
+        try PracticeLogFile(path: SettingsStore.practiceLogPath(besides: path)).add(seconds: seconds)
     }
 }
 
@@ -55,15 +56,29 @@ struct BoxLocations {
         state.map { "\($0)/settings.toml" } ?? configuration.settingsFile
     }
 
-    /// The lock on the folder of the settings file: one box per state folder, so two
-    /// instances never write the same settings. Held until the process exits.
-    func lockState(_ configuration: ConfigurationFile) throws(ExitError) -> StateLock {
+    /// The lock, or when it cannot be created (a root-owned tactus.lock left by `sudo
+    /// tactus ...`, a read-only state folder) nil and why: an appliance plays anyway,
+    /// without saving, and says so on the screen. Another running tactus holding the lock
+    /// still stops this one (two boxes on one state folder and sound card).
+    func lockStateOrPlayUnsaved(_ configuration: ConfigurationFile) throws(ExitError) -> (lock: StateLock?, problem: String?) {
         if let state { try BoxLocations.checkFolder(state, flag: "--state") }
         let path = settingsPath(configuration)
         let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        do { return try StateLock(folder: folder.isEmpty ? "/" : folder) } catch {
-            throw ExitError("\(error)", code: 1)
+        do { return (try StateLock(folder: folder.isEmpty ? "/" : folder), nil) } catch {
+            if case .held = error { throw ExitError("\(error)", code: 1) }
+            return (nil, "\(error); playing without saving settings")
         }
+    }
+
+    /// The settings as loaded, with a lock problem (if any) joined to its problem and
+    /// shown as the notice.
+    static func load(_ store: SettingsStore, lockProblem: String?) -> SettingsStore.Loaded {
+        var loaded = store.load(readOnly: lockProblem != nil)
+        if let lockProblem {
+            loaded.problem = [lockProblem, loaded.problem].compactMap { $0 }.joined(separator: "; ")
+            loaded.notice = "State folder not writable: playing, changes not saved"
+        }
+        return loaded
     }
 
     /// `flag` must name an existing folder.

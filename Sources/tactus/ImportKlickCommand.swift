@@ -25,11 +25,16 @@ struct ImportKlickCommand: ParsableCommand {
         var song = try SongRequest.songFromMap(file, countIn: countIn)
         if let name { song.name = name }
         let text = SongFile.encode(SongLibrary(songs: [song]))
+        // Never write what Tactus would refuse to read back.
+        guard text.utf8.count <= BoundedFile.textLimit else {
+            throw ExitError("tempo map \(Escaped.quoted(file)) is too long for a songs file: \(song.sections.count) sections make \(text.utf8.count) bytes, over Tactus's \(BoundedFile.textLimit) (1 MiB)")
+        }
         guard let output else {
             print(text, terminator: "")
             return
         }
         var outputs = OutputPaths()
+        outputs.input(file, flag: "the tempo map")
         try outputs.claim(output, flag: "-o")
         do { try AtomicFile.write(Array(text.utf8), to: output) } catch {
             throw ExitError("writing \(Escaped.quoted(output)) failed: \(error)", code: 1)

@@ -30,7 +30,14 @@ struct MusicFlags: ParsableArguments {
     func settings(sampleRate: Int, loaded: inout [String: SoundSet]) throws -> MetronomeSettings {
         var settings = MetronomeSettings()
         do throws(SettingError) {
-            if (try? TempoSegment(parsing: bpm)).map({ if case .constant = $0 { true } else { false } }) ?? true {
+            // A tempo segment (ramp, steps) is the song's; the plain settings keep 120. A
+            // bad segment is reported as one (its bound), not as a bad plain tempo.
+            do {
+                if case .constant = try TempoSegment(parsing: bpm, field: "bpm") { try settings.assign("bpm", bpm) }
+            } catch {
+                // Segment-like: a ramp, steps or a list before any "/" (1/-5 is a bad number).
+                let head = bpm.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                if head.dropFirst().contains(where: { "-~+,".contains($0) }) { throw error }
                 try settings.assign("bpm", bpm)
             }
             try settings.assign("meter", meter)

@@ -8,6 +8,30 @@ import TOMLReader
 /// symbolic link), in an existing writable folder, and no two flags may name the same file.
 struct OutputPaths {
     private var claimed: [(flag: String, path: String, key: String)] = []
+    /// The files the command reads: an output may never be one of them (it would be
+    /// destroyed before, or while, it is read).
+    private var inputs: [(flag: String, path: String, keys: [String])] = []
+
+    /// Records an input file (`-`, standard input, is none): by device and inode when it
+    /// exists, and by its folder's identity and name (for a file a folder may hold, such
+    /// as a sound folder's optional poly.wav, that does not exist yet).
+    mutating func input(_ path: String, flag: String) {
+        guard !path.isEmpty, path != "-" else { return }
+        var keys: [String] = []
+        var info = stat()
+        if stat(path, &info) == 0 { keys.append("file \(info.st_dev):\(info.st_ino)") }
+        if let key = OutputPaths.nameKey(path) { keys.append(key) }
+        inputs.append((flag, path, keys))
+    }
+
+    /// "name DEV:INO/NAME" of a path's folder and last component, or nil without a folder.
+    private static func nameKey(_ path: String) -> String? {
+        let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        var info = stat()
+        guard !name.isEmpty, stat(folder.isEmpty ? "/" : folder, &info) == 0 else { return nil }
+        return "name \(info.st_dev):\(info.st_ino)/\(name)"
+    }
 
     /// Checks `path` for `flag`; throws one line naming the flag, the path and what is allowed.
     mutating func claim(_ path: String, flag: String) throws(ExitError) {
@@ -39,6 +63,9 @@ struct OutputPaths {
         let key = lstat(path, &info) == 0
             ? "file \(info.st_dev):\(info.st_ino)"
             : "name \(folderInfo.st_dev):\(folderInfo.st_ino)/\(name)"
+        if let input = inputs.first(where: { $0.keys.contains(key) }) {
+            throw invalid("it is the input \(input.flag) \(Escaped.quoted(input.path)); writing it would destroy it, give the output its own file")
+        }
         if let other = claimed.first(where: { $0.key == key }) {
             throw invalid("it is the same file as \(other.flag) \(Escaped.quoted(other.path)); give each output its own file")
         }

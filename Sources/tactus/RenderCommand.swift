@@ -66,6 +66,9 @@ struct RenderJob {
     let song: SongRequest?
     let explicitEnd: Bool
 
+    /// The longest render, whether given in --seconds or --bars: 24 hours.
+    static let maximumSeconds = Rational(86_400)
+
     init(_ options: RenderCommand) throws {
         guard let output = options.output else { throw ExitError("-o/--output is required: the WAV file to write") }
         let rate = try wholeNumber(options.rate, flag: "--rate", in: 8000...192_000, allowed: "8000 to 192000 (Hz)")
@@ -84,10 +87,10 @@ struct RenderJob {
         switch (options.bars, options.seconds) {
         case (.some, .some): throw ExitError("--bars and --seconds are exclusive: give one of them")
         case (let text?, nil):
-            let n = try wholeNumber(text, flag: "--bars", in: 1...1_000_000, allowed: "1 to 1000000")
+            let n = try wholeNumber(text, flag: "--bars", in: 1...1_000_000, allowed: "1 to 1000000, and at most 24 hours")
             (bars, end) = (n, .bars(Int64(n)))
         case (nil, let text?):
-            guard let value = Rational(parsing: text), !text.contains("/"), value > .zero, value <= Rational(86_400) else {
+            guard let value = Rational(parsing: text), !text.contains("/"), value > .zero, value <= RenderJob.maximumSeconds else {
                 throw ExitError("--seconds '\(text)' is invalid: allowed more than 0 up to 86400")
             }
             end = .sample((value * Rational(Int64(sampleRate))).rounded)
@@ -96,6 +99,15 @@ struct RenderJob {
         explicitEnd = options.bars != nil || options.seconds != nil
 
         song = try SongRequest.make(options.music, bars: bars, settings: settings, sampleRate: sampleRate)
+        if song == nil, let n = bars {
+            // As --seconds: at most 24 hours. The plain bar pattern knows its bar length
+            // here; a song's bars are checked once its schedule is made (run()).
+            let barSeconds = settings.beatsPerBar * Rational(60) / settings.tempo.bpm
+            if Rational(Int64(n)) * barSeconds > RenderJob.maximumSeconds {
+                let most = (RenderJob.maximumSeconds / barSeconds).floor
+                throw ExitError("--bars '\(n)' is invalid: allowed 1 to \(most) (24 hours at \(settings.tempo) BPM in \(settings.meter))")
+            }
+        }
 
         var timed: [TimedChange] = []
         if let path = options.changes {
@@ -150,6 +162,12 @@ struct RenderJob {
         outputPath = output
         eventsPath = options.events
         var outputs = OutputPaths()
+        for (path, flag) in [(options.song, "--song"), (options.tempoMap, "--tempo-map"), (options.changes, "--changes")] {
+            if let path { outputs.input(path, flag: flag) }
+        }
+        for folder in loaded.keys.sorted() {
+            for name in SoundFolder.fileNames { outputs.input((folder.hasSuffix("/") ? folder : folder + "/") + name, flag: "--sound") }
+        }
         try outputs.claim(output, flag: "-o")
         if let events = options.events { try outputs.claim(events, flag: "--events") }
     }
@@ -188,6 +206,10 @@ struct RenderJob {
             if !explicitEnd { bars = song.songs.contains(where: \.isEndless) ? 4 : nil }
             do { try engine.load(songs: song.songs, seed: song.seed, bars: bars, samples: samples) } catch {
                 throw ExitError("\(error)")
+            }
+            if case .bars(let n) = end, explicitEnd, let songEnd = engine.songEndSample,
+               Rational(songEnd) > RenderJob.maximumSeconds * Rational(Int64(sampleRate)) {
+                throw ExitError("--bars '\(n)' is invalid: the song's first \(n) bars last more than 24 hours; allowed at most 24 hours (as --seconds 86400)")
             }
             renderEnd = .sample(Int64.max / 4)
         }

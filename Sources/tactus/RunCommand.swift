@@ -28,7 +28,7 @@ struct RunCommand: AsyncParsableCommand {
         let locations = BoxLocations(config: config, board: board, state: state)
         let configuration = try locations.configuration()
         let definition = try locations.boardDefinition(configuration)
-        let stateLock = try locations.lockState(configuration)
+        let (stateLock, lockProblem) = try locations.lockStateOrPlayUnsaved(configuration)
         defer { withExtendedLifetime(stateLock) {} }
         let logger = Log.bootstrap(level: level)
         let clock = SystemMonotonicClock()
@@ -67,7 +67,7 @@ struct RunCommand: AsyncParsableCommand {
         } catch { throw ExitError("audio: \(error)", code: 1) }
 
         let store = SettingsStore(path: locations.settingsPath(configuration))
-        let loaded = store.load()
+        let loaded = BoxLocations.load(store, lockProblem: lockProblem)
         let parts = BoxParts(board: definition, configuration: configuration, audio: audio, input: inputs, display: display,
                              indicators: outputs, persistence: store, clock: clock,
                              userSounds: BoxLocations.userSounds(configuration, sampleRate: audio.format.sampleRate, logger: logger))

@@ -14,11 +14,13 @@ struct SimulateCommand: AsyncParsableCommand {
         discussion: """
             Interactive: the screen in the terminal, keys for the wheel and buttons, sound on the ALSA default device.
             Headless: --headless --script FILE --out DIR runs on simulated time and writes DIR/audio.wav,
-            DIR/events.jsonl and DIR/frames/<milliseconds>.pbm.
+            DIR/events.jsonl and DIR/frames/<milliseconds>.pbm. With --realtime it runs at real speed on the real
+            clock (events then carry mono, CLOCK_MONOTONIC seconds); SIGTERM or SIGINT end it as 'end' does.
             """
     )
 
     @Flag(help: "Run a script on simulated time instead of the terminal.") var headless = false
+    @Flag(help: "Run the headless script at real speed on the real clock (no sound device).") var realtime = false
     @Option(help: "The input script (headless).") var script: String?
     @Option(help: "Folder for audio.wav, events.jsonl and frames/ (headless).") var out: String?
     @Option(help: "Board file or name (default: pi4b's wiring).") var board: String?
@@ -34,6 +36,19 @@ struct SimulateCommand: AsyncParsableCommand {
         let configuration = config == nil ? ConfigurationFile() : try BoxLocations(config: config).configuration()
         let definition = try board.map { try BoardLoader.load($0) } ?? SimulatorBoard.definition(configuration)
         try SimulatorBoard.checkUsable(definition)
+        // The command's own input first: a bad flag or script must touch nothing in the
+        // state folder (no lock file, no settings file kept aside).
+        var parsed: SimulationScript?
+        if headless {
+            guard let scriptPath = script else { throw ExitError("--headless needs --script FILE") }
+            guard let outPath = out else { throw ExitError("--headless needs --out DIR") }
+            guard !outPath.isEmpty else { throw ExitError("--out '' is invalid: give a folder for audio.wav, events.jsonl and frames/") }
+            let text = try InputFile.text(scriptPath, flag: "--script")
+            do { parsed = try SimulationScript(text: text, file: scriptPath) } catch { throw ExitError(error.description) }
+        } else {
+            guard script == nil, out == nil, !realtime else { throw ExitError("--script, --out and --realtime need --headless") }
+        }
+        if let state { try BoxLocations.checkFolder(state, flag: "--state") }
         let logger = Log.bootstrap(level: level)
         let persistence: any SettingsPersistence
         var saved = SavedState()
@@ -42,22 +57,17 @@ struct SimulateCommand: AsyncParsableCommand {
         var stateLock: StateLock?
         defer { withExtendedLifetime(stateLock) {} }
         if let state {
-            stateLock = try BoxLocations(state: state).lockState(configuration)
+            let lockProblem: String?
+            (stateLock, lockProblem) = try BoxLocations(state: state).lockStateOrPlayUnsaved(configuration)
             let store = SettingsStore(path: "\(state)/settings.toml")
-            let loaded = store.load()
+            let loaded = BoxLocations.load(store, lockProblem: lockProblem)
             (saved, problem, notice, persistence) = (loaded.saved, loaded.problem, loaded.notice, store)
         } else {
             persistence = MemoryPersistence()
         }
         let sounds = BoxLocations.userSounds(configuration, sampleRate: definition.audio.sampleRate, logger: logger)
 
-        if headless {
-            guard let scriptPath = script else { throw ExitError("--headless needs --script FILE") }
-            guard let outPath = out else { throw ExitError("--headless needs --out DIR") }
-            guard !outPath.isEmpty else { throw ExitError("--out '' is invalid: give a folder for audio.wav, events.jsonl and frames/") }
-            let text = try InputFile.text(scriptPath, flag: "--script")
-            let parsed: SimulationScript
-            do { parsed = try SimulationScript(text: text, file: scriptPath) } catch { throw ExitError(error.description) }
+        if let parsed, let outPath = out {
             let files = try SimulationFiles(folder: outPath, format: definition.audio)
             let simulation = try HeadlessSimulation(board: definition, configuration: configuration, saved: saved, problem: problem,
                                                     notice: notice, persistence: persistence, userSounds: sounds, output: files, logger: logger)
@@ -68,9 +78,9 @@ struct SimulateCommand: AsyncParsableCommand {
                 }
                 simulation.coach = SimulatedCoach(take: CoachJob.firstChannel(take), sampleRate: take.sampleRate)
             }
-            try simulation.run(parsed)
+            let ended = try simulation.run(parsed, pacer: realtime ? RealtimePacer() : nil)
             try files.finish()
-            print("Simulated \(parsed.endTime.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/")
+            print("Simulated \(ended.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/")
         } else {
             guard script == nil, out == nil, input == nil else { throw ExitError("--script, --out and --input need --headless") }
             try await InteractiveSimulation.run(board: definition, configuration: configuration, saved: saved, problem: problem,

@@ -61,6 +61,8 @@ struct SongRequest {
             throw ExitError("--bpm '\(o.bpm)' is invalid: \(error.allowed)")
         }
         let plainTempo: Bool = if case .constant = segment { true } else { false }
+        // Before the guard below: alone it would be silently ignored.
+        if o.songName != nil && o.song == nil { throw ExitError("--song-name needs --song FILE") }
         guard o.song != nil || o.tempoMap != nil || o.countIn != nil || o.gap != nil || o.seed != nil || !plainTempo else {
             return nil
         }
@@ -78,9 +80,16 @@ struct SongRequest {
         if let text = o.gap {
             for part in text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
                 do {
-                    if part.hasSuffix("%") { mute = try RandomMute.parsePercent(part, field: "gap") } else { gap = try GapPattern(parsing: part) }
+                    // One pattern and one random mute at most: a second would silently win.
+                    if part.hasSuffix("%") {
+                        guard mute == nil else { throw SettingError(field: "gap", value: text, allowed: "") }
+                        mute = try RandomMute.parsePercent(part, field: "gap")
+                    } else {
+                        guard gap == nil else { throw SettingError(field: "gap", value: text, allowed: "") }
+                        gap = try GapPattern(parsing: part)
+                    }
                 } catch {
-                    throw ExitError("--gap '\(text)' is invalid: expected P:M (play P bars, mute M), P:Mb (beats), a random mute such as 25%, or both: 2:1,25%")
+                    throw ExitError("--gap '\(text)' is invalid: expected P:M (play P bars, mute M), P:Mb (beats), a random mute such as 25%, or one of each: 2:1,25%")
                 }
             }
         }

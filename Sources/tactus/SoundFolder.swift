@@ -10,6 +10,10 @@ enum SoundFolder {
     /// plus 1 MiB of other chunks (about 13 MB; a Pi has 512 MB).
     static let maximumReadBytes = Clip.maximumSeconds * 384_000 * 2 * 8 + (1 << 20)
 
+    /// Every file a sound folder may be read from (poly.wav only when present): outputs
+    /// are refused when they are one of these.
+    static let fileNames = ["accent.wav", "beat.wav", "sub.wav", "poly.wav"]
+
     /// Loads and resamples the three clips; an error names the file and the problem.
     static func load(_ folder: String, name: String, sampleRate: Int) throws(ExitError) -> SoundSet {
         let (accent, beat, subdivision) = (try bytes(folder, "accent.wav", .accent, sampleRate),

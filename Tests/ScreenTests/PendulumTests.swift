@@ -64,33 +64,33 @@ func makeSettings(bpm: String = "120", meter: String = "4/4", beatUnit: String =
     @Test(arguments: ["120", "137", "240", "92.5", "999", "1"])
     func bobReachesAnEndExactlyAtEachBeatSample(bpm: String) {
         let settings = makeSettings(bpm: bpm, meter: "7/8", beatUnit: "1/8", accents: "X..x..x")
-        let timeline = BeatTimeline(settings: settings, sampleRate: 48000, downbeatSample: Rational(1234))
+        let timeline = SteadyGrid(settings: settings, sampleRate: 48000, downbeatSample: Rational(1234))
         let beats = settings.tempo.bpm.doubleValue < 10 ? 5 : 60
         for index in 0..<beats {
             let bar = Int64(index / 7), beat = index % 7
             let sample = timeline.sample(bar: bar, beat: beat)
-            let position = timeline.position(atSample: Double(sample))
+            let position = timeline.beat(atSample: Double(sample))
             #expect(position.bar == bar && position.beat == beat && position.fraction == 0)
             #expect(Pendulum.swing(beatIndex: position.beatIndex, fraction: position.fraction) == (index % 2 == 0 ? -1 : 1))
             // One sample earlier it is still on its way (not at the end yet).
-            let before = timeline.position(atSample: Double(sample) - 0.5)
+            let before = timeline.beat(atSample: Double(sample) - 0.5)
             #expect(abs(Pendulum.swing(beatIndex: before.beatIndex, fraction: before.fraction)) < 1)
         }
     }
 
     @Test func beatSamplesAreTheEnginesRounding() {
         // 137 BPM at 48 kHz: beat k at round(k x 48000 x 60 / 137) (SPEC section 4).
-        let timeline = BeatTimeline(settings: makeSettings(bpm: "137"), sampleRate: 48000, downbeatSample: .zero)
+        let timeline = SteadyGrid(settings: makeSettings(bpm: "137"), sampleRate: 48000, downbeatSample: .zero)
         for k in 0..<40 {
             let exact = Rational(Int64(k) * 48000 * 60, 137)
             #expect(timeline.sample(bar: Int64(k / 4), beat: k % 4) == exact.rounded)
         }
         #expect(timeline.sample(bar: 0, beat: 1) == 21022)  // 21021.8978...
         // A bar of 4/5 in quarters is 3.2 beats: the fourth beat is cut short by the downbeat.
-        let irrational = BeatTimeline(settings: makeSettings(bpm: "120", meter: "4/5"), sampleRate: 48000, downbeatSample: .zero)
+        let irrational = SteadyGrid(settings: makeSettings(bpm: "120", meter: "4/5"), sampleRate: 48000, downbeatSample: .zero)
         #expect(irrational.beatCount == 4)
         #expect(irrational.sample(bar: 1, beat: 0) == 76800)
-        let last = irrational.position(atSample: 75000)
+        let last = irrational.beat(atSample: 75000)
         #expect(last.beat == 3 && last.beatSample == 72000 && last.nextBeatSample == 76800)
     }
 
@@ -109,12 +109,12 @@ func makeSettings(bpm: String = "120", meter: String = "4/4", beatUnit: String =
         }
         let downbeat = try #require(events.first)
         #expect(downbeat.sample == 384 && downbeat.kind == .accent)
-        let timeline = BeatTimeline(settings: settings, sampleRate: 48000, downbeatSample: Rational(downbeat.sample))
+        let timeline = SteadyGrid(settings: settings, sampleRate: 48000, downbeatSample: Rational(downbeat.sample))
         let beatEvents = events.filter { $0.kind != .subdivision }
         #expect(beatEvents.count > 20)
         for event in beatEvents {
             #expect(timeline.sample(bar: event.bar, beat: Int(event.beat)) == event.sample)
-            let position = timeline.position(atSample: Double(event.sample))
+            let position = timeline.beat(atSample: Double(event.sample))
             #expect(position.fraction == 0 && position.bar == event.bar && position.beat == Int(event.beat))
             #expect(position.level == (event.kind == .accent ? .accent : .normal))
         }
@@ -128,14 +128,14 @@ func makeSettings(bpm: String = "120", meter: String = "4/4", beatUnit: String =
         let engine = try ClickEngine(sampleRate: 48000, channels: 1, maxFrameCount: 128, settings: makeSettings(bpm: "120"))
         var buffer = [Float](repeating: 0, count: 128)
         var events: [OnsetEvent] = []
-        var timelines: [BeatTimeline] = []
+        var timelines: [SteadyGrid] = []
         func render(until end: Int64) {
             while engine.renderer.sampleClock < end {
                 let n = Int(min(128, end - engine.renderer.sampleClock))
                 buffer.withUnsafeMutableBufferPointer { engine.renderer.render(into: $0.baseAddress!, frameCount: n) }
                 while let event = engine.nextEvent() { events.append(event) }
                 while let anchor = engine.nextAnchor() {
-                    timelines.append(BeatTimeline(settings: engine.settings(ofProgram: anchor.program)!, sampleRate: 48000,
+                    timelines.append(SteadyGrid(settings: engine.settings(ofProgram: anchor.program)!, sampleRate: 48000,
                                                   sampleTwice: anchor.sampleTwice, bar: anchor.bar,
                                                   positionNumerator: anchor.positionNumerator,
                                                   positionDenominator: anchor.positionDenominator))
@@ -153,7 +153,7 @@ func makeSettings(bpm: String = "120", meter: String = "4/4", beatUnit: String =
         #expect(beats.count > 2)
         for event in beats {
             #expect(after.sample(bar: event.bar, beat: Int(event.beat)) == event.sample, "\(event)")
-            let position = after.position(atSample: Double(event.sample))
+            let position = after.beat(atSample: Double(event.sample))
             #expect(position.bar == event.bar && position.beat == Int(event.beat) && position.fraction == 0)
         }
         for event in events where event.sample < at {
@@ -172,10 +172,10 @@ func makeSettings(bpm: String = "120", meter: String = "4/4", beatUnit: String =
         var last: GridAnchor?
         while let anchor = engine.nextAnchor() { last = anchor }
         let anchor = try #require(last)
-        let changed = BeatTimeline(settings: makeSettings(bpm: "60"), sampleRate: 48000, sampleTwice: anchor.sampleTwice,
+        let changed = SteadyGrid(settings: makeSettings(bpm: "60"), sampleRate: 48000, sampleTwice: anchor.sampleTwice,
                                    bar: anchor.bar, positionNumerator: anchor.positionNumerator,
                                    positionDenominator: anchor.positionDenominator)
-        let position = changed.position(atSample: 156_000)
+        let position = changed.beat(atSample: 156_000)
         #expect(position.bar == 1 && position.beat == 2 && position.fraction == 0.5)
         #expect(changed.samplesPerBeat == Rational(48000))
         #expect(position.nextBeatSample == 156_000 + 24_000)
@@ -198,7 +198,7 @@ func makeSettings(bpm: String = "120", meter: String = "4/4", beatUnit: String =
         #expect(clock.heardSample == 9616)
         #expect(clock.outputNanoseconds(ofSample: 9616) == 5_000_000_000)
         #expect(clock.outputNanoseconds(ofSample: 9616 + 48) == 5_001_000_000)
-        #expect(clock.outputNanoseconds(ofSample: 9617) == 5_000_020_833)  // 20833.33 ns
+        #expect(clock.outputNanoseconds(ofSample: 9617) == 5_000_020_834)  // 20833.33 ns: the first ns at or after it
         #expect(clock.outputNanoseconds(ofSample: 9616 - 1) == 4_999_979_167)
         #expect(clock.heardSample(atNanoseconds: 5_010_000_000) == 9616 + 480)
     }

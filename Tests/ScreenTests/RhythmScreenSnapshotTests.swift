@@ -40,9 +40,9 @@ import TactusCore
 
     @Test func swingWhilePlayingKeepsTheBeatStrip() {
         let settings = Self.rhythm([("swing", "quintuplet")])
-        let timeline = BeatTimeline(settings: settings, sampleRate: 48000, downbeatSample: Rational(1000))
+        let timeline = SteadyGrid(settings: settings, sampleRate: 48000, downbeatSample: Rational(1000))
         let model = ScreenModel(page: .playing, settings: settings, marking: "Allegro", wheelMode: .subdivisions,
-                                field: .rhythm(.swing), timeline: timeline)
+                                field: .rhythm(.swing), grid: BeatGrid(.steady(timeline)))
         Snapshot.assertMatches(ScreenRenderer.render(model, heardSample: 1000 + 24000 * 1.3), named: "playing-mode-swing")
     }
 }

@@ -7,15 +7,17 @@ import TactusCore
 @Suite struct ScreenSnapshotTests {
     static let markings = ["Adagio", "Allegretto", "Allegro", "Andante", "Grave", "Largo", "Lento", "Moderato", "Presto", "Vivace"]
 
-    /// The playing screen `beats` beats (fractional) after bar 0's downbeat.
-    static func playing(_ settings: MetronomeSettings, marking: String, beats: Double) -> (ScreenModel, Double) {
-        let timeline = BeatTimeline(settings: settings, sampleRate: 48000, downbeatSample: Rational(1000))
+    /// The playing screen `beats` beats (fractional) after bar 0's downbeat; the marking is
+    /// the tempo's own (`TempoMarking.of`), as the box computes it.
+    static func playing(_ settings: MetronomeSettings, beats: Double) -> (ScreenModel, Double) {
+        let marking = TempoMarking.of(settings.tempo).name
+        let timeline = SteadyGrid(settings: settings, sampleRate: 48000, downbeatSample: Rational(1000))
         let whole = Int64(beats.rounded(.down))
         let bar = whole / Int64(timeline.beatCount), beat = Int(whole % Int64(timeline.beatCount))
         let start = timeline.sample(bar: bar, beat: beat)
-        let next = timeline.position(atSample: Double(start)).nextBeatSample
+        let next = timeline.beat(atSample: Double(start)).nextBeatSample
         let heard = Double(start) + (beats - Double(whole)) * Double(next - start)
-        return (ScreenModel(page: .playing, settings: settings, marking: marking, timeline: timeline), heard)
+        return (ScreenModel(page: .playing, settings: settings, marking: marking, grid: BeatGrid(.steady(timeline))), heard)
     }
 
     struct PendulumCase: Sendable, CustomTestStringConvertible {
@@ -40,19 +42,17 @@ import TactusCore
 
     @Test(arguments: pendulumCases)
     func pendulumPhases(_ c: PendulumCase) {
-        let marking = ["60": "Larghetto", "100": "Andante", "120": "Allegro", "240": "Prestissimo", "999": "Prestissimo"][c.bpm]!
-        let (model, heard) = Self.playing(makeSettings(bpm: c.bpm), marking: marking, beats: c.beats)
+        let (model, heard) = Self.playing(makeSettings(bpm: c.bpm), beats: c.beats)
         Snapshot.assertMatches(ScreenRenderer.render(model, heardSample: heard), named: c.name)
     }
 
     @Test func playingOddMeterFractionalTempoAndLayers() {
-        let (model, heard) = Self.playing(makeSettings(bpm: "92.5", meter: "7/8", beatUnit: "1/8", accents: "X.x.Xxx", subdivisions: "2,3"),
-                                          marking: "Moderato", beats: 4.05)
+        let (model, heard) = Self.playing(makeSettings(bpm: "92.5", meter: "7/8", beatUnit: "1/8", accents: "X.x.Xxx", subdivisions: "2,3"), beats: 4.05)
         Snapshot.assertMatches(ScreenRenderer.render(model, heardSample: heard), named: "playing-92.5-7-8-layers")
     }
 
     @Test func playingManyBeatsShowsNumbers() {
-        let (model, heard) = Self.playing(makeSettings(bpm: "150", meter: "17/16", beatUnit: "1/16"), marking: "Allegro", beats: 12.6)
+        let (model, heard) = Self.playing(makeSettings(bpm: "150", meter: "17/16", beatUnit: "1/16"), beats: 12.6)
         Snapshot.assertMatches(ScreenRenderer.render(model, heardSample: heard), named: "playing-17-16")
     }
 
@@ -119,9 +119,9 @@ import TactusCore
 
     @Test func anIdleBoxDimsItsScreenAndContrast() throws {
         var state = try BoxState(at: .seconds(100))
-        let awake = ScreenPresenter.model(for: state, timeline: nil)
+        let awake = ScreenPresenter.model(for: state, grid: nil)
         _ = state.handle(.tick(at: .seconds(160)))
-        let dimmed = ScreenPresenter.model(for: state, timeline: nil)
+        let dimmed = ScreenPresenter.model(for: state, grid: nil)
         #expect(awake.page == .stopped && awake.contrast == 0xCF)
         #expect(dimmed.page == .dimmed && dimmed.contrast == 0x01)
     }
@@ -129,8 +129,8 @@ import TactusCore
     @Test func pendulumFramesAreDrawnWhereTheMathSaysAtEveryBeat() {
         // On each beat sample the bob's centre pixel is at the computed end, left on even beats.
         let settings = makeSettings(bpm: "137")
-        let timeline = BeatTimeline(settings: settings, sampleRate: 48000, downbeatSample: .zero)
-        let model = ScreenModel(page: .playing, settings: settings, timeline: timeline)
+        let timeline = SteadyGrid(settings: settings, sampleRate: 48000, downbeatSample: .zero)
+        let model = ScreenModel(page: .playing, settings: settings, grid: BeatGrid(.steady(timeline)))
         let geometry = Pendulum.Geometry.mainScreen
         let length = Pendulum.drawnLength(beatSeconds: timeline.beatSeconds, geometry: geometry)
         #expect(length == 28)
@@ -160,8 +160,8 @@ import TactusCore
     @Test func theBobWaitsAtTheEndWhereTheFirstClickFindsIt() {
         let settings = makeSettings(bpm: "120")
         let stopped = ScreenRenderer.render(ScreenModel(page: .stopped, settings: settings, marking: "Allegro"))
-        let timeline = BeatTimeline(settings: settings, sampleRate: 48000, downbeatSample: Rational(4800))
-        let first = ScreenRenderer.render(ScreenModel(page: .playing, settings: settings, marking: "Allegro", timeline: timeline),
+        let timeline = SteadyGrid(settings: settings, sampleRate: 48000, downbeatSample: Rational(4800))
+        let first = ScreenRenderer.render(ScreenModel(page: .playing, settings: settings, marking: "Allegro", grid: BeatGrid(.steady(timeline))),
                                           heardSample: 4800)
         let length = Pendulum.drawnLength(beatSeconds: 0.5, geometry: .mainScreen)
         let bob = Pendulum.bobCenter(swing: -1, length: length, geometry: .mainScreen)
@@ -174,12 +174,12 @@ import TactusCore
 
     @Test func noticesAreDrawnAndNeverHideTheBeat() {
         let settings = makeSettings(bpm: "120")
-        let timeline = BeatTimeline(settings: settings, sampleRate: 48000, downbeatSample: .zero)
+        let timeline = SteadyGrid(settings: settings, sampleRate: 48000, downbeatSample: .zero)
         let problem = Notice("Settings not saved: disk full", kind: .problem, at: .zero)
         let news = Notice("Saved as Preset 1", kind: .info, at: .zero)
         for (name, notice) in [("notice-problem-playing", problem), ("notice-info-playing", news)] {
-            let with = ScreenModel(page: .playing, settings: settings, marking: "Allegro", timeline: timeline, notice: notice)
-            let without = ScreenModel(page: .playing, settings: settings, marking: "Allegro", timeline: timeline)
+            let with = ScreenModel(page: .playing, settings: settings, marking: "Allegro", grid: BeatGrid(.steady(timeline)), notice: notice)
+            let without = ScreenModel(page: .playing, settings: settings, marking: "Allegro", grid: BeatGrid(.steady(timeline)))
             for heard in [0.0, 6000, 18000, 30000] {
                 let a = ScreenRenderer.render(with, heardSample: heard), b = ScreenRenderer.render(without, heardSample: heard)
                 // The pendulum's half is untouched by the notice.
@@ -197,7 +197,7 @@ import TactusCore
 
     @Test func everyPageKeepsTheBeatVisibleWhilePlaying() {
         let settings = makeSettings(bpm: "120", subdivisions: "2")
-        let timeline = BeatTimeline(settings: settings, sampleRate: 48000, downbeatSample: .zero)
+        let timeline = SteadyGrid(settings: settings, sampleRate: 48000, downbeatSample: .zero)
         let pages: [(WheelMode, Field, ScreenModel.Page)] = [
             (.accents, .accentEvery, .playing), (.meter, .numerator, .playing), (.subdivisions, .subdivisions, .playing),
             (.sound, .sound, .playing), (.volumes, .volume(.master), .playing),
@@ -205,7 +205,7 @@ import TactusCore
         ]
         for (mode, field, page) in pages {
             let model = ScreenModel(page: page, settings: settings, marking: "Allegro", wheelMode: mode, field: field,
-                                    soundSets: ScreenChoice(title: "", entries: ["woodblock", "beep"], position: 0), timeline: timeline)
+                                    soundSets: ScreenChoice(title: "", entries: ["woodblock", "beep"], position: 0), grid: BeatGrid(.steady(timeline)))
             // A quarter and three quarters into the beat: the strip's bob has moved.
             let early = ScreenRenderer.render(model, heardSample: 6000), late = ScreenRenderer.render(model, heardSample: 18000)
             #expect(early != late, "\(mode) \(field)")
@@ -213,10 +213,10 @@ import TactusCore
             for y in 0..<64 { for x in 0..<128 where !strip.contains(x, y) && y > 4 { #expect(early[x, y] == late[x, y]) } }
         }
         let model = ScreenModel(page: .playing, settings: settings, marking: "Allegro", wheelMode: .volumes, field: .volume(.layer(2)),
-                                timeline: timeline)
+                                grid: BeatGrid(.steady(timeline)))
         Snapshot.assertMatches(ScreenRenderer.render(model, heardSample: 6000), named: "playing-mode-volume-layer2")
         let menu = ScreenModel(page: .menu(ScreenChoice(title: "Tempo markings", entries: Self.markings, position: 2)),
-                               settings: settings, timeline: timeline)
+                               settings: settings, grid: BeatGrid(.steady(timeline)))
         let frame = ScreenRenderer.render(menu, heardSample: 6000)
         Snapshot.assertMatches(frame, named: "playing-menu-markings")
         // The title stays whole beside the strip.

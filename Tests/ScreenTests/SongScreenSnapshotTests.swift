@@ -11,8 +11,8 @@ import TactusCore
                                fieldValue: "Blue Bossa")
         let playing = SongView(name: "Blue Bossa", section: "head", bar: "3/8", bpm: "117.3", program: "+5/4 gap 2:1 20 min",
                                playing: true, fieldValue: "head")
-        let timeline = BeatTimeline(settings: settings, sampleRate: 48000, downbeatSample: .zero)
-        let cases: [(String, Field, SongView, BeatTimeline?)] = [
+        let timeline = SteadyGrid(settings: settings, sampleRate: 48000, downbeatSample: .zero)
+        let cases: [(String, Field, SongView, SteadyGrid?)] = [
             ("mode-song-stopped", .song, stopped, nil),
             ("mode-song-playing", .songSection, playing, timeline),
             ("mode-song-trainer", .trainerStep, SongView(name: "As set", section: "as set", bar: "-", bpm: "120",
@@ -22,7 +22,7 @@ import TactusCore
         ]
         for (name, field, song, timeline) in cases {
             var model = ScreenModel(page: timeline == nil ? .stopped : .playing, settings: settings, marking: "Allegro",
-                                    wheelMode: .song, field: field, timeline: timeline)
+                                    wheelMode: .song, field: field, grid: timeline.map { BeatGrid(.steady($0)) })
             model.song = song
             Snapshot.assertMatches(ScreenRenderer.render(model, heardSample: 6000), named: name)
         }

@@ -391,7 +391,7 @@ import Testing
         // The state handed in is a value: reducing it again from scratch gives the same.
         let (c, _) = reduce(start, .detent(-1, at: time))
         #expect(c.settings.tempo == Tempo(clampingWholeBPM: 119))
-        #expect(ScreenPresenter.model(for: a, timeline: nil) == ScreenPresenter.model(for: b, timeline: nil))
+        #expect(ScreenPresenter.model(for: a, grid: nil) == ScreenPresenter.model(for: b, grid: nil))
     }
 }
 

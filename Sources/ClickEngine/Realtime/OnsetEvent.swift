@@ -56,8 +56,9 @@ extension OnsetEvent {
 }
 
 /// Where the renderer pinned its grid, published on every start and every change so the
-/// screen, LEDs and buzzer place beats from the engine's own position instead of re-deriving
-/// its rules. From sample `sampleTwice / 2` (exact; a change lands on a whole sample) on, bar
+/// timeline (`BeatGrid`, via `ClickEngine.gridPiece(for:)`) places beats from the engine's
+/// own position instead of re-deriving its rules. For a song it is the song's start (bar 0,
+/// position 0) under the program whose schedule holds every beat. From sample `sampleTwice / 2` (exact; a change lands on a whole sample) on, bar
 /// `bar` (counted from the last start) is `positionNumerator / positionDenominator` whole
 /// notes in (negative while a shortened bar's last beat finishes), under the settings of
 /// program `program` (`ClickEngine.settings(ofProgram:)`).

@@ -119,9 +119,7 @@ extension EngineProgram {
         // The fraction of a grid unit, as time: numerator x N / (denominator x G x D) samples.
         let lag = Int128(anchor.numerator) * Int128(samplesPerWholeNumerator)
         let lagDenominator = Int128(anchor.denominator) * Int128(gridPerWhole) * Int128(samplesPerWholeDenominator)
-        let lagWhole = lag / lagDenominator
-        return Placement(anchor: anchor, lagWhole: Int64(lagWhole), lagRest: lag - lagWhole * lagDenominator,
-                         lagDenominator: lagDenominator)
+        return Placement(anchor: anchor, lag: HalfSampleRule.Lag(numerator: lag, denominator: lagDenominator))
     }
 
     /// Exact sample of grid position `grid` counted from a start at sample 0.
@@ -130,28 +128,18 @@ extension EngineProgram {
         return sample(bar: Int64(bars), offset: Int64(grid - bars * Int128(barGrid)), placement: placement(of: .start(atSample: 0)))
     }
 
-    /// Exact sample (halves rounded up) of grid position `offset` in bar `bar`.
+    /// Exact sample (halves rounded up, `HalfSampleRule`) of grid position `offset` in bar `bar`.
     @inline(__always)
     func sample(bar: Int64, offset: Int64, placement p: Placement) -> Int64 {
         let k = Int128(bar - p.anchor.bar) * Int128(barGrid) + Int128(offset - p.anchor.grid)
-        let gw = Int128(gridPerWhole) * Int128(samplesPerWholeDenominator)
-        // floor((twice + 1) / 2 + k N / gw - lag)
-        let numerator = Int128(p.anchor.twice + 1) * gw + 2 * k * Int128(samplesPerWholeNumerator)
-        let quotient = Rational.floorDivide(numerator, 2 * gw)
-        guard p.lagRest != 0 || p.lagWhole != 0 else { return Int64(quotient) }
-        let remainder = numerator - quotient * 2 * gw // 0 ..< 2 gw
-        // remainder / (2 gw) < lagRest / lagDenominator borrows one more sample.
-        let left = remainder.multipliedFullWidth(by: p.lagDenominator)
-        let right = p.lagRest.multipliedFullWidth(by: 2 * gw)
-        let borrow = left.high < right.high || (left.high == right.high && left.low < right.low)
-        return Int64(quotient) - p.lagWhole - (borrow ? 1 : 0)
+        // k grid units are k N / (G D) samples.
+        return HalfSampleRule.sample(twice: p.anchor.twice, travelNumerator: k * Int128(samplesPerWholeNumerator),
+                                     travelDenominator: Int128(gridPerWhole) * Int128(samplesPerWholeDenominator), lag: p.lag)
     }
 }
 
 /// An anchor with the time of its fractional grid part precomputed for one program.
 struct Placement: BitwiseCopyable {
     var anchor: Anchor
-    var lagWhole: Int64
-    var lagRest: Int128
-    var lagDenominator: Int128
+    var lag: HalfSampleRule.Lag
 }

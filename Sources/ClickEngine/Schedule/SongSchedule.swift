@@ -47,6 +47,9 @@ public final class SongSchedule: @unchecked Sendable {
     public let endSample: Int64
     let count: Int
     let onsets: UnsafeMutablePointer<ScheduledOnset>
+    /// Every beat of the song (muted ones too), on the samples its clicks are played on:
+    /// the timeline's piece while it plays (`ClickEngine.gridPiece(for:)`).
+    public let beats: SongBeats
 
     public struct TooLong: Error, CustomStringConvertible {
         public var description: String {
@@ -79,7 +82,8 @@ public final class SongSchedule: @unchecked Sendable {
         self.samples = samples
         self.sameBefore = sameBefore
         var table: [ScheduledOnset] = []
-        var timeline = SongTimeline(songs: songs, sampleRate: sampleRate, seed: seed, changes: changes)
+        var beats: [SongBeat] = []
+        var timeline = SongTimeline(songs: songs, sampleRate: sampleRate, seed: seed, changes: changes, markBeats: true)
         var end: Int64?
         var mixIndex = 0
         while true {
@@ -89,7 +93,12 @@ public final class SongSchedule: @unchecked Sendable {
             }
             if let bars, o.bar >= bars { end = timeline.barStart.bar == o.bar ? timeline.barStart.sample : o.sample; break }
             if let samples, o.sample >= samples { end = samples; break }
-            guard table.count < SongSchedule.maximumOnsets else { throw TooLong() }
+            guard table.count < SongSchedule.maximumOnsets && beats.count < SongSchedule.maximumOnsets else { throw TooLong() }
+            if var beat = o.gridBeat {
+                beat.sample = o.sample
+                beats.append(beat)
+                continue
+            }
             while mixIndex + 1 < mixes.count && mixes[mixIndex + 1].sample <= o.sample { mixIndex += 1 }
             let (sounds, volumes) = (mixes[mixIndex].sounds, mixes[mixIndex].volumes)
             let master = Float(volumes.master) / 100
@@ -110,7 +119,9 @@ public final class SongSchedule: @unchecked Sendable {
                 section: Int16(clamping: o.section), song: Int16(clamping: o.song), isCount: o.isCount, muted: o.muted, bpm: o.bpm,
                 index: Int32(o.index), polySteps: UInt8(o.polySteps), polySpanBeats: UInt8(clamping: o.polySpanBeats)))
         }
-        endSample = end ?? samples ?? (table.last.map { $0.sample + 1 } ?? 0)
+        let endSample = end ?? samples ?? (table.last.map { $0.sample + 1 } ?? 0)
+        self.endSample = endSample
+        self.beats = SongBeats(beats: beats.filter { $0.sample < endSample }, endSample: endSample)
         count = table.count
         onsets = .allocate(capacity: max(count, 1))
         if count > 0 { table.withUnsafeBufferPointer { onsets.initialize(from: $0.baseAddress!, count: count) } }

@@ -33,8 +33,18 @@ public final class SettingsStore: Sendable {
     /// deeply nested or non-regular one (FIFO, device) is renamed aside (never deleted)
     /// and reported, and the box starts with defaults. Leftover temporary files of a save
     /// that was killed are removed first.
-    public func load() -> Loaded {
-        AtomicFile.removeLeftovers(of: path)
+    ///
+    /// `readOnly` (the state folder could not be locked, so another process may own it):
+    /// nothing in the folder is touched, the file is only read, and saving is refused for
+    /// the whole run.
+    public func load(readOnly: Bool = false) -> Loaded {
+        if readOnly { refuseSaves.withLock { $0 = true } }
+        if !readOnly {
+            AtomicFile.removeLeftovers(of: path)
+            // The practice log beside it is saved the same way: a power cut during its save
+            // leaves partials too.
+            AtomicFile.removeLeftovers(of: SettingsStore.practiceLogPath(besides: path))
+        }
         let reason: String
         do {
             guard let bytes = try AtomicFile.read(path, system: system) else { return Loaded(saved: SavedState()) }
@@ -44,6 +54,10 @@ public final class SettingsStore: Sendable {
             }
         } catch {
             reason = "\(path): \(error)"
+        }
+        if readOnly {
+            return Loaded(saved: SavedState(), problem: "\(reason); left as it is (the state folder is not locked), using defaults",
+                          notice: "Bad settings file left as it is, using defaults")
         }
         do {
             let aside = try AtomicFile.keepAside(path, system: system)
@@ -58,8 +72,18 @@ public final class SettingsStore: Sendable {
         }
     }
 
+    /// `practice.toml` in the settings file's folder.
+    public static func practiceLogPath(besides settingsPath: String) -> String {
+        let folder = settingsPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        return (settingsPath.contains("/") ? (folder.isEmpty ? "" : folder) + "/" : "") + "practice.toml"
+    }
+
+    /// True when this run never writes the file (see `load`).
+    public var refusesSaves: Bool { refuseSaves.withLock { $0 } }
+
     public func save(_ saved: SavedState) throws(SystemError) {
-        // The file could not be read nor kept aside at start: writing would destroy it.
+        // The file could not be read nor kept aside at start, or the folder is not ours
+        // (no lock): writing would destroy it.
         if refuseSaves.withLock({ $0 }) { throw SystemError("save over the unreadable", path, errno: EACCES) }
         try AtomicFile.write(Array(SettingsFile.encode(saved).utf8), to: path, system: system)
     }

@@ -28,8 +28,8 @@ public struct ScreenBusCost: Sendable {
         bus.attach(panel, at: address)
         let display = try OLEDDisplay(controller: controller, transport: I2CDisplayTransport(bus: bus, address: address))
         try display.initialize()
-        let timeline = BeatTimeline(settings: settings, sampleRate: sampleRate, downbeatSample: .zero)
-        let model = ScreenModel(page: .playing, settings: settings, marking: TempoMarking.of(settings.tempo).name, timeline: timeline)
+        let grid = BeatGrid(.steady(SteadyGrid(settings: settings, sampleRate: sampleRate, downbeatSample: .zero)))
+        let model = ScreenModel(page: .playing, settings: settings, marking: TempoMarking.of(settings.tempo).name, grid: grid)
         var cost = ScreenBusCost()
         for index in 0...Int(seconds * Double(framesPerSecond)) {
             let bitmap = ScreenRenderer.render(model, heardSample: Double(index) * Double(sampleRate) / Double(framesPerSecond))

@@ -18,6 +18,15 @@ public protocol SimulationOutput: AnyObject {
     func frame(_ frame: Bitmap, milliseconds: Int64) throws
 }
 
+/// Paces a simulation on the real clock (`tactus simulate --headless --realtime`).
+public protocol SimulationPacer: AnyObject {
+    /// CLOCK_MONOTONIC nanoseconds at simulated time 0: events carry `mono` = origin + t.
+    var originNanoseconds: Int64 { get }
+    /// Sleeps until simulated time `nanoseconds` is due on the real clock. Returns the
+    /// simulated time at which the run must end instead (a SIGTERM or SIGINT arrived), or nil.
+    func wait(until nanoseconds: Int64) -> Int64?
+}
+
 /// The whole box on simulated time, faster than real time: the same `Box` as `tactus run`
 /// with SimHAL parts (an offline sink pulled period by period, a manual clock, recorded
 /// LEDs and screen), driven by a script's physical input edges.
@@ -34,6 +43,7 @@ public final class HeadlessSimulation: BoxObserver {
     /// Lines are recorded up to this far ahead of the simulated time (a click is heard a
     /// period later, an LED goes off after its pulse); older ones can no longer change order.
     static let recordHorizon: Int64 = 2_000_000_000
+    static let liveHorizon: Int64 = 20_000_000
     private var lastState: String?
     /// `--input TAKE.wav`: the coach listening to a take (hit lines in the events).
     public var coach: SimulatedCoach?
@@ -57,11 +67,19 @@ public final class HeadlessSimulation: BoxObserver {
         try audio.start(box.engine.renderer)
     }
 
-    /// Runs the script to its end and writes everything to the output.
-    public func run(_ script: SimulationScript) throws {
+    /// Set while a paced run goes on: every line gets `mono` beside `t`.
+    private var monoOrigin: Int64?
+
+    /// Runs the script to its end and writes everything to the output. With a pacer, each
+    /// step waits for its moment on the real clock, and an interruption ends the run there
+    /// as `end` would; lines are written as soon as nothing earlier can still come.
+    /// Returns the simulated time at which it ended.
+    @discardableResult
+    public func run(_ script: SimulationScript, pacer: (any SimulationPacer)? = nil) throws -> Rational {
+        monoOrigin = pacer?.originNanoseconds
         var edges = script.edgeStream(stepsPerDetent: box.board.encoder.stepsPerDetent, origin: .zero)
         var nextEdge = edges.next()
-        let end = (script.endTime * Rational(1_000_000_000)).rounded
+        var end = (script.endTime * Rational(1_000_000_000)).rounded
         let rate = Int64(format.sampleRate)
         var framesRendered: Int64 = 0
         recordState(box.state, at: 0)
@@ -73,6 +91,10 @@ public final class HeadlessSimulation: BoxObserver {
             // A wakeup that is already due was just handled: time must move on (by 1 µs at least).
             if let wake = box.nextWakeup { next = min(next, max(wake.nanoseconds, clock.now().nanoseconds + 1_000)) }
             guard next < end else { break }
+            if let pacer, let stop = pacer.wait(until: next) {
+                end = max(min(end, stop), clock.now().nanoseconds)
+                if next >= end { break }
+            }
             clock.set(MonotonicTime(nanoseconds: next))
             while let edge = nextEdge, edge.timestamp.nanoseconds <= next {
                 record(at: next, input(edge))
@@ -86,12 +108,16 @@ public final class HeadlessSimulation: BoxObserver {
             }
             box.advance(to: MonotonicTime(nanoseconds: next))
             if records.count >= 256 { try writeRecords(before: min(next - Self.recordHorizon, end + 1)) }
+            // Live readers (a browser, a test) see lines within a fraction of a second: nothing
+            // recorded later is dated before the moment being simulated.
+            if pacer != nil, !records.isEmpty { try writeRecords(before: min(next - Self.liveHorizon, end + 1)) }
         }
         clock.set(MonotonicTime(nanoseconds: end))
         box.advance(to: MonotonicTime(nanoseconds: end))
         recordHits(coach?.hear(upTo: end))
         recordHits(coach?.finish())
         try writeRecords(before: end + 1)
+        return Rational(end, 1_000_000_000)
     }
 
     /// Writes, in time order, the recorded lines earlier than `limit` and forgets them.
@@ -99,10 +125,17 @@ public final class HeadlessSimulation: BoxObserver {
         records.sort { ($0.time, $0.order) < ($1.time, $1.order) }
         var written = 0
         while written < records.count && records[written].time < limit {
-            try output.event(records[written].line)
+            try output.event(withMono(records[written].line, at: records[written].time))
             written += 1
         }
         records.removeFirst(written)
+    }
+
+    /// `{"t":T,"mono":M,...}`: every line starts with its `t`; on the real clock `mono`
+    /// (CLOCK_MONOTONIC seconds) follows it.
+    private func withMono(_ line: String, at time: Int64) -> String {
+        guard let origin = monoOrigin, let comma = line.firstIndex(of: ",") else { return line }
+        return String(line[..<comma]) + ",\"mono\":\(seconds(origin + time))" + String(line[comma...])
     }
 
     // MARK: BoxObserver

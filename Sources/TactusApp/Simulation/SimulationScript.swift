@@ -82,7 +82,7 @@ public struct SimulationScript: Equatable {
                 guard rest.count == 4 || (rest.count == 5 && rest[4] == "pushed"), rest[2] == "over" else {
                     throw fail("expected 'turn +N over SECONDS [pushed]' (N a non-zero number of detents, SECONDS more than 0)")
                 }
-                guard let detents = Int(rest[1]), detents != 0, abs(detents) <= 10_000 else {
+                guard let detents = Int(rest[1]), detents != 0, detents.magnitude <= 10_000 else { // abs(Int.min) traps
                     throw fail("detents '\(rest[1])' is invalid: allowed a whole number from -10000 to +10000, not 0")
                 }
                 guard let seconds = Rational(parsing: rest[3]), !rest[3].contains("/"), seconds > .zero, seconds <= Rational(3600) else {

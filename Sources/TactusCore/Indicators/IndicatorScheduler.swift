@@ -63,7 +63,7 @@ public struct IndicatorScheduler: Sendable, Hashable {
     public init(settings: IndicatorSettings = IndicatorSettings()) { self.settings = settings }
 
     /// The pulses for one onset. `layer` is the subdivision layer (0 for beats);
-    /// `samplesPerBeat` (from the `BeatTimeline`) caps pulse lengths at fast tempi.
+    /// `samplesPerBeat` (from the timeline, `BeatGrid`) caps pulse lengths at fast tempi.
     public func pulses(onsetSample: Int64, kind: OnsetKind, layer: Int, clock: AudioOutputClock,
                        samplesPerBeat: Rational?) -> [IndicatorPulse] {
         let start = clock.outputNanoseconds(ofSample: onsetSample)

@@ -43,6 +43,8 @@ public struct Groove: Sendable, Hashable, CustomStringConvertible {
     ]
     /// Finest denominator a written position or amount may have (keeps the engine's grid small).
     public static let maximumDenominator: Int64 = 10_000
+    /// Largest side of a swing ratio A:B (finer ratios are refused by `maximumDenominator`).
+    public static let maximumRatioSide = Rational(10_000)
 
     public var groupSize: Int { target.count }
 
@@ -105,7 +107,13 @@ public struct Groove: Sendable, Hashable, CustomStringConvertible {
             let parts = body.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count == 2, let a = Rational(parsing: String(parts[0])), let b = Rational(parsing: String(parts[1])),
                   !parts.contains(where: { $0.contains("/") }), a > .zero, b > .zero else { throw failure }
-            (position, notation) = (a / (a + b), .ratio)
+            // Bounded before they meet: a / (a + b) of two 64-bit values can overflow.
+            guard a <= Groove.maximumRatioSide, b <= Groove.maximumRatioSide,
+                  let sum = a.adding(b), let p = a.divided(by: sum) else {
+                throw SettingError(field: "swing", value: text,
+                                   allowed: "each side of A:B must be more than 0 and at most \(Groove.maximumRatioSide.numerator), e.g. 2:1 or 3:2")
+            }
+            (position, notation) = (p, .ratio)
         } else if body.contains("/") {
             guard let p = Rational(parsing: String(body)) else { throw failure }
             (position, notation) = (p, .fraction)
@@ -198,6 +206,10 @@ public struct Groove: Sendable, Hashable, CustomStringConvertible {
             } else {
                 amount = value / Rational(100)
             }
+            // Bounded here, before the groove's text (amount x 100) is formed from it.
+            guard amount >= .zero, amount <= Groove.maximumAmount, amount.denominator <= Groove.maximumDenominator else {
+                throw SettingError(field: "groove", value: text, allowed: "the amount after * must be 0 to 150 % (at most 2 decimals, or a fraction P/Q with Q up to 10000)")
+            }
             body = body[..<star]
         }
         var layer: Int?
@@ -247,11 +259,13 @@ public struct Groove: Sendable, Hashable, CustomStringConvertible {
         switch notation {
         case .name(let name): return name
         case .percent:
-            let percent = p * Rational(100)
+            // Shown before the value is checked: the product may not fit.
+            guard let percent = p.multiplied(by: Rational(100)) else { return p.description }
             let text = percent.decimalDescription
             return text.contains("/") ? p.description : text + "%"
         case .ratio:
-            let q = p / (.one - p) // a:b = p : (1 - p), in lowest terms
+            // a:b = p : (1 - p), in lowest terms
+            guard let rest = Rational.one.subtracting(p), let q = p.divided(by: rest) else { return p.description }
             return q.isInteger ? "\(q.numerator):1" : "\(q.numerator):\(q.denominator)"
         case .fraction, .weights: return p.description
         }
@@ -266,12 +280,13 @@ public struct Groove: Sendable, Hashable, CustomStringConvertible {
     }
 
     static func percentExact(_ amount: Rational) -> String? {
-        let text = (amount * Rational(100)).decimalDescription
+        guard let percent = amount.multiplied(by: Rational(100)) else { return nil }
+        let text = percent.decimalDescription
         return text.contains("/") ? nil : text + "%"
     }
 
     static func percentText(_ amount: Rational) -> String {
-        let percent = amount * Rational(100)
+        guard let percent = amount.multiplied(by: Rational(100)) else { return String(amount.doubleValue * 100) }
         let text = percent.decimalDescription
         return text.contains("/") ? String(percent.doubleValue) : text
     }

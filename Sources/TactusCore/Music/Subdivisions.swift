@@ -18,7 +18,8 @@ public struct Subdivisions: Sendable, Hashable, CustomStringConvertible {
 
     /// "2,3" or "none".
     public init(parsing text: String) throws(SettingError) {
-        if text == "none" || text.isEmpty { self = .none; return }
+        // Empty is not "none": a flag or key given without a value is a mistake.
+        if text == "none" { self = .none; return }
         var values: [Int] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             guard let n = Int(part) else {

@@ -41,3 +41,10 @@ public struct TempoMarking: Sendable, Hashable, CustomStringConvertible {
         all.first { $0.name.lowercased() == name.lowercased() }
     }
 }
+
+extension TempoMarking {
+    /// The marking of a tempo given in BPM as a number (a ramp's tempo at a beat).
+    public static func of(bpm: Double) -> TempoMarking {
+        all.last { Double($0.lowerBound) <= bpm } ?? all[0]
+    }
+}

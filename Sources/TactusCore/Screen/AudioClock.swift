@@ -29,10 +29,12 @@ public struct AudioOutputClock: Sendable, Hashable {
         Double(heardSample) + Double(time - nanoseconds) * Double(sampleRate) / 1e9
     }
 
-    /// When engine sample `sample` is heard, to the nearest nanosecond (exact integer math).
+    /// When engine sample `sample` is heard: the first nanosecond at or after it (exact
+    /// integer math), so a frame drawn for that moment shows the sample itself, not the one
+    /// before (the beat's frame shows the beat).
     public func outputNanoseconds(ofSample sample: Int64) -> Int64 {
         let numerator = Int128(sample - heardSample) * 1_000_000_000
         let rate = Int128(sampleRate)
-        return nanoseconds + Int64(Rational.floorDivide(2 * numerator + rate, 2 * rate))
+        return nanoseconds - Int64(Rational.floorDivide(-numerator, rate))
     }
 }

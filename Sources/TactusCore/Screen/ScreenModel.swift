@@ -32,7 +32,7 @@ public struct ScreenChoice: Sendable, Hashable {
 /// the state machine so screens can be tested, and snapshotted, on their own.
 public struct ScreenModel: Sendable, Hashable {
     public enum Page: Sendable, Hashable {
-        /// The metronome running: needs `timeline`; motion comes from the heard sample.
+        /// The metronome running: needs `grid`; motion comes from the heard sample.
         case playing
         /// Stopped: tempo, marking, meter; or the current mode's page.
         case stopped
@@ -53,8 +53,9 @@ public struct ScreenModel: Sendable, Hashable {
     public var turning: Double
     /// Sound sets for the sound mode, with the knob's position among them.
     public var soundSets: ScreenChoice
-    /// The running grid; nil when stopped. With it every page keeps the beat visible.
-    public var timeline: BeatTimeline?
+    /// The running timeline; nil when stopped. With it every page keeps the beat visible,
+    /// and the tempo page shows what is sounding (a song's tempo, meter and beat).
+    public var grid: BeatGrid?
     /// A message drawn over the lower part of the page for a while.
     public var notice: Notice?
     /// Moves the dimmed screen's content around (one step every few minutes is enough).
@@ -67,7 +68,7 @@ public struct ScreenModel: Sendable, Hashable {
     public init(page: Page = .stopped, settings: MetronomeSettings = MetronomeSettings(), marking: String = "",
                 wheelMode: WheelMode = .tempo, field: Field = .tempo, turning: Double = 0,
                 soundSets: ScreenChoice = ScreenChoice(title: "", entries: [], position: 0),
-                timeline: BeatTimeline? = nil, notice: Notice? = nil, dimStep: Int = 0) {
+                grid: BeatGrid? = nil, notice: Notice? = nil, dimStep: Int = 0) {
         self.page = page
         self.settings = settings
         self.marking = marking
@@ -75,7 +76,7 @@ public struct ScreenModel: Sendable, Hashable {
         self.field = field
         self.turning = turning
         self.soundSets = soundSets
-        self.timeline = timeline
+        self.grid = grid
         self.notice = notice
         self.dimStep = dimStep
     }
@@ -88,18 +89,18 @@ public struct ScreenModel: Sendable, Hashable {
 }
 
 /// Maps the box state onto what the screen renderer draws: a pure function of the state
-/// (and of the running grid the engine's beats anchor).
+/// (and of the running timeline the engine publishes).
 public enum ScreenPresenter {
     /// Dimmed content moves one step every 2 minutes.
     static let dimStepNanoseconds: Int64 = 120_000_000_000
 
-    public static func model(for state: BoxState, timeline: BeatTimeline?) -> ScreenModel {
+    public static func model(for state: BoxState, grid: BeatGrid?) -> ScreenModel {
         let view = state.screen
         let settings = state.settings
-        let playing = state.isPlaying ? timeline : nil
+        let playing = state.isPlaying ? grid : nil
         var model = ScreenModel(
             page: .stopped, settings: settings, marking: view.marking, wheelMode: view.mode, field: view.field,
-            turning: view.turning, timeline: playing, notice: view.notice)
+            turning: view.turning, grid: playing, notice: view.notice)
         model.song = view.song
         model.coach = view.coach
         let soundIndex = state.soundNames.firstIndex(of: settings.sound) ?? 0

@@ -10,14 +10,14 @@ public enum ScreenRenderer {
     /// (`AudioOutputClock.heardSample(atNanoseconds:)`); only the playing page uses it.
     public static func render(_ model: ScreenModel, heardSample: Double = 0) -> Bitmap {
         var bitmap = Bitmap()
-        let position = model.timeline?.position(atSample: heardSample)
+        let position = model.grid?.beat(atSample: heardSample)
         switch model.page {
         case .playing, .stopped:
             if model.wheelMode == .tempo {
-                drawMain(model, position: position, timeline: model.timeline, into: &bitmap)
-                if model.timeline == nil { bitmap.blit(model.wheelMode.icon, at: Point(120, 0)) }
+                drawMain(model, position: position, into: &bitmap)
+                if position == nil { bitmap.blit(model.wheelMode.icon, at: Point(120, 0)) }
                 // Playing, a notice keeps to the left half: the pendulum's half is never covered.
-                let width = model.timeline == nil ? 128 : ScreenRenderer.pendulumArea.x - 2
+                let width = position == nil ? 128 : ScreenRenderer.pendulumArea.x - 2
                 if let notice = model.notice { drawNotice(notice, in: Rect(x: 0, y: 34, width: width, height: 30), into: &bitmap) }
             } else {
                 drawModePage(model, into: &bitmap)
@@ -32,7 +32,7 @@ public enum ScreenRenderer {
         }
         // Away from the main screen the beat stays visible: a small pendulum along the top
         // (in the menu, left of the page's title).
-        if let timeline = model.timeline, let position, !(model.wheelMode == .tempo && !isMenu(model.page)) {
+        if let position, !(model.wheelMode == .tempo && !isMenu(model.page)) {
             var strip = beatStrip
             if case .menu(let choice) = model.page, !choice.title.isEmpty {
                 let titleLeft = 123 - SmallFont.width(of: SmallFont.fitting(choice.title, maxWidth: 90))
@@ -53,7 +53,7 @@ public enum ScreenRenderer {
     /// a bar on the beat, taller on accents.
     public static let beatStrip = Rect(x: 24, y: 0, width: 88, height: 4)
 
-    static func drawBeatStrip(position: BeatTimeline.Position, in strip: Rect, into bitmap: inout Bitmap) {
+    static func drawBeatStrip(position: GridBeat, in strip: Rect, into bitmap: inout Bitmap) {
         bitmap.fill(Rect(x: strip.x - 1, y: 0, width: strip.width + 2, height: strip.height), .clear)
         bitmap.dottedHLine(strip.x, strip.maxX - 1, 1)
         let swing = Pendulum.swing(beatIndex: position.beatIndex, fraction: position.fraction)
@@ -105,22 +105,30 @@ public enum ScreenRenderer {
 
     // MARK: main screen
 
-    static func drawMain(_ model: ScreenModel, position: BeatTimeline.Position?, timeline: BeatTimeline?, into bitmap: inout Bitmap) {
-        drawTempo(model.settings.tempo, into: &bitmap)
-        SmallFont.draw(SmallFont.fitting(model.marking, maxWidth: 64), centeredAt: leftColumnCenter, y: 35, into: &bitmap)
-        drawMeterLine(model.settings, currentBeat: position?.beat, into: &bitmap)
+    /// The tempo page. Playing, it shows what is sounding (from the timeline: a song's
+    /// current tempo, in tenths while it ramps, its meter and beat); stopped, the settings.
+    static func drawMain(_ model: ScreenModel, position: GridBeat?, into bitmap: inout Bitmap) {
+        let settings = model.settings
+        let sounding = position?.sounding ?? Sounding(
+            bpm: settings.tempo.bpm.doubleValue, exactBPM: settings.tempo.bpm, isRamping: false, meter: settings.meter,
+            beatUnit: settings.beatUnit, beatCount: settings.beatCount, accents: settings.accents)
+        drawTempo(sounding.tempoText, into: &bitmap)
+        let marking = position == nil ? model.marking : sounding.marking.name
+        SmallFont.draw(SmallFont.fitting(marking, maxWidth: 64), centeredAt: leftColumnCenter, y: 35, into: &bitmap)
+        drawMeterLine(sounding, subdivisions: settings.subdivisions, currentBeat: position?.beat, into: &bitmap)
         bitmap.dottedVLine(pendulumArea.x - 2, 0, 63)
 
         let geometry = Pendulum.Geometry.mainScreen
-        let beatSeconds = timeline?.beatSeconds ?? (60 / model.settings.tempo.bpm.doubleValue)
+        // Period and length follow the tempo sounding (through ramps and sections).
+        let beatSeconds = position?.beatSeconds ?? (60 / sounding.bpm)
         let length = Pendulum.drawnLength(beatSeconds: beatSeconds, geometry: geometry)
         let savedClip = bitmap.clip
         bitmap.clip = pendulumArea
         // Stopped, the bob is held at the left end, where the first click after START finds it.
         var swing = -1.0
-        if let position, let timeline {
+        if let position, let sampleRate = model.grid?.sampleRate {
             swing = Pendulum.swing(beatIndex: position.beatIndex, fraction: position.fraction)
-            let secondsSinceBeat = position.fraction * Double(position.nextBeatSample - position.beatSample) / Double(timeline.sampleRate)
+            let secondsSinceBeat = position.fraction * Double(position.nextBeatSample - position.beatSample) / Double(sampleRate)
             if let radius = PulseRing.radius(secondsSinceBeat: secondsSinceBeat, beatSeconds: beatSeconds, level: position.level) {
                 PulseRing.draw(center: geometry.pivot, radius: radius, level: position.level, into: &bitmap)
             }
@@ -129,31 +137,30 @@ public enum ScreenRenderer {
         bitmap.clip = savedClip
     }
 
-    /// Whole BPM in the large digits; a fractional part (presets such as 92.5) small beside them.
-    static func drawTempo(_ tempo: Tempo, into bitmap: inout Bitmap) {
-        let bpm = tempo.bpm
-        let whole = Int(bpm.floor)
-        if bpm.isInteger {
-            SegmentFont.large.drawNumber(whole, rightEdge: 62, y: 0, into: &bitmap)
-        } else {
-            let text = tempo.description
-            let fraction = String(text[text.firstIndex(of: ".")!...])
+    /// Whole BPM in the large digits; a fractional part (presets such as 92.5, a ramp's
+    /// tenths) small beside them. `text` is `Sounding.tempoText`.
+    static func drawTempo(_ text: String, into bitmap: inout Bitmap) {
+        let whole = Int(text.prefix { $0.isNumber }) ?? 0
+        if let dot = text.firstIndex(of: ".") {
+            let fraction = String(text[dot...])
             let fractionWidth = SmallFont.width(of: fraction)
             SegmentFont.large.drawNumber(whole, rightEdge: 63 - fractionWidth - 1, y: 0, into: &bitmap)
             SmallFont.draw(fraction, at: Point(63 - fractionWidth, 24), into: &bitmap)
+        } else {
+            SegmentFont.large.drawNumber(whole, rightEdge: 62, y: 0, into: &bitmap)
         }
     }
 
     /// The meter in numbers and one box per beat: tall for accents, short for normal beats, a
     /// dash for muted ones; the beat being heard is filled.
-    static func drawMeterLine(_ settings: MetronomeSettings, currentBeat: Int?, into bitmap: inout Bitmap) {
+    static func drawMeterLine(_ settings: Sounding, subdivisions: Subdivisions, currentBeat: Int?, into bitmap: inout Bitmap) {
         let meterText = settings.meter.description
         SmallFont.draw(meterText, at: Point(1, 45), into: &bitmap)
         if settings.beatUnit != BeatUnit.quarter {
             Icons.drawNote(settings.beatUnit, head: Point(SmallFont.width(of: meterText) + 4, 48), stem: 6, compact: true, into: &bitmap)
         }
-        if !settings.subdivisions.layers.isEmpty {
-            let text = settings.subdivisions.layers.map(String.init).joined(separator: "+")
+        if !subdivisions.layers.isEmpty {
+            let text = subdivisions.layers.map(String.init).joined(separator: "+")
             let x = 63 - SmallFont.width(of: text)
             SmallFont.draw(text, at: Point(x, 45), into: &bitmap)
             bitmap.blit(Icons.layers, at: Point(x - 9, 45))

@@ -47,6 +47,8 @@ public struct KlickTempoMap: Sendable, Hashable {
     public static let tempoPositive = "tempo must be greater than zero"
     public static let barsPositive = "number of bars must be greater than zero"
     public static let invalidMeter = "invalid time signature"
+    /// Tactus's own, in klick's words: klick plays nothing for such a map.
+    public static let empty = "tempo map has no entries"
 
     /// A file klick cannot open, as klick words it since it reads `-` as stdin: `can't open tempo map file '<name>'`.
     public static func cannotOpen(_ name: String) -> String { "can't open tempo map file '\(name)'" }
@@ -71,7 +73,11 @@ public struct KlickTempoMap: Sendable, Hashable {
             entry.line = number
             func fail(_ message: String) -> ParseError { ParseError(message: message, line: number, text: line) }
             if let p = entry.pattern, p.count != entry.beats { throw fail(KlickTempoMap.patternLength) }
-            if !entry.tempi.isEmpty, entry.tempi.count != entry.beats * entry.bars { throw fail(KlickTempoMap.tempoCount) }
+            if !entry.tempi.isEmpty {
+                // bars and beats come from the file: their product may not fit.
+                let (beats, overflow) = entry.beats.multipliedReportingOverflow(by: entry.bars)
+                if overflow || entry.tempi.count != beats { throw fail(KlickTempoMap.tempoCount) }
+            }
             if (entry.tempi.isEmpty && entry.tempo <= .zero) || entry.tempi.contains(where: { $0 <= .zero }) {
                 throw fail(KlickTempoMap.tempoPositive)
             }
@@ -193,7 +199,11 @@ public struct KlickTempoMap: Sendable, Hashable {
             var digitsOnly = t
             while digitsOnly.count > 1 && digitsOnly.hasPrefix("0") && !digitsOnly.hasPrefix("0.") { digitsOnly.removeFirst() }
             if digitsOnly.count > 15 { return Rational(Int64.max / 2) } // absurd, caught by range checks
-            return Rational(parsing: digitsOnly) ?? .zero
+            // Rounded to Tactus's 3 decimals (klick reads float32, about 7 digits): the
+            // ramps square and multiply tempos, and 3 decimals keep that exact.
+            guard let exact = Rational(parsing: digitsOnly) else { return .zero }
+            guard let scaled = exact.multiplied(by: Rational(1000)) else { return exact }
+            return Rational(scaled.rounded, 1000)
         }
         let tempo = decimal(tempoText)
         var tempi: [Rational] = []
@@ -210,6 +220,9 @@ extension KlickTempoMap {
     /// (bpm = t d / 4: a 7/8 line at 150 is 300 eighths per minute), ramps linear in beat
     /// index (klick's model), per-beat lists as steps, patterns verbatim, volume as gain.
     public func song(name: String, countIn: CountIn = .none, tempoMultiplier: Rational = .one) throws(ParseError) -> Song {
+        // A song needs a section: an empty map would become a file Tactus refuses (found by
+        // the klick-map fuzz target).
+        guard !entries.isEmpty else { throw ParseError(message: KlickTempoMap.empty, line: 1, text: "") }
         var sections: [SongSection] = []
         for e in entries {
             func fail(_ message: String) -> ParseError { ParseError(message: message, line: e.line, text: "") }
@@ -219,8 +232,9 @@ extension KlickTempoMap {
             guard SongSection.barRange.contains(e.bars) else { throw fail("\(e.bars) bars is beyond Tactus's \(SongSection.barRange.upperBound)") }
             let scale = Rational(Int64(e.denominator), 4)
             func bpm(_ t: Rational) throws(ParseError) -> Rational {
-                let v = t * scale
-                guard v <= TempoSegment.maximumBPM else { throw fail("tempo \(v.decimalDescription) BPM of 1/\(e.denominator) notes is beyond Tactus's 9999") }
+                guard let v = t.multiplied(by: scale), v <= TempoSegment.maximumBPM else {
+                    throw fail("tempo \(t.decimalDescription) x \(e.denominator)/4 BPM of 1/\(e.denominator) notes is beyond Tactus's 9999")
+                }
                 return v
             }
             let tempo: TempoSegment
@@ -234,8 +248,13 @@ extension KlickTempoMap {
                 tempo = .constant(try bpm(e.tempo))
             }
             let accents = e.pattern.flatMap { try? AccentPattern(parsing: $0) } ?? .downbeat
+            // A section's gain is 0 to 400 % (SongFile): a louder volume would be written
+            // as a file Tactus then refuses.
+            guard let gain = e.volume.multiplied(by: Rational(100)), gain <= SongSection.gainRange.upperBound else {
+                throw fail("volume \(e.volume.decimalDescription) is beyond Tactus's 0 to 4 (a gain of 0 to 400 %)")
+            }
             sections.append(SongSection(label: e.label, bars: e.bars, meter: meter, beatUnit: unit, tempo: tempo,
-                                        accents: accents, gainPercent: e.volume * Rational(100)))
+                                        accents: accents, gainPercent: gain))
         }
         return Song(name: name, countIn: countIn, practiceTempoPercent: tempoMultiplier * Rational(100), sections: sections)
     }

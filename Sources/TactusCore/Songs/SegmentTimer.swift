@@ -62,11 +62,13 @@ public struct SegmentTimer {
             return pieceTempo(pieceIndex).doubleValue
         case .rampBeats(let t0, let t1):
             guard let l = length else { return t0.doubleValue }
-            return (t0 + (t1 - t0) * x / l).doubleValue
+            // In Double: only shown, and exact products of scaled tempos outgrow 64 bits.
+            return t0.doubleValue + (t1.doubleValue - t0.doubleValue) * x.doubleValue / l.doubleValue
         case .rampTime(let t0, let t1):
             guard let l = length else { return t0.doubleValue }
             // T(x)^2 = T0^2 + (T1^2 - T0^2) x / L
-            return (t0 * t0 + (t1 * t1 - t0 * t0) * x / l).doubleValue.squareRoot()
+            let (a, b) = (t0.doubleValue, t1.doubleValue)
+            return max(a * a + (b * b - a * a) * x.doubleValue / l.doubleValue, 0).squareRoot()
         }
     }
 
@@ -94,34 +96,44 @@ public struct SegmentTimer {
     public mutating func time(atBeat x: Rational) -> SampleTime {
         switch segment {
         case .constant(let t):
-            return start + x * perMinute / t
+            return SegmentTimer.advance(start, beats: x, perMinute: perMinute, tempo: t)
         case .stepped, .perBeat:
             while pieceBoundary(pieceIndex + 1) <= x {
                 let next = pieceBoundary(pieceIndex + 1)
-                pieceStartTime = pieceStartTime + (next - pieceStartBeat) * perMinute / pieceTempo(pieceIndex)
+                pieceStartTime = SegmentTimer.advance(pieceStartTime, beats: next - pieceStartBeat, perMinute: perMinute,
+                                                      tempo: pieceTempo(pieceIndex))
                 pieceStartBeat = next
                 pieceIndex += 1
             }
-            return pieceStartTime + (x - pieceStartBeat) * perMinute / pieceTempo(pieceIndex)
+            return SegmentTimer.advance(pieceStartTime, beats: x - pieceStartBeat, perMinute: perMinute, tempo: pieceTempo(pieceIndex))
         case .rampTime(let t0, let t1):
-            guard t0 != t1, let l = length else { return start + x * perMinute / t0 }
+            guard t0 != t1, let l = length else { return SegmentTimer.advance(start, beats: x, perMinute: perMinute, tempo: t0) }
             // Only the end is asked as a time: tau = 2 x / (T0 + T(x)) is rational at x = L.
             precondition(x == l, "rampTime times are exact only at the section's end")
-            return start + Rational(2) * l * perMinute / (t0 + t1)
+            return SegmentTimer.advance(start, beats: Rational(2) * l, perMinute: perMinute, tempo: t0 + t1)
         case .rampBeats:
             return SampleTime(approximately: start.doubleDouble + klickOffset(x))
         }
     }
 
+    /// start + x * perMinute / tempo, exactly: in 128-bit arithmetic when the product fits
+    /// 64 bits reduced (nearly always), else through big integers (practice-scaled tempos
+    /// with many decimals, hours into a song), never trapping.
+    static func advance(_ start: SampleTime, beats x: Rational, perMinute: Rational, tempo t: Rational) -> SampleTime {
+        if let samples = x.multiplied(by: perMinute)?.divided(by: t) { return start + samples }
+        return (BigFraction(start) + BigFraction(x) * BigFraction(perMinute) / BigFraction(t)).sampleTime
+    }
+
     /// Samples from the section start to x in klick's model.
     private func klickOffset(_ x: Rational) -> DoubleDouble {
         guard case .rampBeats(let t0, let t1) = segment, let l = length, t0 != t1 else {
-            return DoubleDouble(x * perMinute / segment.startTempo)
+            return DoubleDouble(x) * DoubleDouble(perMinute) / DoubleDouble(segment.startTempo)
         }
         let dt = t1 - t0
-        // (L / dT) ln(1 + dT x / (L T0)) minutes
+        // (L / dT) ln(1 + dT x / (L T0)) minutes; products in double-double (they may not
+        // fit 64 bits as exact fractions, and the result is transcendental anyway).
         let ratio = DoubleDouble.exact(1) + DoubleDouble(dt) * DoubleDouble(x) / (DoubleDouble(l) * DoubleDouble(t0))
-        return DoubleDouble(l * perMinute) / DoubleDouble(dt) * DoubleDouble.log(ratio)
+        return DoubleDouble(l) * DoubleDouble(perMinute) / DoubleDouble(dt) * DoubleDouble.log(ratio)
     }
 
     /// The sample of the onset at position x (halves up; for ramps linear in time the
@@ -151,9 +163,39 @@ public struct SegmentTimer {
         let disc = t0.doubleValue * t0.doubleValue + a2 * x.doubleValue
         let tau = 2 * x.doubleValue / (t0.doubleValue + max(disc, 0).squareRoot())
         let guess = start.doubleDouble.hi + tau * perMinute.doubleValue
-        var n = Int64((guess + 0.5).rounded(.down))
-        while !isPast(x, atHalfAfter: n) { n += 1 }
-        while isPast(x, atHalfAfter: n - 1) { n -= 1 }
-        return n
+        // X is the quadratic's rising branch only from the section's start: before it (a
+        // slow start, a steep ramp: 0.01-999) X rises again, so no sample before the first
+        // half-sample at or after the start is ever an onset.
+        let first = start.whole + (2 * start.fractionNumerator > start.fractionDenominator ? 1 : 0)
+        // Past the rising branch (a position the ramp never reaches) stop looking: 2^48
+        // samples is 186 years at 48 kHz.
+        let last = first + (1 << 48)
+        let g = guess.isFinite ? Int64(max(min((guess + 0.5).rounded(.down), Double(last)), Double(first))) : first
+        // Gallop from the guess, then bisect: a few steps near a good guess, and at most
+        // about 100 exact tests whatever the numbers.
+        var lo: Int64, hi: Int64 // isPast(lo) false (or lo < first), isPast(hi) true
+        if isPast(x, atHalfAfter: g) {
+            hi = g
+            var step: Int64 = 1
+            while true {
+                let m = hi - step
+                if m < first { lo = first - 1; break }
+                if isPast(x, atHalfAfter: m) { hi = m; step *= 2 } else { lo = m; break }
+            }
+        } else {
+            lo = g
+            var step: Int64 = 1
+            while true {
+                let m = min(lo + step, last)
+                if m == last || isPast(x, atHalfAfter: m) { hi = m; break }
+                lo = m
+                step *= 2
+            }
+        }
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2
+            if isPast(x, atHalfAfter: mid) { hi = mid } else { lo = mid }
+        }
+        return hi
     }
 }

@@ -61,6 +61,9 @@ public struct SongSection: Sendable, Hashable {
         self.gainPercent = gainPercent
     }
 
+    /// The section gain a file may give, in percent.
+    public static let gainRange = Rational(0)...Rational(400)
+
     public var beatsPerBar: Rational { meter.wholeNotes / beatUnit.wholeNotes }
     public var beatCount: Int { Int(beatsPerBar.ceiling) }
     public var lengthInBeats: Rational? { bars.map { Rational(Int64($0)) * beatsPerBar } }

@@ -84,6 +84,8 @@ public enum SongFile {
         }
     }
 
+    static let percentDecimals = 3
+
     static func percentText(_ p: Rational) -> String { p.decimalDescription + "%" }
 
     static func table(for song: Song) -> TOMLTable {
@@ -126,11 +128,14 @@ public enum SongFile {
             let body = s.hasSuffix("%") ? String(s.dropLast()) : s
             if !body.contains("/") { result = Rational(parsing: body) }
         case .float(let d) where d.isFinite:
-            result = Rational(parsing: "\(d)").map { $0 * Rational(100) }
+            result = Rational(parsing: "\(d)").flatMap { $0.multiplied(by: Rational(100)) }
         default: break
         }
-        guard let p = result, p >= Rational(range.lowerBound), p <= Rational(range.upperBound) else {
-            throw section.invalid(key, allowed: allowed)
+        // At most 3 decimals: a practice tempo multiplies every section tempo (also 3
+        // decimals), and the product stays exact in the engine's arithmetic.
+        guard let p = result, p >= Rational(range.lowerBound), p <= Rational(range.upperBound),
+              let places = p.decimalPlaces, places <= percentDecimals else {
+            throw section.invalid(key, allowed: allowed + ", with at most \(percentDecimals) decimals")
         }
         return p
     }
@@ -216,7 +221,7 @@ public enum SongFile {
             section.gap = try check("gap") { () throws(SettingError) in try GapPattern(parsing: text) }
         }
         if let p = try percent(s, "random_mute", range: 0...100) { section.randomMute = p }
-        if let p = try percent(s, "gain", range: 0...400) { section.gainPercent = p }
+        if let p = try percent(s, "gain", range: SongSection.gainRange.lowerBound.numerator...SongSection.gainRange.upperBound.numerator) { section.gainPercent = p }
         section.swing = try s.string("swing")
         section.groove = try s.string("groove")
         section.poly = try s.string("poly")

@@ -28,6 +28,9 @@ public struct SongOnset: Sendable, Hashable {
     /// Poly onsets: the layer's steps and span in beats (0: the bar).
     public var polySteps = 0
     public var polySpanBeats = 0
+    /// Only with `markBeats`: not a click but a beat of the grid (muted accents included),
+    /// in time order with the clicks; `SongSchedule` keeps these for the timeline.
+    public var gridBeat: SongBeat? = nil
 }
 
 /// Walks the onsets of one song or of songs played back to back, in time order, every one
@@ -61,12 +64,20 @@ public struct SongTimeline: Sequence, IteratorProtocol {
     public private(set) var barStart: (bar: Int64, sample: Int64) = (0, 0)
     /// Where the next section (or song) begins.
     public private(set) var sectionStart: SampleTime
+    /// Also yield a `gridBeat` marker on every beat (the timeline's beats).
+    public let markBeats: Bool
+    /// Whole notes from bar 0's downbeat to the current section's start (negative in the count-in).
+    private var sectionStartWhole = Rational.zero
+    /// The accents the current bar plays (a live pattern change replaces them).
+    private var accents = AccentPattern([.accent])
 
     /// `songs` play back to back (a setlist with `advance = "auto"`); only the first one's
     /// count-in is played, the next song's bar 0 is the last one's end.
-    public init(songs: [Song], sampleRate: Int, seed: UInt64 = 0, start: SampleTime = SampleTime(0), changes: [SongChange] = []) {
+    public init(songs: [Song], sampleRate: Int, seed: UInt64 = 0, start: SampleTime = SampleTime(0), changes: [SongChange] = [],
+                markBeats: Bool = false) {
         precondition(!songs.isEmpty && songs.allSatisfy { !$0.sections.isEmpty })
         self.songs = songs
+        self.markBeats = markBeats
         self.changes = changes.sorted { $0.sample < $1.sample }
         self.sampleRate = sampleRate
         self.seed = seed
@@ -99,6 +110,8 @@ public struct SongTimeline: Sequence, IteratorProtocol {
         sectionIndex = -1
         songBar = -Int64(countBars)
         barInSection = 0
+        sectionStartWhole = -Rational(Int64(countBars)) * beatsPerBar * first.beatUnit.wholeNotes
+        accents = AccentPattern((0..<beatsPerBar.ceiling).map { $0 == 0 && song.countIn != .twoBeats ? .accent : .normal })
         timer = SegmentTimer(segment: .constant(t0), start: sectionStart, lengthInBeats: Rational(Int64(countBars)) * beatsPerBar,
                              beatsPerBar: beatsPerBar, sampleRate: sampleRate)
     }
@@ -109,6 +122,7 @@ public struct SongTimeline: Sequence, IteratorProtocol {
         sectionIndex = index
         barInSection = 0
         pattern = BarPattern(section.patternSettings)
+        accents = section.patternSettings.accents
         timer = SegmentTimer(segment: section.tempo.scaled(by: tempoScale(song)), start: sectionStart,
                              lengthInBeats: section.lengthInBeats, beatsPerBar: section.beatsPerBar, sampleRate: sampleRate)
     }
@@ -118,12 +132,14 @@ public struct SongTimeline: Sequence, IteratorProtocol {
     private mutating func endSection() -> Bool {
         if sectionIndex == -1 {
             sectionStart = timer.time(atBeat: timer.length!)
+            sectionStartWhole = .zero
             songBar = 0
             beginSection(0)
             return true
         }
         let song = songs[songIndex]
         sectionStart = timer.time(atBeat: timer.length!)
+        sectionStartWhole = sectionStartWhole + timer.length! * song.sections[sectionIndex].beatUnit.wholeNotes
         if sectionIndex + 1 < song.sections.count {
             beginSection(sectionIndex + 1)
             return true
@@ -165,6 +181,71 @@ public struct SongTimeline: Sequence, IteratorProtocol {
 
     /// Adds the current bar's onsets (at and after position `from`, when given) to `pending`.
     private mutating func appendOnsets(of pattern: BarPattern, from: BigFraction?) {
+        let first = pending.count
+        appendClicks(of: pattern, from: from)
+        if markBeats { insertBeatMarks(from: from, after: first) }
+    }
+
+    /// The grid's beats of the current bar (at and after `from`), merged in time order into
+    /// the clicks appended from index `first` on (a mark goes before a click at its position).
+    private mutating func insertBeatMarks(from: BigFraction?, after first: Int) {
+        let barStart = Rational(barInSection) * timer.beatsPerBar
+        let song = songs[sectionIndex == -1 ? 0 : songIndex]
+        let section = song.sections[Swift.max(sectionIndex, 0)]
+        let count = sectionIndex == -1 && song.countIn == .twoBeats ? 2 : section.beatCount
+        let unit = section.beatUnit.wholeNotes
+        let meter = sectionIndex == -1 && song.countIn == .twoBeats ? (try? Meter(2, section.meter.denominator)) ?? section.meter : section.meter
+        var clicks = Array(zip(pending[first...], pendingBeats[first...]))
+        pending.removeSubrange(first...)
+        pendingBeats.removeSubrange(first...)
+        var c = 0
+        for beat in 0..<count {
+            let x = barStart + Rational(Int64(beat))
+            guard x < barStart + timer.beatsPerBar else { break }
+            if let length = timer.length, x >= length { break }
+            if let from, BigFraction(x) < from { continue }
+            while c < clicks.count && clicks[c].1 < x {
+                pending.append(clicks[c].0)
+                pendingBeats.append(clicks[c].1)
+                c += 1
+            }
+            let beatIndex = barSongBeat + Int64(beat)
+            var muted = false
+            if sectionIndex >= 0 {
+                if let gap = section.gap, gap.isMuted(gap.unit == GapPattern.Unit.bars ? songBar : beatIndex) { muted = true }
+                if let p = section.randomMute, RandomMute(percent: p, seed: seed).isMuted(beat: beatIndex) { muted = true }
+            }
+            let bpm = timer.tempo(atBeat: x)
+            let mark = SongBeat(sample: 0, wholeNotes: sectionStartWhole + x * unit, bar: songBar, beat: beat,
+                                level: accents.level(ofBeat: beat), bpm: bpm, bpmAtEnd: tempoAtEnd(ofBeatAt: x, bpm: bpm),
+                                isRamping: timer.segment.isRamp,
+                                section: sectionIndex, song: sectionIndex == -1 ? 0 : songIndex, isCount: sectionIndex == -1,
+                                muted: muted, meter: meter, beatUnit: section.beatUnit, beatCount: count, accents: accents)
+            pending.append(SongOnset(sample: timer.onset(atBeat: x), kind: .beat, isCount: sectionIndex == -1, layer: 0, bar: songBar,
+                                     barInSection: barInSection, beat: beat, section: sectionIndex,
+                                     label: sectionIndex == -1 ? "count-in" : section.label, song: mark.song, muted: true,
+                                     gainPercent: 0, bpm: bpm, gridBeat: mark))
+            pendingBeats.append(x)
+        }
+        while c < clicks.count {
+            pending.append(clicks[c].0)
+            pendingBeats.append(clicks[c].1)
+            c += 1
+        }
+        clicks.removeAll()
+    }
+
+    /// The tempo as the beat at `x` ends: a ramp's tempo one beat on (or at the section's
+    /// end); steps and constants hold through the beat.
+    private mutating func tempoAtEnd(ofBeatAt x: Rational, bpm: Double) -> Double {
+        guard timer.segment.isRamp else { return bpm }
+        var end = x + .one
+        if let length = timer.length, length < end { end = length }
+        return timer.tempo(atBeat: end)
+    }
+
+    /// Adds the current bar's clicks (at and after position `from`, when given) to `pending`.
+    private mutating func appendClicks(of pattern: BarPattern, from: BigFraction?) {
         let barStart = Rational(barInSection) * timer.beatsPerBar
         if sectionIndex == -1 {
             let song = songs[0]
@@ -234,7 +315,10 @@ public struct SongTimeline: Sequence, IteratorProtocol {
             var bar = settings
             (bar.meter, bar.beatUnit) = (section.meter, section.beatUnit)
             let candidate = BarPattern(bar)
-            if candidate.gridDenominator != nil { pattern = candidate }
+            if candidate.gridDenominator != nil {
+                pattern = candidate
+                accents = bar.accents
+            }
         }
     }
 
@@ -268,6 +352,11 @@ public struct SongTimeline: Sequence, IteratorProtocol {
                 var moved = onset
                 moved.sample = timer.onset(atBeat: x)
                 moved.bpm = timer.tempo(atBeat: x)
+                if moved.gridBeat != nil {
+                    moved.gridBeat!.bpm = moved.bpm
+                    moved.gridBeat!.bpmAtEnd = tempoAtEnd(ofBeatAt: x, bpm: moved.bpm)
+                    moved.gridBeat!.isRamping = timer.segment.isRamp
+                }
                 pending.append(moved)
                 pendingBeats.append(x)
             }

@@ -74,8 +74,10 @@ public enum TempoSegment: Sendable, Hashable, CustomStringConvertible {
         func fail(_ allowed: String = TempoSegment.syntax) -> SettingError { SettingError(field: field, value: raw, allowed: allowed) }
         func tempo(_ s: Substring) throws(SettingError) -> Rational {
             guard !s.isEmpty, !s.contains("/"), !s.hasPrefix("-"), !s.hasPrefix("+"), let t = Rational(parsing: String(s)) else { throw fail() }
-            guard t > .zero, t <= TempoSegment.maximumBPM else {
-                throw fail("each tempo must be greater than 0 and at most 9999 BPM")
+            // At most 3 decimals (as --bpm): ramps square and multiply tempos, and that
+            // keeps every product exact within the engine's 64/128-bit and big-number math.
+            guard t > .zero, t <= TempoSegment.maximumBPM, let places = t.decimalPlaces, places <= Tempo.maximumDecimals else {
+                throw fail("each tempo must be greater than 0 and at most 9999 BPM, with at most \(Tempo.maximumDecimals) decimals")
             }
             return t
         }
@@ -95,8 +97,9 @@ public enum TempoSegment: Sendable, Hashable, CustomStringConvertible {
             var negative = head[signIndex] == "-"
             if stepText.hasPrefix("-") { negative.toggle(); stepText = stepText.dropFirst() }
             guard let stepMagnitude = Rational(parsing: String(stepText)), !stepText.isEmpty, !stepText.contains("/"),
-                  stepMagnitude > .zero, stepMagnitude <= TempoSegment.maximumBPM
-            else { throw fail("the step must be a number of BPM greater than 0, e.g. 100+5/2..140") }
+                  stepMagnitude > .zero, stepMagnitude <= TempoSegment.maximumBPM,
+                  let places = stepMagnitude.decimalPlaces, places <= Tempo.maximumDecimals
+            else { throw fail("the step must be a number of BPM greater than 0 and at most 9999, with at most \(Tempo.maximumDecimals) decimals, e.g. 100+5/2..140") }
             var limit: Rational?
             if let dot = tail.firstIndex(of: "."), tail[tail.index(after: dot)...].hasPrefix(".") {
                 limit = try tempo(tail[tail.index(dot, offsetBy: 2)...])

@@ -117,11 +117,55 @@ public struct Rational: Sendable, Hashable, Comparable, CustomStringConvertible 
         self.denominator = d64
     }
 
-    /// Parses "3", "-2", "7/8", "92.5", "92.125" (up to 9 decimals). Returns nil for
-    /// anything else, including every value that would not fit (`10000000000.000000001`,
-    /// `9223372036854775807.9`, `1/-9223372036854775808`): callers turn nil into one
-    /// clear message, so no text can trap.
+    // MARK: overflow-reporting arithmetic, for values that come from input
+
+    /// a + b, or nil when the reduced result does not fit 64 bits (never traps).
+    public func adding(_ b: Rational) -> Rational? {
+        Rational(exactly: Int128(numerator) * Int128(b.denominator) + Int128(b.numerator) * Int128(denominator),
+                 Int128(denominator) * Int128(b.denominator))
+    }
+
+    /// a - b, or nil when it does not fit.
+    public func subtracting(_ b: Rational) -> Rational? {
+        Rational(exactly: Int128(numerator) * Int128(b.denominator) - Int128(b.numerator) * Int128(denominator),
+                 Int128(denominator) * Int128(b.denominator))
+    }
+
+    /// a * b, or nil when it does not fit.
+    public func multiplied(by b: Rational) -> Rational? {
+        Rational(exactly: Int128(numerator) * Int128(b.numerator), Int128(denominator) * Int128(b.denominator))
+    }
+
+    /// a / b, or nil when b is 0 or the result does not fit.
+    public func divided(by b: Rational) -> Rational? {
+        guard b.numerator != 0 else { return nil }
+        return Rational(exactly: Int128(numerator) * Int128(b.denominator), Int128(denominator) * Int128(b.numerator))
+    }
+
+    /// Decimal digits after the point of the shortest decimal form, or nil when the value
+    /// has none (a denominator with a factor other than 2 and 5).
+    public var decimalPlaces: Int? {
+        var d = denominator
+        var twos = 0, fives = 0
+        while d % 2 == 0 { d /= 2; twos += 1 }
+        while d % 5 == 0 { d /= 5; fives += 1 }
+        return d == 1 ? max(twos, fives) : nil
+    }
+
+    /// `init(parsing:)` limited to `maximumDecimals` digits after the point (input values:
+    /// the bound keeps every product the engine forms within exact 64/128-bit math).
+    public init?(parsing text: String, maximumDecimals: Int) {
+        if let point = text.firstIndex(of: "."), text.distance(from: point, to: text.endIndex) - 1 > maximumDecimals { return nil }
+        self.init(parsing: text)
+    }
+
+    /// Parses "3", "-2", "7/8", "92.5", "92.125", ".5" (up to 9 decimals). Returns nil for
+    /// anything else, including an empty number ("", "%" less its sign, "-") and every
+    /// value that would not fit (`10000000000.000000001`, `9223372036854775807.9`,
+    /// `1/-9223372036854775808`): callers turn nil into one clear message, so no text can
+    /// trap and nothing empty reads as 0.
     public init?(parsing text: String) {
+        guard !text.isEmpty else { return nil }
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         if parts.count == 2 {
             guard let n = Int64(parts[0]), let d = Int64(parts[1]), d != 0 else { return nil }

@@ -1,25 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/// Where the beats of the running bar grid fall on the engine's sample clock, computed the
-/// way the engine computes them: an exact rational position rounded (halves up) to a sample.
-/// The screen asks it "which beat are we in, and how far through" for the sample being
-/// heard, so the pendulum and the pulse ring land on the same samples as the clicks.
-public struct BeatTimeline: Sendable, Hashable {
+/// One stretch of the timeline at constant settings, pinned where the engine pinned it
+/// (a published `GridAnchor`): where its beats fall on the engine's sample clock, computed
+/// with the engine's own rule (`HalfSampleRule`), so every beat lands on the sample its
+/// click is played on. A start or a change of settings begins a new one.
+public struct SteadyGrid: Sendable, Hashable {
     public let samplesPerBeat: Rational
     /// Bar length in beats; fractional for meters such as 4/5 in quarters (the last beat is cut short).
     public let beatsPerBar: Rational
     /// Beats that start inside a bar.
     public let beatCount: Int
-    public let accents: AccentPattern
     public let sampleRate: Int
     public let settings: MetronomeSettings
     /// The grid is pinned where the engine pinned it: at sample anchorTwice / 2 (exact), bar
     /// `anchorBar` is `anchorBeats` beats in (exact; negative before a delayed downbeat).
     public let anchorTwice: Int64
     public let anchorBar: Int64
-    /// anchorBeats x samplesPerBeat = lagWhole + lagRest / lagDenominator samples, exactly.
-    private let lagWhole: Int128
-    private let lagRest: Int128
-    private let lagDenominator: Int128
+    /// anchorBeats x samplesPerBeat samples, exactly.
+    private let lag: HalfSampleRule.Lag
     private let anchorBeatsEstimate: Double
 
     /// The grid the engine published (`GridAnchor`): from sample `sampleTwice / 2` on, bar
@@ -32,17 +29,12 @@ public struct BeatTimeline: Sendable, Hashable {
         self.samplesPerBeat = samplesPerBeat
         self.beatsPerBar = settings.beatsPerBar
         self.beatCount = max(1, settings.beatCount)
-        self.accents = settings.accents
         anchorTwice = sampleTwice
         anchorBar = bar
         // Position in beats x samples per beat = whole notes x samples per whole note.
         let perWhole = samplesPerBeat / settings.beatUnit.wholeNotes
-        let lag = positionNumerator * Int128(perWhole.numerator)
-        let lagDenominator = positionDenominator * Int128(perWhole.denominator)
-        let whole = Rational.floorDivide(lag, lagDenominator)
-        lagWhole = whole
-        lagRest = lag - whole * lagDenominator
-        self.lagDenominator = lagDenominator
+        lag = HalfSampleRule.Lag(numerator: positionNumerator * Int128(perWhole.numerator),
+                                 denominator: positionDenominator * Int128(perWhole.denominator))
         anchorBeatsEstimate = Double(positionNumerator) / Double(positionDenominator) / settings.beatUnit.wholeNotes.doubleValue
     }
 
@@ -68,44 +60,31 @@ public struct BeatTimeline: Sendable, Hashable {
     /// Exact sample of bar 0's downbeat (may lie before the anchor; for tests and tools).
     public var origin: Rational {
         Rational(anchorTwice, 2) - Rational(anchorBar) * beatsPerBar * samplesPerBeat
-            - Rational(reducing: lagWhole * lagDenominator + lagRest, lagDenominator)
+            - Rational(reducing: Int128(lag.whole) * lag.denominator + lag.rest, lag.denominator)
     }
 
-    /// A beat of the grid and where it lies.
-    public struct Position: Sendable, Hashable {
-        public var bar: Int64
-        /// Beat in the bar, from 0.
-        public var beat: Int
-        /// Beats since bar 0's downbeat: the pendulum swings one way on even, the other on odd.
-        public var beatIndex: Int64
-        public var beatSample: Int64
-        public var nextBeatSample: Int64
-        /// 0 at this beat's sample, approaching 1 at the next beat's.
-        public var fraction: Double
-        public var level: AccentLevel
+    /// The sample of the position `beats` beats after bar `bar`'s downbeat, rounded like the
+    /// engine from the same exact anchor: the very sample the engine plays it on.
+    public func sample(bar: Int64, beats: Rational) -> Int64 {
+        let travel = (Rational(bar - anchorBar) * beatsPerBar + beats) * samplesPerBeat
+        return HalfSampleRule.sample(twice: anchorTwice, travelNumerator: Int128(travel.numerator),
+                                     travelDenominator: Int128(travel.denominator), lag: lag)
     }
 
-    /// The sample of beat `beat` of bar `bar`, rounded like the engine (halves up), from the
-    /// same exact anchor: the very sample the engine plays that beat on.
-    public func sample(bar: Int64, beat: Int) -> Int64 {
-        let beats = Rational(bar - anchorBar) * beatsPerBar + Rational(Int64(beat))
-        let travel = beats * samplesPerBeat
-        // floor((twice + 1) / 2 + travel - lag)
-        let denominator = 2 * Int128(travel.denominator)
-        let numerator = Int128(anchorTwice + 1) * Int128(travel.denominator) + 2 * Int128(travel.numerator)
-        let quotient = Rational.floorDivide(numerator, denominator)
-        let remainder = numerator - quotient * denominator
-        let left = remainder.multipliedFullWidth(by: lagDenominator)
-        let right = lagRest.multipliedFullWidth(by: denominator)
-        let borrow = left.high < right.high || (left.high == right.high && left.low < right.low)
-        return Int64(quotient - lagWhole - (borrow ? 1 : 0))
-    }
+    /// The sample of beat `beat` of bar `bar`.
+    public func sample(bar: Int64, beat: Int) -> Int64 { sample(bar: bar, beats: Rational(Int64(beat))) }
 
     public var beatSeconds: Double { samplesPerBeat.doubleValue / Double(sampleRate) }
 
+    /// What this grid plays.
+    public var sounding: Sounding {
+        Sounding(bpm: settings.tempo.bpm.doubleValue, exactBPM: settings.tempo.bpm, isRamping: false, meter: settings.meter,
+                 beatUnit: settings.beatUnit, beatCount: beatCount, accents: settings.accents)
+    }
+
     /// The beat whose sample is at or before `sample` and the progress towards the next one.
     /// Steps are whole samples of the rounded grid, so at a beat's sample the fraction is exactly 0.
-    public func position(atSample sample: Double) -> Position {
+    public func beat(atSample sample: Double) -> GridBeat {
         let barBeats = beatsPerBar.doubleValue
         let beats = Double(anchorBar) * barBeats + anchorBeatsEstimate
             + (sample - Double(anchorTwice) / 2) / samplesPerBeat.doubleValue
@@ -121,10 +100,10 @@ public struct BeatTimeline: Sendable, Hashable {
         let start = self.sample(bar: bar, beat: beat)
         let (nextBar, nextBeat) = next(bar, beat)
         let end = self.sample(bar: nextBar, beat: nextBeat)
-        return Position(bar: bar, beat: beat, beatIndex: bar * Int64(beatCount) + Int64(beat),
+        return GridBeat(bar: bar, beat: beat, beatIndex: bar * Int64(beatCount) + Int64(beat),
                         beatSample: start, nextBeatSample: end,
                         fraction: (sample - Double(start)) / Double(end - start),
-                        level: accents.level(ofBeat: beat))
+                        level: settings.accents.level(ofBeat: beat), beatSeconds: beatSeconds, sounding: sounding)
     }
 
     private func next(_ bar: Int64, _ beat: Int) -> (Int64, Int) {
