@@ -2,7 +2,10 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need.
 SWIFT ?= swift
 
-.PHONY: run test test-unit test-vm test-vm-backends deps build bench clean install uninstall test-install deb fuzz fuzz-smoke
+.PHONY: all run test test-unit test-vm test-vm-backends deps build bench clean install uninstall test-install deb fuzz fuzz-smoke voices
+
+# `make` alone: the release build (with the voice sets).
+all: build
 
 # GPIO backend (Sources/LinuxHAL/GPIO). Empty: the libgpiod pkg-config finds (1.6 on Debian 12
 # and Raspberry Pi OS bookworm, 2.x on trixie; Package.swift reads its version). 2: libgpiod 2
@@ -40,21 +43,43 @@ deps:
 	@scripts/install-deps.sh build
 	@$(if $(BUILD_DEPS),scripts/install-deps.sh $(BUILD_DEPS))
 
-build: deps
+# The spoken counts: voices/voice-LANG folders (WAVs + voice.toml) made from espeak-ng by
+# scripts/make-voices.py; rebuilt when the script changes. Generated, so not in git.
+VOICES_DONE := voices/.complete
+voices: $(VOICES_DONE)
+$(VOICES_DONE): scripts/make-voices.py
+	@scripts/install-deps.sh build
+	python3 scripts/make-voices.py voices
+	@touch $@
+
+build: deps voices
 	SWIFT='$(SWIFT)' $(BUILD)
 
 # The box on this machine: the interactive simulator (screen, LEDs, keys, sound).
+# `make run WEB=127.0.0.1:8080` starts the browser companion too (tactus-web, built beside
+# tactus) and prints `web: http://127.0.0.1:8080 pairing code NNNNNN` (also shown under the
+# screen); open the address and type the code. Headless on the real clock, with a script:
+#   tactus simulate --headless --realtime --script FILE --out DIR --web 127.0.0.1:8080
 run: build
-	$(RUN_BINARY) simulate --board boards/pi4b.toml
+	$(if $(WEB),$(SWIFT) build -c release --product tactus-web)
+	$(RUN_BINARY) simulate --board boards/pi4b.toml $(if $(WEB),--web $(WEB))
 
 test: test-unit test-vm-backends
 
-# klick too: the tempo-map tests compare against `klick -W` where it is installed.
-test-unit: deps
+# klick too: the tempo-map tests compare against `klick -W` where it is installed. The Link
+# tests run real-time boxes: the release build (the VM suite builds it next anyway) keeps
+# them on time on a busy machine.
+# TACTUS_REQUIRE_VOICES: the voice tests fail (instead of skipping) without voices/.
+test-unit: deps voices
+	@scripts/install-deps.sh test
 	@scripts/install-deps.sh bench
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	TACTUS_REQUIRE_VOICES=1 $(SWIFT) test --skip-build
 	Tests/install/run.sh
+	$(SWIFT) build -c release --product tactus
+	$(SWIFT) build -c release --product tactus-link-peer
+	python3 Tests/Link/run.py $$($(SWIFT) build -c release --show-bin-path)
+	SWIFT='$(SWIFT)' Tests/Web/run.sh
 	@$(MAKE) --no-print-directory fuzz-smoke
 
 # Coverage-guided fuzzing (libFuzzer, -sanitize=fuzzer,address) of every reader of outside
@@ -67,9 +92,9 @@ FUZZ_JOBS ?= 1
 fuzz: deps
 	FUZZ_JOBS=$(FUZZ_JOBS) SWIFT='$(SWIFT)' scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-# make test's share: every target 8 s on a copy of its corpus (13 targets: under 2 minutes).
+# make test's share: every target 6 s from 16 of its corpus inputs (13 targets: about 100 s after the build).
 fuzz-smoke:
-	FUZZ_SMOKE=1 SWIFT='$(SWIFT)' scripts/fuzz.sh 8
+	FUZZ_SMOKE=1 SWIFT='$(SWIFT)' scripts/fuzz.sh 6
 
 # Release build, then binary, boards, overlays, unit and (if missing) /etc/tactus/config.toml.
 install:
@@ -101,7 +126,7 @@ test-vm-backends:
 # dist/tactus_VERSION_ARCH.deb from the release binary (GPIOD=2: built against libgpiod 2,
 # depending on libgpiod3); scripts/make-deb.sh, docs/install.md. TACTUS_BINARY packages an
 # already built binary instead.
-deb:
+deb: voices
 	@scripts/install-deps.sh deb
 	@$(if $(BUILD_DEPS),scripts/install-deps.sh $(BUILD_DEPS))
 	SWIFT='$(SWIFT)' GPIOD='$(GPIOD)' TACTUS_BINARY='$(TACTUS_BINARY)' scripts/make-deb.sh
@@ -114,6 +139,10 @@ bench:
 	$(SWIFT) run -c release tactus-bench
 	$(SWIFT) run -c release tactus-wheel-bench
 	$(SWIFT) run -c release tactus-coach-bench
+	@# The companion under load (30 s; too slow for make test): 20 live views + 200 requests/s.
+	scripts/install-deps.sh web
+	$(SWIFT) build --product tactus && $(SWIFT) build --product tactus-web
+	python3 Tests/Web/load.py
 
 clean:
-	rm -rf .build .build-static .build-vm .build-gpiod2 .build-deps .build-fuzz dist
+	rm -rf .build .build-static .build-vm .build-gpiod2 .build-deps .build-fuzz dist voices

@@ -31,18 +31,27 @@ let package = Package(
         .library(name: "TactusCore", targets: ["TactusCore"]),
         .library(name: "ClickEngine", targets: ["ClickEngine"]),
         .executable(name: "tactus", targets: ["tactus"]),
+        .executable(name: "tactus-web", targets: ["tactus-web"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // Only the companion (`tactus-web`, its own process) uses these: the box binary never
+        // links Hummingbird, NIO or Foundation. Default traits off: no swift-configuration or
+        // full Foundation, a smaller binary that idles near 20 MB RSS.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         // The TOML reader and writer for config, board and settings files: pure Swift,
         // bounded in size and depth, with errors that name file, line, field and value.
         .target(name: "TOMLReader"),
-        .target(name: "TactusCore", dependencies: ["TOMLReader", "Coach"]),
-        .target(name: "ClickEngine", dependencies: ["TactusCore", "TOMLReader"]),
+        // The base both floors use: monotonic time, 1-bit bitmaps (screen frames), the
+        // indicator channels. No logic of the box, no I/O.
+        .target(name: "TactusBase"),
+        .target(name: "TactusCore", dependencies: ["TactusBase", "TOMLReader", "Coach"]),
+        .target(name: "ClickEngine", dependencies: ["TactusBase", "TactusCore"]),
         // The coach's ears (issue 22): onset detector, click-bleed fit, hit matcher and
         // statistics, and the synthetic takes its tests measure. Pure Swift, no imports.
         .target(name: "Coach"),
@@ -50,67 +59,96 @@ let package = Package(
         // Hardware layers (issue 4). HAL: protocols and value types only, no C imports.
         // Devices: drivers written against HAL alone. LinuxHAL: the only OS code.
         // SimHAL: the same protocols in memory, for tests and `tactus simulate`.
-        // HAL uses TactusCore for frame and time types, TOMLReader for board files.
-        .target(name: "HAL", dependencies: ["TactusCore", "TOMLReader"]),
-        .target(name: "Devices", dependencies: ["HAL"]),
+        // HAL uses TactusBase for frame and time types (never the core), TOMLReader for board files.
+        .target(name: "HAL", dependencies: ["TactusBase", "TOMLReader"]),
+        .target(name: "Devices", dependencies: ["TactusBase", "HAL"]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         // libi2c-dev ships no .pc file: the module map links libi2c itself.
         .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
         // The few glibc calls Swift cannot import (pthread_setname_np, prctl).
         .target(name: "CLinuxShim"),
+        // Ableton Link (Debian's ableton-link-dev headers, GPL-2.0-or-later) behind a C
+        // interface of our own: Swift cannot import ableton::Link itself.
+        .target(name: "CLink",
+                cxxSettings: [.define("LINK_PLATFORM_LINUX", to: "1")],
+                linkerSettings: [.linkedLibrary("m"), .linkedLibrary("stdc++")]),
         // Devices only for HardwareCheck (`tactus check`), which drives the real display.
         // GPIO/*V2.swift is the libgpiod 2 backend, compiled when gpioBackend defines it.
-        .target(name: "LinuxHAL", dependencies: ["TactusCore", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim"],
+        .target(name: "LinuxHAL", dependencies: ["TactusBase", "TactusCore", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim", "CLink"],
                 swiftSettings: gpioBackend),
-        .target(name: "SimHAL", dependencies: ["HAL"]),
+        .target(name: "SimHAL", dependencies: ["TactusBase", "HAL"]),
         // The box: services and wiring, written against HAL only, so `tactus run` (LinuxHAL
         // parts) and `tactus simulate` (SimHAL parts) share every line of it.
         .target(
             name: "TactusApp",
             dependencies: [
-                "TactusCore", "ClickEngine", "Coach", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim",
+                "TactusBase", "TactusCore", "ClickEngine", "Coach", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // `tactus simulate --headless`: the box of TactusApp on simulated time, SimHAL parts
+        // and a script of inputs; writes audio, events and frames.
+        .target(
+            name: "TactusSimulation",
+            dependencies: [
+                "TactusBase", "TactusCore", "ClickEngine", "Coach", "HAL", "SimHAL", "TOMLReader", "TactusApp",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "tactus",
             dependencies: [
-                "TactusCore", "TOMLReader", "ClickEngine", "Coach", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp",
+                "TactusBase", "TactusCore", "TOMLReader", "ClickEngine", "Coach", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp", "TactusSimulation", "TactusCommandLine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The browser companion (issue 23): HTTP and WebSocket in front of the box's control
+        // socket. It holds no box state and reads no box files; everything goes through the box.
+        .executableTarget(
+            name: "tactus-web",
+            dependencies: [
+                "TactusCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ]
+        ),
         // Every reader of outside input as a fuzz target (bytes in, one-line error or a value
         // that renders); tactus-fuzz is the libFuzzer binary (scripts/fuzz.sh builds it with
         // -sanitize=fuzzer,address -D FUZZING) and, built plainly, a replayer of files.
-        .target(name: "FuzzTargets", dependencies: ["TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp"]),
+        // What the command line reads beside its flags (change scripts), shared with the fuzzers.
+        .target(name: "TactusCommandLine", dependencies: ["TOMLReader", "TactusCore"]),
+        .target(name: "FuzzTargets", dependencies: ["TactusBase", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp",
+                                                    "TactusSimulation", "TactusCommandLine"]),
         .executableTarget(name: "tactus-fuzz", dependencies: ["FuzzTargets"]),
         .executableTarget(
             name: "tactus-bench",
-            dependencies: ["TactusCore", "ClickEngine", "RealtimeAudit"],
+            dependencies: ["TactusBase", "TactusCore", "ClickEngine", "RealtimeAudit"],
             path: "Benchmarks/RenderBench"
         ),
-        // The hand model: detents and time to reach a tempo on Tactus's wheel and two others.
         // The coach against aubio on the same synthetic takes, and its live cost.
         .executableTarget(
             name: "tactus-coach-bench",
             dependencies: ["Coach", "TestSupport", "ClickEngine", "TactusCore"],
             path: "Benchmarks/CoachBench"
         ),
+        // The hand model: detents and time to reach a tempo on Tactus's wheel and two others.
         .executableTarget(
             name: "tactus-wheel-bench",
-            dependencies: ["TactusCore", "TestSupport"],
+            dependencies: ["TactusBase", "TactusCore", "TestSupport"],
             path: "Benchmarks/WheelBench"
         ),
         // Screen frame pacing over the simulated I2C bus: bytes per frame, fps at 400 kHz.
         .executableTarget(
             name: "tactus-screen-bench",
-            dependencies: ["TactusCore", "HAL", "Devices", "SimHAL", "TactusApp"],
+            dependencies: ["TactusBase", "TactusCore", "HAL", "Devices", "SimHAL", "TactusApp"],
             path: "Benchmarks/ScreenBench"
         ),
+        // A Link peer written against our C API, for the Link tests (Tests/Link).
+        .executableTarget(name: "tactus-link-peer", dependencies: ["CLink"], path: "Tests/LinkPeer"),
         // Interposes malloc and pthread_mutex_lock inside the test binary so tests can
         // prove the render thread neither allocates nor locks.
         .target(name: "RealtimeAudit", path: "Tests/RealtimeAudit"),
@@ -118,22 +156,23 @@ let package = Package(
         // (and the coach's synthetic takes on the engine's grid, for its tests and bench).
         .target(name: "TestSupport", dependencies: ["Coach", "ClickEngine", "TactusCore"], path: "Tests/TestSupport"),
         .testTarget(name: "TOMLReaderTests", dependencies: ["TestSupport", "TOMLReader"]),
-        .testTarget(name: "TactusCoreTests", dependencies: ["TestSupport", "TactusCore", "TOMLReader", "Coach"]),
-        .testTarget(name: "ClickEngineTests", dependencies: ["TestSupport", "ClickEngine", "TactusCore", "RealtimeAudit"]),
-        .testTarget(name: "HALTests", dependencies: ["TestSupport", "HAL", "Devices", "SimHAL", "TOMLReader"]),
-        .testTarget(name: "LinuxHALTests", dependencies: ["TactusCore", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
-        .testTarget(name: "ScreenTests", dependencies: ["TactusCore", "Coach", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
+        .testTarget(name: "TactusCoreTests", dependencies: ["TactusBase", "TestSupport", "TactusCore", "TOMLReader", "Coach"]),
+        .testTarget(name: "ClickEngineTests", dependencies: ["TactusBase", "TestSupport", "ClickEngine", "TactusCore", "RealtimeAudit"]),
+        .testTarget(name: "HALTests", dependencies: ["TactusBase", "TestSupport", "HAL", "Devices", "SimHAL", "TOMLReader", "TactusCore"]),
+        .testTarget(name: "LinuxHALTests", dependencies: ["TactusBase", "TactusCore", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
+        .testTarget(name: "ScreenTests", dependencies: ["TactusBase", "TactusCore", "Coach", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TactusAppTests", dependencies: [
-            "TactusApp", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "LinuxHAL",
+            "TactusBase", "TactusApp", "TactusSimulation", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "LinuxHAL",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),
         // Seeded, bounded fuzzing of every parser of user input (`swift test --filter Fuzz`).
         // The corpora and every crash the fuzzers found (Fuzz/) replay here too.
-        .testTarget(name: "FuzzTests", dependencies: ["TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp", "FuzzTargets"]),
+        .testTarget(name: "FuzzTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp", "TactusSimulation", "TactusCommandLine", "FuzzTargets"]),
         .testTarget(name: "CoachTests", dependencies: ["TestSupport", "Coach", "ClickEngine", "TactusCore", "RealtimeAudit"]),
-        .testTarget(name: "tactusTests", dependencies: ["TestSupport", "TactusCore", "ClickEngine", "Coach"]),
+        .testTarget(name: "tactusTests", dependencies: ["TactusBase", "TestSupport", "TactusCore", "ClickEngine", "Coach"]),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )

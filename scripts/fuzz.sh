@@ -37,8 +37,16 @@ run_one() {
     work=$(mktemp -d)
     mkdir -p "$corpus" "$crashes"
     if [ "${FUZZ_SMOKE:-0}" = 1 ]; then
+        # 16 of the corpus's inputs (the whole corpus replays in FuzzCorpus anyway): libFuzzer
+        # runs every starting input first, and slow ones (a song rendered for seconds)
+        # would eat the smoke's time.
         mkdir -p "$work/corpus"
-        cp -r "$corpus/." "$work/corpus/"
+        local f i=0
+        for f in $(find "$corpus" -type f | sort); do
+            cp "$f" "$work/corpus/"
+            i=$((i + 1))
+            [ "$i" -lt 16 ] || break
+        done
         corpus=$work/corpus
     fi
     local start=$SECONDS rc=0
@@ -59,10 +67,12 @@ run_one() {
             rm -rf "$corpus" && mv "$work/min" "$corpus"
         fi
     fi
+    local kept
+    kept=$(find "$corpus" -type f | wc -l)
     rm -rf "$work"
     local runs
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log/$target.log" | tail -1)
-    echo "fuzz $target: $((SECONDS - start)) s, ${runs:-?} runs, $(ls "$corpus" | wc -l) corpus files, $found finding(s) (exit $rc; log $log/$target.log)"
+    echo "fuzz $target: $((SECONDS - start)) s, ${runs:-?} runs, $kept corpus files, $found finding(s) (exit $rc; log $log/$target.log)"
     [ "$rc" -eq 0 ] && [ "$found" -eq 0 ]
 }
 

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Installs the Debian packages Tactus needs, only those that are missing.
-# Usage: scripts/install-deps.sh [build|bench|install|vm|gpiod2|deb]   (build is the default)
+# Usage: scripts/install-deps.sh [build|test|bench|install|vm|gpiod2|deb|web]   (build is the default)
+#   build: what building and running (`make build`, `make run`) need, nothing more.
+#   test: build's, and what `make test` needs besides (a paced ALSA device, dtc, aplay).
+#   web: Debian's chromium for the companion's browser tests (Tests/Web; Playwright from PyPI
+#       drives it with executable_path=/usr/bin/chromium, no browser download).
 #   vm: what the VM integration suite (Tests/VM, `make test-vm`) needs on the host: qemu,
 #       busybox for the guest, the tools it copies into the guest, and what building the
 #       gpio-sim module needs (the kernel headers themselves are fetched by Tests/VM/run.sh,
@@ -53,7 +57,9 @@ fetch_gpiod2() {
   echo "libgpiod $(cat "$prefix/.complete") unpacked into .build-deps/libgpiod2"
 }
 
-packages=(pkg-config libasound2-dev libgpiod-dev libi2c-dev)
+# espeak-ng, python3 and python3-numpy: `make voices` synthesizes the spoken counts (scripts/make-voices.py).
+# ableton-link-dev (headers only, with libasio-dev): Ableton Link, GPL-2.0-or-later (README "Ableton Link").
+packages=(pkg-config libasound2-dev libgpiod-dev libi2c-dev espeak-ng python3 python3-numpy ableton-link-dev libasio-dev)
 # Tests: jackd2 + libasound2-plugins give a real-time paced ALSA device without hardware
 # (JACK dummy backend behind ALSA's jack plugin); device-tree-compiler checks overlays/;
 # alsa-utils (aplay) for diagnosing audio devices.
@@ -62,15 +68,17 @@ test_packages=(jackd2 libasound2-plugins device-tree-compiler alsa-utils)
 # (gpiodetect, i2cdetect, aplay) are for checking the wiring and the sound card.
 install_packages=(device-tree-compiler gpiod i2c-tools alsa-utils)
 case "${1:-build}" in
-  build) packages+=("${test_packages[@]}") ;;
+  build) ;;
+  test) packages+=("${test_packages[@]}") ;;
   # aubio-tools: the coach bench compares its onsets with aubioonset on the same takes.
   bench) packages+=(klick python3 aubio-tools) ;;
   install) packages+=("${install_packages[@]}") ;;
   gpiod2) packages=(pkg-config); fetch_gpiod2 ;;
   deb) packages+=(dpkg-dev device-tree-compiler adduser) ;;
+  web) packages+=(chromium python3 python3-pip) ;;
   vm) packages+=(qemu-system-x86 busybox-static gpiod i2c-tools alsa-utils kmod xz-utils
                  python3 gcc make libc6-dev binutils) ;;
-  *) echo "install-deps.sh: unknown set '$1' (expected build, bench, install, vm, gpiod2 or deb)" >&2; exit 2 ;;
+  *) echo "install-deps.sh: unknown set '$1' (expected build, test, bench, install, vm, gpiod2, deb or web)" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -57,6 +57,8 @@ plan() {
   local f
   for f in boards/*.toml boards/README.md; do echo "0644 $f $sharedir/boards/${f#boards/}"; done
   for f in overlays/*.dts overlays/README.md; do echo "0644 $f $sharedir/overlays/${f#overlays/}"; done
+  # The voice sets, when `make voices` has made them.
+  for f in voices/voice-*/*.wav voices/voice-*/voice.toml; do [ -f "$f" ] && echo "0644 $f $sharedir/$f"; done
   echo "0644 etc/config.toml $sharedir/config.toml"
   echo "0644 docs/install.md $docdir/install.md"
   echo "0644 @unit $unitdir/tactus.service"
@@ -260,7 +262,10 @@ do_uninstall() {
   files+=("$manifest")
   for dest in "${files[@]}"; do rm -f -- "$DESTDIR$dest"; done
   local dir
-  for dir in "$sharedir/boards" "$sharedir/overlays" "$sharedir" "$docdir"; do
+  for dir in "$DESTDIR$sharedir"/voices/voice-*; do
+    [ -d "$dir" ] && rmdir --ignore-fail-on-non-empty "$dir"
+  done
+  for dir in "$sharedir/boards" "$sharedir/overlays" "$sharedir/voices" "$sharedir" "$docdir"; do
     [ -d "$DESTDIR$dir" ] && rmdir --ignore-fail-on-non-empty "$DESTDIR$dir"
   done
   $systemd_running && systemctl daemon-reload

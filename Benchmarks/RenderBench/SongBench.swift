@@ -4,6 +4,7 @@
 // renders of songs against real time. `tactus-bench --songs` runs only these.
 import ClickEngine
 import TactusCore
+import TactusBase
 
 /// About 10 minutes: a count-in, a ramp in time, steps, a klick-model ramp, 7/8 with
 /// layers and a gap with a random mute.

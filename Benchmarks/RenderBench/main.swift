@@ -6,6 +6,7 @@ import ClickEngine
 import Foundation
 import RealtimeAudit
 import TactusCore
+import TactusBase
 
 func now() -> Double {
     var ts = timespec()

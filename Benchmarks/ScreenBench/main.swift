@@ -7,6 +7,7 @@
 // 400 kHz bus allows (bytes x 9 bits / 400000). Also: `tactus-screen-bench png IN.pbm OUT.png`.
 import Foundation
 import TactusCore
+import TactusBase
 import HAL
 import Devices
 import SimHAL

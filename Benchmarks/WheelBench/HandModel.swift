@@ -4,6 +4,7 @@ import Glibc
 #endif
 import TactusCore
 import TestSupport
+import TactusBase
 
 /// A tempo wheel as the hand feels it: detents in, a shown whole BPM out.
 protocol HandWheel {

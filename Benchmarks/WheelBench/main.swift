@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import TactusCore
+import TactusBase
 import TestSupport
 
 // The hand-model benchmark (issue 11): a scripted hand reaches 50 seeded random targets

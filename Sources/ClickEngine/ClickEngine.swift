@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TactusCore
+import TactusBase
 
 /// A sound set name that is neither built in nor registered.
 public struct UnknownSoundError: Error, Sendable, CustomStringConvertible {
@@ -23,6 +24,8 @@ public final class ClickEngine {
     /// Settings (and song) of the most recent programs, by serial, for `settings(ofProgram:)`
     /// and `gridPiece(for:)`.
     private var recentPrograms: [(serial: UInt64, settings: MetronomeSettings, song: SongSchedule?)] = []
+    /// The reference tone, or nil (off). It sounds whether or not the clicks play.
+    public private(set) var tone: ReferenceTone?
     /// Sound sets used so far. Kept for the engine's lifetime because voices may still be
     /// playing their clips after a change of sound; they are small (a few hundred KB).
     private var soundSets: [String: SoundSet] = [:]
@@ -54,6 +57,14 @@ public final class ClickEngine {
     public func apply(_ newSettings: MetronomeSettings) throws(UnknownSoundError) {
         _ = try soundSet(named: newSettings.sound)
         settings = newSettings
+        publish()
+    }
+
+    /// Switches the reference tone on (or changes it) or off (nil), from the next render
+    /// call, through a ramp of a few ms: no click. Independent of start and stop.
+    public func setTone(_ newTone: ReferenceTone?) {
+        guard newTone != tone else { return }
+        tone = newTone
         publish()
     }
 
@@ -111,8 +122,37 @@ public final class ClickEngine {
         return origin.epoch == transportEpoch ? origin.sample + song.endSample : nil
     }
 
+    /// Where the next start puts bar 0's downbeat (twice the sample, exact); nil: at the
+    /// render call that takes the start up.
+    private var startTwice: Int64?
+    /// The latest outside re-placement of the grid (Link), attached to every program until
+    /// the next start; the render thread applies each serial once.
+    private var alignment: (serial: UInt64, twice: Int64, bar: Int64, position: Rational)?
+    private var alignmentSerial: UInt64 = 0
+
+    /// Starts with bar 0's downbeat at sample `twice / 2` (an outside timeline's bar line, in
+    /// the future by at least a period), or at the next render call when nil.
+    public func start(atTwice twice: Int64?) {
+        startTwice = twice
+        alignment = nil
+        startTransport()
+    }
+
+    /// Re-places the playing grid (an outside timeline moved, Link): from sample `twice / 2`
+    /// on, bar `bar` is `position` whole notes in. No onset is doubled; see `ClickRenderer`.
+    public func align(atTwice twice: Int64, bar: Int64, position: Rational) {
+        guard isPlaying, song == nil else { return }
+        alignmentSerial &+= 1
+        alignment = (alignmentSerial, twice, bar, position)
+        publish()
+    }
+
     /// Starts at the beginning of a bar with the next render call.
     public func start() {
+        start(atTwice: nil)
+    }
+
+    private func startTransport() {
         if let song, !song.changes.isEmpty || song.mixes.count > 1 {
             // Live changes hold for one play; a new start plays the song as written.
             self.song = try? SongSchedule(songs: song.songs, seed: song.seed, sounds: soundSets[settings.sound] ?? song.mixes[0].sounds,
@@ -127,6 +167,8 @@ public final class ClickEngine {
     /// Stops starting clips; clips in flight play to their end.
     public func stop() {
         isPlaying = false
+        startTwice = nil
+        alignment = nil
         publish()
     }
 
@@ -174,7 +216,16 @@ public final class ClickEngine {
         recentPrograms.append((programSerial, settings, song))
         if recentPrograms.count > 256 { recentPrograms.removeFirst(recentPrograms.count - 256) }
         let program = EngineProgram(settings: settings, sounds: sounds, sampleRate: renderer.sampleRate,
-                                    playing: isPlaying, transportEpoch: transportEpoch, serial: programSerial, song: song)
+                                    playing: isPlaying, transportEpoch: transportEpoch, serial: programSerial, song: song,
+                                    tone: tone.map { ToneParameters($0, sampleRate: renderer.sampleRate) })
+        program.startTwice = startTwice
+        if let alignment {
+            // The position on this program's grid, exactly (whole notes x grid units per whole).
+            let grid = alignment.position * Rational(program.gridPerWhole)
+            let parts = Anchor.split(Int128(grid.numerator), Int128(grid.denominator))
+            program.alignment = (alignment.serial, Anchor(twice: alignment.twice, bar: alignment.bar, grid: parts.whole,
+                                                          numerator: parts.numerator, denominator: parts.denominator))
+        }
         let raw = Unmanaged.passRetained(program).toOpaque()
         if let unclaimed = renderer.pending.exchange(raw, ordering: .acquiringAndReleasing) {
             Unmanaged<EngineProgram>.fromOpaque(unclaimed).release()

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TactusCore
+import TactusBase
 
 /// A change applied at an exact sample, as a live change arriving just before that
 /// sample's render call would be.
@@ -81,6 +82,7 @@ public enum OfflineRender {
                 try renderBlock(0)
                 endSample = currentEnd()
             }
+            renderer.stopStarting(atSample: endSample)
             if let endSample, now >= endSample { break }
             if !renderer.isPlaying && nextChange == pending.count { break }
             var limit = now + Int64(period)
@@ -89,9 +91,12 @@ public enum OfflineRender {
             try renderBlock(Int(limit - now))
         }
         engine.stop()
+        // The reference tone ramps out with the render (a few ms, no click).
+        engine.setTone(nil)
         try renderBlock(0)
-        while renderer.framesUntilSilent > 0 {
-            try renderBlock(min(period, renderer.framesUntilSilent))
+        renderer.stopStarting(atSample: nil)
+        while max(renderer.framesUntilSilent, renderer.toneFramesUntilSilent) > 0 {
+            try renderBlock(min(period, max(renderer.framesUntilSilent, renderer.toneFramesUntilSilent)))
         }
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Synchronization
 import TactusCore
+import TactusBase
 
 /// The real-time half of the engine: turns the current program into samples. Only the audio
 /// thread calls `render`; it never allocates, locks, logs or does I/O. New programs arrive
@@ -26,6 +27,10 @@ public final class ClickRenderer: @unchecked Sendable {
     private let publishedClock = Atomic<Int64>(0)
     private let publishedVoices = Atomic<Int>(0)
     private let publishedFramesUntilSilent = Atomic<Int>(0)
+    private let publishedToneFramesUntilSilent = Atomic<Int>(0)
+    /// No onset at or after this sample starts a clip (an offline render's end: onsets are
+    /// started up to a lead ahead, and none past the end may be).
+    private let startLimit = Atomic<Int64>(.max)
     private let publishedPlaying = Atomic<Bool>(false)
     private let publishedSongOrigin = Atomic<Int64>(0)
     private let publishedEpoch = Atomic<UInt64>(0)
@@ -33,6 +38,8 @@ public final class ClickRenderer: @unchecked Sendable {
     // Render-thread state.
     private var current: UnsafeMutableRawPointer?
     private var appliedEpoch: UInt64 = 0
+    /// The last outside alignment applied (`EngineProgram.alignment`).
+    private var appliedAlignment: UInt64 = 0
     private var playing = false
     /// Where the current program's grid is pinned to the sample clock (exact).
     private var placement = Placement(anchor: .start(atSample: 0), lag: .zero)
@@ -51,7 +58,14 @@ public final class ClickRenderer: @unchecked Sendable {
     /// Song playback: the sample of the song's start and the next scheduled onset.
     private var songOrigin: Int64 = 0
     private var songCursor = 0
+    /// Onsets before this sample were already started (a clip begins up to its lead before
+    /// its onset, so the cursor runs up to the program's longest lead ahead of the block):
+    /// after a change the new program skips them rather than play them twice. With clicks
+    /// only (no lead) it is the block's first sample and skips nothing.
+    private var startedUntil: Int64 = 0
     private var voices: VoicePool
+    /// The reference tone, mixed under the clicks before the limiter.
+    private var tone: ToneSource
     private var limiter: Limiter
     private let mix: UnsafeMutablePointer<Float>
 
@@ -63,6 +77,7 @@ public final class ClickRenderer: @unchecked Sendable {
         events = SPSCRing(minimumCapacity: eventCapacity)
         anchors = SPSCRing(minimumCapacity: 256)
         voices = VoicePool(capacity: voiceCount)
+        tone = ToneSource(sampleRate: sampleRate)
         limiter = Limiter(sampleRate: sampleRate, maxFrames: maxFrameCount)
         mix = .allocate(capacity: maxFrameCount + limiter.lookahead)
     }
@@ -90,8 +105,10 @@ public final class ClickRenderer: @unchecked Sendable {
             program!._withUnsafeGuaranteedRef { p in
                 if let song = p.song {
                     startSongOnsets(of: song, before: blockEnd)
+                    startedUntil = max(startedUntil, blockEnd + song.maxLead)
                 } else {
                     startOnsets(of: p, before: blockEnd)
+                    startedUntil = max(startedUntil, blockEnd + p.maxLead)
                 }
             }
         }
@@ -99,26 +116,34 @@ public final class ClickRenderer: @unchecked Sendable {
         // the look-ahead could reach its ceiling: bounded by the sum of every clip's peak.
         let lookahead = limiter.lookahead
         var limiting = !limiter.isIdle
-        if !limiting && voices.activeCount > 0 {
-            var bound = voices.levelBound
+        if !limiting && (voices.activeCount > 0 || tone.isActive) {
+            var bound = voices.levelBound + tone.levelBound
             if bound <= Limiter.ceiling, let program {
                 bound += program._withUnsafeGuaranteedRef { upcoming(of: $0, from: blockEnd, count: lookahead, into: nil) }
             }
             limiting = bound > Limiter.ceiling
         }
         clock = blockEnd
-        guard voices.activeCount > 0 || limiting else {
+        guard voices.activeCount > 0 || tone.isActive || limiting else {
             buffer.update(repeating: 0, count: frameCount * channels)
             return
         }
         mix.update(repeating: 0, count: frameCount + (limiting ? lookahead : 0))
         if limiting {
             voices.peek(into: mix + frameCount, skip: frameCount, count: lookahead)
+            if tone.isActive {
+                // The tone's frames after this block: advance a copy over the block first.
+                var ahead = tone
+                ahead.render(into: mix, count: frameCount)
+                ahead.peek(into: mix + frameCount, count: lookahead)
+                mix.update(repeating: 0, count: frameCount)
+            }
             if let program {
                 _ = program._withUnsafeGuaranteedRef { upcoming(of: $0, from: blockEnd, count: lookahead, into: mix + frameCount) }
             }
         }
         voices.mix(into: mix, frameCount: frameCount)
+        if tone.isActive { tone.render(into: mix, count: frameCount) }
         if limiting { limiter.process(mix, frameCount: frameCount) }
         switch channels {
         case 1:
@@ -142,6 +167,7 @@ public final class ClickRenderer: @unchecked Sendable {
         publishedClock.store(clock, ordering: .relaxed)
         publishedVoices.store(voices.activeCount, ordering: .relaxed)
         publishedFramesUntilSilent.store(voices.framesUntilSilent, ordering: .relaxed)
+        publishedToneFramesUntilSilent.store(tone.framesUntilSilent, ordering: .relaxed)
         publishedPlaying.store(playing, ordering: .relaxed)
         publishedSongOrigin.store(songOrigin, ordering: .relaxed)
         publishedEpoch.store(appliedEpoch, ordering: .relaxed)
@@ -151,14 +177,18 @@ public final class ClickRenderer: @unchecked Sendable {
         guard let incoming = pending.exchange(nil, ordering: .acquiringAndReleasing) else { return }
         let new = Unmanaged<EngineProgram>.fromOpaque(incoming)
         new._withUnsafeGuaranteedRef { program in
+            tone.set(program.tone)
             let restart = program.transportEpoch != appliedEpoch
             if program.playing, let song = program.song {
                 // A song starts from its beginning at each start; a new program without a
                 // new start (a volume change) keeps its place.
                 let previous = current.flatMap { Unmanaged<EngineProgram>.fromOpaque($0)._withUnsafeGuaranteedRef { $0.song } }
                 if restart || !playing || previous == nil {
-                    songOrigin = clock
+                    // With spoken words the song starts one longest lead later, so even
+                    // its first word begins its lead before its onset.
+                    songOrigin = program.startTwice.map { ($0 + 1) >> 1 } ?? clock + song.maxLead
                     songCursor = 0
+                    startedUntil = clock
                 } else if previous !== song, let sameBefore = song.sameBefore, clock - songOrigin > sameBefore {
                     // A live change taken up later than planned: go on from here.
                     songCursor = song.firstIndex(atOrAfter: clock - songOrigin)
@@ -168,14 +198,23 @@ public final class ClickRenderer: @unchecked Sendable {
             } else if program.playing {
                 if restart || !playing || current == nil {
                     leadInActive = false
-                    placement = program.placement(of: .start(atSample: clock))
+                    // The downbeat one longest lead after START (0 for clicks), so the
+                    // first word too begins its lead before its onset.
+                    placement = program.placement(of: program.startTwice.map { Anchor(twice: $0, bar: 0, grid: 0) }
+                                                  ?? .start(atSample: clock + program.maxLead))
                     cursorBar = 0
                     cursorIndex = 0
+                    startedUntil = clock
+                    skipLateOnsets(of: program)
                 } else if let current {
                     Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { old in
                         keepPhase(from: old, to: program)
                     }
+                    if let alignment = program.alignment, alignment.serial != appliedAlignment {
+                        realign(program, to: alignment.anchor)
+                    }
                 }
+                if let alignment = program.alignment { appliedAlignment = alignment.serial }
             }
             appliedEpoch = program.transportEpoch
             playing = program.playing
@@ -249,6 +288,28 @@ public final class ClickRenderer: @unchecked Sendable {
         if carry { carryMovedNotes(from: old, to: new, oldCut: cut, newCut: cutOnNew, bar: cut.bar) }
     }
 
+    /// An outside timeline (Link) moved the grid: the same musical positions land on new
+    /// samples from `anchor` on. The cursor keeps its place in the music, so no onset is
+    /// played twice; one the move made due up to 5 ms ago plays now, older ones (a jump, as
+    /// when joining a session) are passed over instead of bursting out together.
+    private func realign(_ program: EngineProgram, to anchor: Anchor) {
+        leadInActive = false
+        placement = program.placement(of: anchor)
+        skipLateOnsets(of: program)
+    }
+
+    private func skipLateOnsets(of program: EngineProgram) {
+        guard program.onsetCount > 0 else { return }
+        let late = clock - Int64(sampleRate / 200)
+        while sampleOfCursor(program) < late {
+            cursorIndex += 1
+            if cursorIndex == program.onsetCount {
+                cursorIndex = 0
+                cursorBar += 1
+            }
+        }
+    }
+
     /// Notes that a change moves across the cut (a swing or groove amount changing while
     /// the bar plays) keep "played once": a note the old program already played and the
     /// new one puts later is not played again in this bar; a note the old program had
@@ -278,7 +339,8 @@ public final class ClickRenderer: @unchecked Sendable {
             i += 1
             j += 1
         }
-        guard let late else { return }
+        // With leads, the old program already started what lies ahead of this block.
+        guard let late, startedUntil <= clock else { return }
         if cursorIndex < new.onsetCount && sampleOfCursor(new) <= clock { return } // one click on this sample
         if voices.start(clip: late.clip, frames: late.clipFrames, gain: late.gain, level: late.level, offset: 0) {
             events.push(OnsetEvent(sample: clock, bar: bar, beat: late.beat, layer: late.layer, kind: late.kind, index: late.index,
@@ -346,11 +408,16 @@ public final class ClickRenderer: @unchecked Sendable {
 
     private func startOnsets(of program: EngineProgram, before blockEnd: Int64) {
         guard program.onsetCount > 0 else { return }
+        // Onsets up to the longest lead ahead, so each clip begins its lead before its onset.
+        let horizon = min(blockEnd + program.maxLead, startLimit.load(ordering: .relaxed))
         while leadInActive {
             let sample = max(program.sample(bar: cursorBar, offset: leadInOffset(program), placement: placement), clock)
-            guard sample < blockEnd else { return }
+            guard sample < horizon else { return }
             let onset = program.onsets[Int(program.leadIn[leadInIndex])]
-            if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: Int(sample - clock)) {
+            if sample < startedUntil {
+                // Started under the previous program.
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level,
+                                   offset: clipOffset(sample, lead: onset.lead)) {
                 events.push(OnsetEvent(sample: sample, bar: finishingBar, beat: finishingBeat, layer: onset.layer, kind: onset.kind,
                                        index: onset.index, polySteps: onset.polySteps, polySpanBeats: onset.polySpanBeats))
             } else {
@@ -362,12 +429,13 @@ public final class ClickRenderer: @unchecked Sendable {
             // Never before this block: only onsets due in the half sample before a change
             // (which round to its first sample) can compute earlier.
             let sample = max(sampleOfCursor(program), clock)
-            guard sample < blockEnd else { return }
+            guard sample < horizon else { return }
             let onset = program.onsets[cursorIndex]
-            let offset = Int(max(sample - clock, 0))
-            if onset.playedInBar == cursorBar {
-                // Played under the previous program before a change moved it later.
-            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: offset) {
+            if onset.playedInBar == cursorBar || sample < startedUntil {
+                // Played under the previous program (before a change moved it later, or
+                // started ahead of its onset by its lead).
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level,
+                                   offset: clipOffset(sample, lead: onset.lead)) {
                 events.push(OnsetEvent(sample: sample, bar: cursorBar, beat: onset.beat, layer: onset.layer, kind: onset.kind,
                                         index: onset.index, polySteps: onset.polySteps, polySpanBeats: onset.polySpanBeats))
             } else {
@@ -381,6 +449,14 @@ public final class ClickRenderer: @unchecked Sendable {
         }
     }
 
+    /// Frames from this block's first sample to where a clip anchored `lead` frames in must
+    /// begin for its anchor to sound on `sample`; a clip is never begun before the block
+    /// (right after a start or a change the word begins late rather than part-way in).
+    @inline(__always)
+    private func clipOffset(_ sample: Int64, lead: Int) -> Int {
+        Int(max(sample - Int64(lead), clock) - clock)
+    }
+
     /// Walks the song's table: integers only, no allocation. Muted onsets are reported
     /// (the pendulum and LEDs keep counting) but start no clip.
     private func startSongOnsets(of song: SongSchedule, before blockEnd: Int64) {
@@ -388,13 +464,14 @@ public final class ClickRenderer: @unchecked Sendable {
             let onset = song.onsets[songCursor]
             guard onset.sample < song.endSample else { songCursor = song.count; return }
             let sample = songOrigin + onset.sample
-            guard sample < blockEnd else { return }
+            guard sample < blockEnd + song.maxLead else { return }
             let event = OnsetEvent(sample: sample, bar: onset.bar, beat: onset.beat, layer: onset.layer, kind: onset.kind,
                                    index: onset.index, section: onset.section, song: onset.song, isCount: onset.isCount,
                                    muted: onset.muted, bpm: onset.bpm, polySteps: onset.polySteps, polySpanBeats: onset.polySpanBeats)
             if onset.muted {
                 events.push(event)
-            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level, offset: Int(max(sample - clock, 0))) {
+            } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level,
+                                   offset: clipOffset(max(sample, clock), lead: onset.lead)) {
                 events.push(event)
             } else {
                 droppedOnsets.add(1, ordering: .relaxed)
@@ -420,11 +497,12 @@ public final class ClickRenderer: @unchecked Sendable {
             let onset = song.onsets[index]
             guard onset.sample < song.endSample else { break }
             let sample = max(songOrigin + onset.sample, from)
-            guard sample < from + Int64(count) else { break }
-            if !onset.muted {
+            guard sample < from + Int64(count) + song.maxLead else { break }
+            let begin = max(sample - Int64(onset.lead), from)
+            if !onset.muted && begin < from + Int64(count) {
                 level += onset.level
                 if let mix {
-                    let offset = Int(sample - from)
+                    let offset = Int(begin - from)
                     VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
                 }
             }
@@ -447,25 +525,34 @@ public final class ClickRenderer: @unchecked Sendable {
             (leadInActive, leadInTile, leadInIndex) = savedLeadIn
         }
         var level: Float = 0
+        let end = from + Int64(count)
+        // As far as `startOnsets` will look: a lead ahead, never past an offline end.
+        let horizon = min(end + program.maxLead, startLimit.load(ordering: .relaxed))
         while leadInActive {
             let sample = max(program.sample(bar: cursorBar, offset: leadInOffset(program), placement: placement), from)
-            guard sample < from + Int64(count) else { return level }
+            guard sample < horizon else { return level }
             let onset = program.onsets[Int(program.leadIn[leadInIndex])]
-            level += onset.level
-            if let mix {
-                let offset = Int(sample - from)
-                VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+            let begin = max(sample - Int64(onset.lead), from)
+            if begin < end && sample >= startedUntil {
+                level += onset.level
+                if let mix {
+                    let offset = Int(begin - from)
+                    VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+                }
             }
             advanceLeadIn(program)
         }
         while true {
             let sample = max(sampleOfCursor(program), from)
-            guard sample < from + Int64(count) else { return level }
+            guard sample < horizon else { return level }
             let onset = program.onsets[cursorIndex]
-            level += onset.level
-            if let mix {
-                let offset = Int(sample - from)
-                VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+            let begin = max(sample - Int64(onset.lead), from)
+            if begin < end && sample >= startedUntil {
+                level += onset.level
+                if let mix {
+                    let offset = Int(begin - from)
+                    VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+                }
             }
             cursorIndex += 1
             if cursorIndex == program.onsetCount {
@@ -482,6 +569,14 @@ public final class ClickRenderer: @unchecked Sendable {
     public var activeVoiceCount: Int { publishedVoices.load(ordering: .relaxed) }
     /// Frames from now until every playing clip has finished.
     public var framesUntilSilent: Int { publishedFramesUntilSilent.load(ordering: .relaxed) }
+    /// Frames until the reference tone has ramped out (0: silent; Int.max while it is on).
+    public var toneFramesUntilSilent: Int { publishedToneFramesUntilSilent.load(ordering: .relaxed) }
+
+    /// Onsets at or after `sample` start no clip (any thread; nil lifts it). An offline
+    /// render sets its end here, since clips with a lead are started ahead of their onsets.
+    public func stopStarting(atSample sample: Int64?) {
+        startLimit.store(sample ?? .max, ordering: .relaxed)
+    }
     /// Onsets dropped because every voice was busy.
     public var droppedOnsetCount: Int { droppedOnsets.load(ordering: .relaxed) }
     public var isPlaying: Bool { publishedPlaying.load(ordering: .relaxed) }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
+import TactusBase
 
 /// SSD1306/SH1106 over I2C: every write starts with a control byte, 0x00 for a run of
 /// commands and 0x40 for display data (SSD1306 §8.1.5.2, SH1106 "I2C-bus Interface").

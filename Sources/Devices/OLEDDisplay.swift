@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
+import TactusBase
 
 /// An SSD1306 (128x64 or 128x32) or SH1106 (128x64 shown from a 132-column RAM) panel.
 ///
@@ -17,7 +18,7 @@ public final class OLEDDisplay: MonochromeDisplay {
     public var mergeGap = 8
 
     /// What the panel's RAM holds, or nil when unknown (before init, after an error).
-    private var shown: MonochromeFrame?
+    private var shown: Bitmap?
     private var contrast: UInt8
 
     /// SH1106 modules wire the 128-pixel glass to the middle of the 132-column RAM.
@@ -89,7 +90,7 @@ public final class OLEDDisplay: MonochromeDisplay {
         shown = blankFrame()
     }
 
-    public func show(_ frame: MonochromeFrame) throws(HALError) {
+    public func show(_ frame: Bitmap) throws(HALError) {
         guard frame.width == width, frame.height == height else {
             throw HALError(.invalidArgument, "frame is \(frame.width)x\(frame.height) but the display is \(width)x\(height)")
         }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
+import TactusBase
 
 /// Keeps the box running when the screen is missing or drops off the bus: failures are
 /// reported once (through `report`), frames are dropped meanwhile, and the panel is
@@ -15,9 +16,9 @@ public final class ResilientDisplay {
     private let clock: any MonotonicClock
     private let report: (Status) -> Void
     public private(set) var status: Status = .unavailable(HALError(.deviceMissing, "display not initialised yet"))
-    private var nextAttempt: MonotonicInstant?
+    private var nextAttempt: MonotonicTime?
     /// The latest frame asked for, shown as soon as the panel is back.
-    private var pendingFrame: MonochromeFrame?
+    private var pendingFrame: Bitmap?
     private var contrast: UInt8?
     private var sleeping = false
 
@@ -33,7 +34,7 @@ public final class ResilientDisplay {
     public var isWorking: Bool { status == .working }
 
     /// Shows `frame` if the panel works, else remembers it and retries when due.
-    public func show(_ frame: MonochromeFrame) {
+    public func show(_ frame: Bitmap) {
         pendingFrame = frame
         attempt { (display) throws(HALError) in try display.show(frame) }
     }

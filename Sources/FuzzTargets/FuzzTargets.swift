@@ -4,6 +4,9 @@ import HAL
 import TOMLReader
 import TactusApp
 import TactusCore
+import TactusBase
+import TactusCommandLine
+import TactusSimulation
 
 /// Every reader of outside input as one fuzz target: bytes in, and either a clear one-line
 /// error or a value that then plays for a bounded time ("accepted" must mean "plays").
@@ -22,7 +25,24 @@ import TactusCore
 public enum FuzzTargets {
     public struct Target: Sendable {
         public let name: String
-        public let run: @Sendable ([UInt8]) -> Void
+        let body: @Sendable ([UInt8], Budget) -> Void
+        /// As the fuzzer runs it: renders what parsed for seconds of audio.
+        public func run(_ bytes: [UInt8]) { body(bytes, .fuzzing) }
+        /// As the corpus replay runs it (thousands of inputs in a debug build): the same
+        /// checks, a shorter render.
+        public func replay(_ bytes: [UInt8]) { body(bytes, .replay) }
+
+        init(name: String, run: @escaping @Sendable ([UInt8], Budget) -> Void) {
+            self.name = name
+            body = run
+        }
+    }
+
+    /// How long an accepted input is played: seconds of plain settings, bars of songs.
+    public struct Budget: Sendable {
+        let scale: Int64
+        static let fuzzing = Budget(scale: 4)
+        static let replay = Budget(scale: 1)
     }
 
     public static let all: [Target] = [
@@ -62,7 +82,7 @@ public enum FuzzTargets {
     static let rate = 8000
 
     /// Plays `settings` (with `changes`) for `seconds`.
-    static func render(_ settings: MetronomeSettings, changes: [TimedChange] = [], seconds: Int64 = 4) {
+    static func render(_ settings: MetronomeSettings, changes: [TimedChange] = [], seconds: Int64) {
         var playable = settings
         playable.sound = "woodblock"
         let engine: ClickEngine
@@ -79,7 +99,7 @@ public enum FuzzTargets {
     }
 
     /// Plays songs for at most `bars` bars (and a bounded time), as the box and render do.
-    static func render(_ songs: [Song], bars: Int64 = 8) {
+    static func render(_ songs: [Song], bars: Int64) {
         let playable = songs.filter { !$0.sections.isEmpty }
         guard !playable.isEmpty else { return }
         let engine: ClickEngine
@@ -96,7 +116,7 @@ public enum FuzzTargets {
 
     // MARK: the targets
 
-    static func toml(_ bytes: [UInt8]) {
+    static func toml(_ bytes: [UInt8], _ budget: Budget) {
         do {
             let table = try TOML.parse(text(bytes), file: "f.toml")
             // What was read writes back as a document that reads again.
@@ -106,58 +126,58 @@ public enum FuzzTargets {
         } catch { expectOneLine(error.description) }
     }
 
-    static func config(_ bytes: [UInt8]) {
+    static func config(_ bytes: [UInt8], _ budget: Budget) {
         do { _ = try ConfigurationFile.parse(text(bytes), file: "c.toml") } catch { expectOneLine(error.description) }
     }
 
-    static func board(_ bytes: [UInt8]) {
+    static func board(_ bytes: [UInt8], _ budget: Budget) {
         do { _ = try BoardFile.parse(text(bytes), file: "b.toml", identifier: "b") } catch { expectOneLine(error.description) }
     }
 
-    static func settings(_ bytes: [UInt8]) {
+    static func settings(_ bytes: [UInt8], _ budget: Budget) {
         let saved: SavedState
         do { saved = try SettingsFile.decode(text(bytes), file: "s.toml") } catch { expectOneLine(error.description); return }
-        render(saved.settings, seconds: 2)
+        render(saved.settings, seconds: budget.scale / 2 + 1)
         // What the box saves it reads back.
         do {
             let again = try SettingsFile.decode(SettingsFile.encode(saved), file: "s.toml")
             if again.settings != saved.settings { fail("settings do not read back as written") }
         } catch { fail("the box's own settings file is refused: \(error)") }
-        render(saved.library.songs.prefix(2).map { $0 }, bars: 4)
+        render(saved.library.songs.prefix(2).map { $0 }, bars: budget.scale)
     }
 
-    static func songs(_ bytes: [UInt8]) {
+    static func songs(_ bytes: [UInt8], _ budget: Budget) {
         let library: SongLibrary
         do { library = try SongFile.decode(text(bytes), file: "songs.toml") } catch { expectOneLine(error.description); return }
-        for song in library.songs.prefix(3) { render([song]) }
+        for song in library.songs.prefix(3) { render([song], bars: 2 * budget.scale) }
         do { _ = try SongFile.decode(SongFile.encode(library), file: "songs.toml") } catch {
             fail("a songs file Tactus wrote is refused: \(error)")
         }
     }
 
-    static func presets(_ bytes: [UInt8]) {
+    static func presets(_ bytes: [UInt8], _ budget: Budget) {
         do {
             let root = TOMLSection(try TOML.parse(text(bytes), file: "p.toml"), file: "p.toml")
             let list = try SettingsFile.presets(from: root)
             for preset in list.prefix(3) {
                 render(preset.settings, seconds: 1)
-                render([Song(preset: preset)], bars: 4)
+                render([Song(preset: preset)], bars: budget.scale)
             }
         } catch { expectOneLine(error.description) }
     }
 
-    static func practiceLog(_ bytes: [UInt8]) {
+    static func practiceLog(_ bytes: [UInt8], _ budget: Budget) {
         do {
             var log = try PracticeLog(parsing: text(bytes), file: "practice.toml")
             log.add(seconds: 90, day: "2026-11-25")
         } catch { expectOneLine("\(error.field) '\(error.value)': \(error.allowed)") }
     }
 
-    static func klickMap(_ bytes: [UInt8]) {
+    static func klickMap(_ bytes: [UInt8], _ budget: Budget) {
         do {
             let map = try KlickTempoMap(parsing: text(bytes))
             let song = try map.song(name: "map")
-            render([song])
+            render([song], bars: 2 * budget.scale)
             // import-klick writes what Tactus reads.
             let written = SongFile.encode(SongLibrary(songs: [song]))
             if written.utf8.count <= 1 << 20 {
@@ -171,13 +191,13 @@ public enum FuzzTargets {
         }
     }
 
-    static func changes(_ bytes: [UInt8]) {
+    static func changes(_ bytes: [UInt8], _ budget: Budget) {
         let script: ChangeScript
         do { script = try ChangeScript(text: text(bytes), file: "c.txt") } catch { expectOneLine(error.description); return }
         var current = MetronomeSettings()
         var timed: [TimedChange] = []
         for (seconds, _, step) in script.steps.prefix(64) {
-            guard seconds <= Rational(8) else { break }
+            guard seconds <= Rational(2 * budget.scale) else { break }
             let sample = (seconds * Rational(Int64(rate))).rounded
             switch step {
             case .start: timed.append(TimedChange(sample: sample, action: .start))
@@ -194,10 +214,10 @@ public enum FuzzTargets {
                 timed.append(TimedChange(sample: sample, action: .apply(current)))
             }
         }
-        render(MetronomeSettings(), changes: timed, seconds: 8)
+        render(MetronomeSettings(), changes: timed, seconds: 2 * budget.scale)
     }
 
-    static func simulateScript(_ bytes: [UInt8]) {
+    static func simulateScript(_ bytes: [UInt8], _ budget: Budget) {
         do {
             let script = try SimulationScript(text: text(bytes), file: "s.txt")
             var stream = script.edgeStream(stepsPerDetent: 4, origin: MonotonicTime(nanoseconds: 0))
@@ -208,22 +228,20 @@ public enum FuzzTargets {
 
     /// The first byte picks the flag, the rest is its value: `--bpm`, `--meter`, ... as
     /// `render` and change files read them, then the whole settings render.
-    static func flags(_ bytes: [UInt8]) {
+    static func flags(_ bytes: [UInt8], _ budget: Budget) {
         guard let first = bytes.first else { return }
-        let names = MetronomeSettings.assignableNames.filter { $0 != "sound" }
+        let names = SettingName.names.filter { $0 != "sound" }
         let name = names[Int(first) % names.count]
         let value = text(Array(bytes.dropFirst()))
         var settings = MetronomeSettings()
-        do {
-            try settings.assign(name, value)
-            try settings.validate()
-        } catch { expectOneLine(error.allowed); return }
-        render(settings, seconds: 2)
+        do { try settings.assign(name, value) } catch { expectOneLine(error.allowed); return }
+        do { try settings.validate() } catch { expectOneLine(error.allowed); return }
+        render(settings, seconds: budget.scale / 2 + 1)
     }
 
     /// Song-level value syntaxes: a tempo segment (first byte even) with bars, gap and
     /// count-in read from the rest, as `render --bpm SEGMENT --bars N --gap G` does.
-    static func tempo(_ bytes: [UInt8]) {
+    static func tempo(_ bytes: [UInt8], _ budget: Budget) {
         let parts = text(bytes).split(separator: "|", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
         do {
             let segment = try TempoSegment(parsing: parts[0], field: "bpm")
@@ -241,11 +259,11 @@ public enum FuzzTargets {
             }
             var song = Song(name: "t", sections: [section])
             if parts.count > 3 { song.countIn = try CountIn(parsing: parts[3]) }
-            render([song], bars: 16)
+            render([song], bars: 4 * budget.scale)
         } catch { expectOneLine(error.allowed) }
     }
 
-    static func wav(_ bytes: [UInt8]) {
+    static func wav(_ bytes: [UInt8], _ budget: Budget) {
         do {
             let audio = try WAVDecoder.decode(bytes)
             if audio.frames.contains(where: { !$0.isFinite || abs($0) > 1 }) { fail("decoded samples outside -1...1") }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// The engine's side of the audio contract.
 ///
 /// Called only on the audio thread. Fills `frameCount` interleaved frames of the negotiated
@@ -35,16 +36,16 @@ public struct AudioFormat: Equatable, Sendable, CustomStringConvertible {
 public struct AudioOutputPosition: Equatable, Sendable {
     public var framesRendered: Int64
     public var delayFrames: Int
-    public var timestamp: MonotonicInstant
+    public var timestamp: MonotonicTime
 
-    public init(framesRendered: Int64, delayFrames: Int, timestamp: MonotonicInstant) {
+    public init(framesRendered: Int64, delayFrames: Int, timestamp: MonotonicTime) {
         self.framesRendered = framesRendered
         self.delayFrames = delayFrames
         self.timestamp = timestamp
     }
 
     /// The monotonic instant at which engine frame `frame` leaves the output.
-    public func instant(ofFrame frame: Int64, sampleRate: Int) -> MonotonicInstant {
+    public func instant(ofFrame frame: Int64, sampleRate: Int) -> MonotonicTime {
         let framesAhead = frame - (framesRendered - Int64(delayFrames))
         return timestamp.advanced(byNanoseconds: framesAhead * 1_000_000_000 / Int64(sampleRate))
     }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// A GPIO line: by offset on its chip, or by the name the device tree gives it.
 public enum GPIOLineSelector: Hashable, Sendable, CustomStringConvertible {
     case offset(Int)
@@ -40,13 +41,13 @@ public struct InputLineDefinition: Hashable, Sendable {
 }
 
 public struct OutputLineDefinition: Hashable, Sendable {
-    public var indicator: Indicator
+    public var indicator: IndicatorChannel
     public var chipLabel: String
     public var line: GPIOLineSelector
     /// True when the LED or buzzer is on while the pin is low (wired to 3.3 V).
     public var activeLow: Bool
 
-    public init(indicator: Indicator, chipLabel: String, line: GPIOLineSelector, activeLow: Bool = false) {
+    public init(indicator: IndicatorChannel, chipLabel: String, line: GPIOLineSelector, activeLow: Bool = false) {
         self.indicator = indicator
         self.chipLabel = chipLabel
         self.line = line
@@ -142,5 +143,5 @@ public struct BoardDefinition: Hashable, Sendable {
     }
 
     public func input(_ role: InputRole) -> InputLineDefinition? { inputs.first { $0.role == role } }
-    public func output(_ indicator: Indicator) -> OutputLineDefinition? { outputs.first { $0.indicator == indicator } }
+    public func output(_ indicator: IndicatorChannel) -> OutputLineDefinition? { outputs.first { $0.indicator == indicator } }
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TOMLReader
-import TactusCore
+import TactusBase
 
 /// Reads boards/*.toml (format in boards/README.md) into a `BoardDefinition`. Every error
 /// names the file, line, field, value and what is allowed.
@@ -36,8 +36,8 @@ public enum BoardFile {
 
         var outputs: [OutputLineDefinition] = []
         if let section = try root.section("outputs") {
-            try section.rejectUnknownKeys(allowed: Indicator.allCases.map(\.rawValue))
-            for indicator in Indicator.allCases {
+            try section.rejectUnknownKeys(allowed: IndicatorChannel.allCases.map(\.rawValue))
+            for indicator in IndicatorChannel.allCases {
                 guard let line = try section.section(indicator.rawValue) else { continue }
                 try line.rejectUnknownKeys(allowed: ["line", "chip", "active_low"])
                 lineTables.append(("outputs.\(indicator.rawValue)", line))

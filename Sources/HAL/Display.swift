@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
+import TactusBase
 
-/// A frame is the core's `Bitmap`: 1-bit pixels in the SSD1306-class page layout, so what
-/// the screen renderer draws goes to a driver as it is.
-public typealias MonochromeFrame = Bitmap
+// A frame is TactusBase's `Bitmap`: 1-bit pixels in the SSD1306-class page layout, so what
+// the screen renderer draws goes to a driver as it is.
 
 /// How a display driver talks to its controller: command bytes or display-RAM data.
 /// Over I2C these are the control bytes 0x00 and 0x40; over SPI, the D/C line.
@@ -22,7 +21,7 @@ public protocol MonochromeDisplay: AnyObject {
     var height: Int { get }
     /// Brings the controller into a known state (all of RAM cleared, display on).
     func initialize() throws(HALError)
-    func show(_ frame: MonochromeFrame) throws(HALError)
+    func show(_ frame: Bitmap) throws(HALError)
     /// 0...255; the screen dims by lowering it.
     func setContrast(_ level: UInt8) throws(HALError)
     /// Sleep turns the panel off (no burn-in, a few µA) and keeps RAM.
@@ -30,5 +29,5 @@ public protocol MonochromeDisplay: AnyObject {
 }
 
 extension MonochromeDisplay {
-    public func blankFrame() -> MonochromeFrame { MonochromeFrame(width: width, height: height) }
+    public func blankFrame() -> Bitmap { Bitmap(width: width, height: height) }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// What an input line is for. The raw values are the keys used in board files.
 public enum InputRole: String, CaseIterable, Hashable, Sendable {
     case encoderA = "encoder_a"
@@ -17,13 +18,13 @@ public struct LineEdge: Equatable, Sendable {
     /// The logical state after the edge: pressed for a button, contact closed for the encoder.
     /// Switches to ground with pull-ups are active-low, so pressed is `level == false`.
     public var isActive: Bool
-    public var timestamp: MonotonicInstant
+    public var timestamp: MonotonicTime
     /// Edges of this line the kernel dropped just before this one (its event queue overflowed
     /// while the reader was stalled; libgpiod 2 counts them). Nonzero means the line's history
     /// has a hole: a decoder must not count across it.
     public var missedBefore: Int
 
-    public init(role: InputRole, level: Bool, isActive: Bool, timestamp: MonotonicInstant, missedBefore: Int = 0) {
+    public init(role: InputRole, level: Bool, isActive: Bool, timestamp: MonotonicTime, missedBefore: Int = 0) {
         self.role = role
         self.level = level
         self.isActive = isActive

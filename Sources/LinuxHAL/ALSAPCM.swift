@@ -2,6 +2,7 @@
 import CALSA
 import Glibc
 import HAL
+import TactusBase
 
 /// Sample formats the sink can write; the renderer always works in Float.
 public enum ALSASampleFormat: String, Sendable, CaseIterable {

@@ -3,6 +3,7 @@ import CALSA
 import Glibc
 import HAL
 import Synchronization
+import TactusBase
 
 /// Plays an `AudioRenderer` on an ALSA PCM from a dedicated real-time thread.
 ///
@@ -215,7 +216,7 @@ public final class ALSASink: AudioSink, @unchecked Sendable {
         var lastProgress = clock.now()
         var stalled = false
         while !stopRequested.load(ordering: .relaxed) && session.failure.load(ordering: .relaxed) == 0 {
-            sleepNanoseconds(20_000_000)
+            Syscalls.sleep(nanoseconds: 20_000_000)
             reportXruns(&reportedXruns)
             let frames = position.read().framesRendered
             let now = clock.now()
@@ -271,7 +272,7 @@ public final class ALSASink: AudioSink, @unchecked Sendable {
         var left = nanoseconds
         while left > 0 && shouldContinue() {
             let slice = min(left, 50_000_000)
-            sleepNanoseconds(slice)
+            Syscalls.sleep(nanoseconds: slice)
             left -= slice
         }
     }
@@ -374,7 +375,7 @@ public final class ALSASink: AudioSink, @unchecked Sendable {
             let bufferNanoseconds = Int64(pcm.format.bufferFrames) * 1_000_000_000 / Int64(pcm.format.sampleRate)
             let deadline = clock.now().advanced(byNanoseconds: bufferNanoseconds + 200_000_000)
             while snd_pcm_state(pcm.handle) == SND_PCM_STATE_DRAINING && clock.now() < deadline {
-                sleepNanoseconds(2_000_000)
+                Syscalls.sleep(nanoseconds: 2_000_000)
             }
         }
     }
@@ -394,7 +395,7 @@ final class PositionSeqlock: Sendable {
     private let time = Atomic<Int64>(0)
 
     /// Single writer: the render thread.
-    func publish(addingFrames added: Int64, delay newDelay: Int?, at instant: MonotonicInstant) {
+    func publish(addingFrames added: Int64, delay newDelay: Int?, at instant: MonotonicTime) {
         let start = sequence.load(ordering: .relaxed)
         sequence.store(start &+ 1, ordering: .relaxed)
         atomicMemoryFence(ordering: .releasing)
@@ -409,7 +410,7 @@ final class PositionSeqlock: Sendable {
             let before = sequence.load(ordering: .acquiring)
             let snapshot = AudioOutputPosition(framesRendered: frames.load(ordering: .relaxed),
                                                delayFrames: delay.load(ordering: .relaxed),
-                                               timestamp: MonotonicInstant(nanoseconds: time.load(ordering: .relaxed)))
+                                               timestamp: MonotonicTime(nanoseconds: time.load(ordering: .relaxed)))
             atomicMemoryFence(ordering: .acquiring)
             if before & 1 == 0 && sequence.load(ordering: .relaxed) == before { return snapshot }
         }

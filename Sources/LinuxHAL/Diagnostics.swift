@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import HAL
+import TactusBase
 
 /// Where LinuxHAL's messages go. Never called from the render thread: audio problems are
 /// counted there and reported by the sink's supervisor thread.
@@ -18,7 +19,7 @@ public struct HALLog: Sendable {
     /// One line per message on standard error (write(2): glibc's `stderr` is not Sendable).
     public static let standardError = HALLog { level, message in
         let line = "tactus: \(level.rawValue): \(message)\n"
-        _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        _ = line.withCString { text in Syscalls.retryingEINTR { write(STDERR_FILENO, text, strlen(text)) } }
     }
 }
 
@@ -26,10 +27,10 @@ public struct HALLog: Sendable {
 public struct SystemMonotonicClock: MonotonicClock {
     public init() {}
 
-    public func now() -> MonotonicInstant {
+    public func now() -> MonotonicTime {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
-        return MonotonicInstant(nanoseconds: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
+        return MonotonicTime(nanoseconds: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
     }
 }
 
@@ -37,27 +38,10 @@ func errnoDescription(_ code: Int32) -> String {
     String(cString: strerror(code))
 }
 
-/// Sleeps on CLOCK_MONOTONIC, resuming after signals.
-func sleepNanoseconds(_ nanoseconds: Int64) {
-    var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
-    var remaining = timespec()
-    while clock_nanosleep(CLOCK_MONOTONIC, 0, &request, &remaining) == EINTR { request = remaining }
-}
-
-/// A non-blocking, close-on-exec pipe used to wake a thread out of poll() (pipe2 is not imported).
-func makeWakePipe(_ fds: inout [Int32]) -> Bool {
-    guard pipe(&fds) == 0 else { return false }
-    for fd in fds {
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-    }
-    return true
-}
-
 extension SystemMonotonicClock {
     /// When this process started, on the monotonic clock (from /proc/self/stat, 10 ms
     /// resolution), so the service can say how long its start-up took; nil if unreadable.
-    public static func processStart() -> MonotonicInstant? {
+    public static func processStart() -> MonotonicTime? {
         guard let file = fopen("/proc/self/stat", "r") else { return nil }
         defer { fclose(file) }
         var buffer = [CChar](repeating: 0, count: 1024)
@@ -76,6 +60,6 @@ extension SystemMonotonicClock {
         let sinceBoot = ticks * 1_000_000_000 / ticksPerSecond
         let bootNow = Int64(boot.tv_sec) * 1_000_000_000 + Int64(boot.tv_nsec)
         let monotonicNow = Int64(monotonic.tv_sec) * 1_000_000_000 + Int64(monotonic.tv_nsec)
-        return MonotonicInstant(nanoseconds: monotonicNow - (bootNow - sinceBoot))
+        return MonotonicTime(nanoseconds: monotonicNow - (bootNow - sinceBoot))
     }
 }

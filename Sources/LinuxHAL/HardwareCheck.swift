@@ -3,6 +3,7 @@ import Devices
 import Glibc
 import HAL
 import Synchronization
+import TactusBase
 
 /// `tactus check`: probes each part of a board and says, one line per part, whether it
 /// works and, if not, why and what to do. Never throws: a missing part is a result.
@@ -65,9 +66,9 @@ public enum HardwareCheck {
             // skipped or cut short, and the last ones cut off when the outputs closed).
             for output in board.outputs {
                 outputs.set(output.indicator, on: true)
-                sleepNanoseconds(output.indicator == .buzzer ? 20_000_000 : 100_000_000)
+                Syscalls.sleep(nanoseconds: output.indicator == .buzzer ? 20_000_000 : 100_000_000)
                 outputs.set(output.indicator, on: false)
-                sleepNanoseconds(50_000_000)
+                Syscalls.sleep(nanoseconds: 50_000_000)
             }
             let pressed = states.filter { $0.value }.map(\.key.rawValue).sorted()
             let chips = Set(board.inputs.map(\.chipLabel) + board.outputs.map(\.chipLabel)).sorted().joined(separator: ", ")
@@ -95,8 +96,8 @@ public enum HardwareCheck {
     }
 
     /// A border, a diagonal and a checkerboard: dead columns, swapped pages and offsets show at a glance.
-    public static func testCard(width: Int, height: Int) -> MonochromeFrame {
-        var frame = MonochromeFrame(width: width, height: height)
+    public static func testCard(width: Int, height: Int) -> Bitmap {
+        var frame = Bitmap(width: width, height: height)
         for x in 0..<width { frame[x, 0] = true; frame[x, height - 1] = true }
         for y in 0..<height { frame[0, y] = true; frame[width - 1, y] = true }
         for x in 0..<width { frame[x, x * (height - 1) / (width - 1)] = true }
@@ -122,7 +123,7 @@ public enum HardwareCheck {
             let clock = SystemMonotonicClock()
             let deadline = clock.now().advanced(byNanoseconds: 5_000_000_000)
             while beep.renderedFrames < beep.length + 2 * max(format.periodFrames, 1) && clock.now() < deadline {
-                sleepNanoseconds(10_000_000)
+                Syscalls.sleep(nanoseconds: 10_000_000)
             }
             sink.stop()
             let xruns = sink.xrunCount

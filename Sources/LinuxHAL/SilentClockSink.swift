@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import HAL
+import TactusBase
 import Synchronization
 
 /// An audio sink with no device that still runs in real time: it renders one period per
@@ -32,8 +33,7 @@ public final class SilentClockSink: AudioSink, @unchecked Sendable {
                     renderer.render(into: buffer, frameCount: format.periodFrames)
                     position.publish(addingFrames: Int64(format.periodFrames), delay: 0, at: clock.now())
                     deadline += periodNanoseconds
-                    var wake = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-                    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, nil) == EINTR {}
+                    Syscalls.sleep(untilNanoseconds: deadline)
                 }
             }
             if case .failure(let error) = result { throw HALError(.io, "cannot start the silent audio clock: \(error)") }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
 import Synchronization
+import TactusBase
 
 /// An audio sink with no device: the caller pulls samples when it wants them, so tests and
 /// `tactus render` get exactly what the live path would play, as fast as the CPU allows.
@@ -10,7 +11,7 @@ public final class OfflineAudioSink: AudioSink {
         var framesRendered: Int64 = 0
         var buffer: [Float] = []
         /// When the last period was rendered: the moment the position was measured.
-        var renderedAt: MonotonicInstant?
+        var renderedAt: MonotonicTime?
     }
 
     public let format: AudioFormat

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
 import Synchronization
+import TactusBase
 
 /// Input lines driven by a test or by the keyboard in `tactus simulate`: edges are injected
 /// and delivered to the handler on the caller's thread, in order.
@@ -36,7 +37,7 @@ public final class ScriptedInput: InputEventSource {
     }
 
     /// An active-low switch changing to `active` at `time`.
-    public func inject(_ role: InputRole, active: Bool, at time: MonotonicInstant) {
+    public func inject(_ role: InputRole, active: Bool, at time: MonotonicTime) {
         inject(LineEdge(role: role, level: !active, isActive: active, timestamp: time))
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
+import TactusBase
 
 /// A device that can sit on a simulated I2C bus (a panel, later a sensor or an EEPROM).
 public protocol SimulatedI2CDevice: AnyObject {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
+import TactusBase
 
 /// An SSD1306 or SH1106 module on a simulated I2C bus: it decodes the control bytes, commands
 /// and display data that a driver sends and keeps the controller's RAM and registers, so
@@ -84,8 +85,8 @@ public final class SimulatedOLEDPanel: SimulatedI2CDevice {
     }
 
     /// What the glass shows now.
-    public var visibleFrame: MonochromeFrame {
-        var frame = MonochromeFrame(width: width, height: height)
+    public var visibleFrame: Bitmap {
+        var frame = Bitmap(width: width, height: height)
         guard displayOn else { return frame }
         for y in 0..<height {
             let com = comScanRemapped ? y : (multiplexRatio - y)

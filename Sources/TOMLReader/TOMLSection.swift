@@ -95,8 +95,9 @@ public struct TOMLSection: Sendable {
     }
 
     /// Typos must not be ignored silently: a misspelt key would otherwise leave a default.
-    public func rejectUnknownKeys(allowed: [String]) throws(TOMLError) {
-        for key in table.keys where !allowed.contains(key) {
+    /// `alsoAccepted`: other spellings that are read but not listed in the message.
+    public func rejectUnknownKeys(allowed: [String], alsoAccepted: [String] = []) throws(TOMLError) {
+        for key in table.keys where !allowed.contains(key) && !alsoAccepted.contains(key) {
             throw TOMLError(file: file, line: table[key]?.line ?? table.line, field: field(key),
                             message: "unknown key; allowed keys here: " + allowed.joined(separator: ", "))
         }

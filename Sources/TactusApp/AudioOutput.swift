@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
 import HAL
+import TactusCore
+import TactusBase
 import Synchronization
 
 extension ClickRenderer: AudioRenderer {}

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
+import Glibc
 import Devices
 import HAL
 import TactusCore
+import TactusBase
 
 /// Where the engine's samples are being heard, if anywhere: the active audio sink.
 public protocol AudioClockSource: AnyObject, Sendable {
@@ -34,17 +36,30 @@ public protocol BoxObserver: AnyObject {
     func box(_ box: Box, didShow frame: Bitmap, at time: MonotonicTime)
 }
 
+/// What the control socket follows: the onsets as heard and every state change.
+public protocol BoxControlObserver: AnyObject {
+    /// `next`: the beat after a beat onset as the published grid has it, so a remote view can
+    /// draw it on time instead of after the news of it arrives.
+    func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime, next: (bar: Int64, beat: Int, time: MonotonicTime)?)
+    func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime)
+}
+
 /// The whole box as one discrete-event machine on the control side: physical input goes in
 /// as timestamped edges, time goes in as `advance(to:)`, and out come engine changes,
 /// screen frames, LED and buzzer pulses and settings saves. It never reads a clock and owns
 /// no thread, so the service runs it in real time and the simulator in simulated time.
 ///
-/// One thread at a time: the service's control thread, or the simulator's loop.
-public final class Box: @unchecked Sendable {
-    public private(set) var state: BoxState
+/// One thread touches it: the service's control thread (`ControlLoop`, which takes it over
+/// when its thread starts), or the simulator's loop. Not Sendable, so the compiler keeps it
+/// where it is made; debug builds also check each entry point (`preconditionOnBoxThread`, as
+/// NIO's `preconditionInEventLoop`).
+public final class Box {
+    public internal(set) var state: BoxState
     public let engine: ClickEngine
     public let board: BoardDefinition
     public weak var observer: (any BoxObserver)?
+    /// The control socket's clients (the companion's live view): onsets and state changes.
+    public weak var controlObserver: (any BoxControlObserver)?
 
     private let audio: any AudioClockSource
     private let display: (any MonochromeDisplay)?
@@ -59,10 +74,19 @@ public final class Box: @unchecked Sendable {
     /// The one timeline: the engine's grid as published with each start and change
     /// (`GridAnchor`), songs included. The screen, LEDs and buzzer read only this.
     public private(set) var grid = BeatGrid()
+    /// The steady grid in effect at the sample heard now (Link compares its phase with it).
+    var timeline: SteadyGrid? {
+        let heard = heardSample(at: now).map(Double.init) ?? Double(grid.pieces.last?.startSample ?? 0)
+        if case .steady(let steady) = grid.piece(atSample: heard) { return steady }
+        return nil
+    }
     private var screenChanged = true
     private var lastFrame: Bitmap?
     private var lastContrast: UInt8?
-    private var now: MonotonicTime
+    public private(set) var now: MonotonicTime
+    /// The Ableton Link session (Sync: Link), when the box has one; see Box+Link.swift.
+    public var link: (any LinkSession)?
+    var linkFollow = LinkFollow()
 
     public init(
         board: BoardDefinition, state: BoxState, engine: ClickEngine, audio: any AudioClockSource,
@@ -90,10 +114,38 @@ public final class Box: @unchecked Sendable {
         perform(state.startupEffects, at: time)
     }
 
+    // MARK: the one thread
+
+    #if DEBUG
+    /// The thread the box belongs to: the first to use it after init, or the one that took it
+    /// over (`takeOver()`); 0 until then.
+    private var boxThread: UInt = 0
+    #endif
+
+    /// Debug builds stop here when a second thread touches the box; release builds compile it
+    /// away (the ControlLoop's queue is what keeps the box on its thread there).
+    @inline(__always)
+    func preconditionOnBoxThread(_ function: StaticString = #function) {
+        #if DEBUG
+        let current = UInt(bitPattern: Int(bitPattern: pthread_self()))
+        if boxThread == 0 { boxThread = current }
+        precondition(boxThread == current, "Box.\(function) on a second thread: only the box's thread may touch it (post to its ControlLoop)")
+        #endif
+    }
+
+    /// Makes the calling thread the box's thread, for a loop that starts a thread of its own
+    /// and hands the box to it (nothing else may hold the box afterwards).
+    public func takeOver() {
+        #if DEBUG
+        boxThread = UInt(bitPattern: Int(bitPattern: pthread_self()))
+        #endif
+    }
+
     // MARK: input
 
     /// One edge of a physical input line, with the kernel's timestamp.
     public func handle(_ edge: LineEdge) {
+        preconditionOnBoxThread()
         if edge.missedBefore > 0, edge.role == .encoderA || edge.role == .encoderB { state.encoderLostEdges() }
         let action: Action = switch edge.role {
         case .encoderA: .encoderEdge(.a, isHigh: edge.isActive, at: edge.timestamp)
@@ -108,12 +160,14 @@ public final class Box: @unchecked Sendable {
 
     /// Any action (the interactive simulator's keys send detents and gestures directly).
     public func handle(_ action: Action) {
+        preconditionOnBoxThread()
         now = max(now, action.time)
         perform(state.handle(action), at: action.time)
     }
 
     /// A part (display, sound device) went missing or came back: the screen says so.
     public func part(_ name: String, working: Bool) {
+        preconditionOnBoxThread()
         handle(.part(name, working: working, at: now))
     }
 
@@ -147,11 +201,13 @@ public final class Box: @unchecked Sendable {
     /// Everything due by `time`: reducer deadlines, onsets reported by the engine (LED and
     /// buzzer pulses at the moment they are heard), and the next screen frame.
     public func advance(to time: MonotonicTime) {
+        preconditionOnBoxThread()
         now = max(now, time)
         if let deadline = state.nextDeadline, deadline <= now {
             perform(state.handle(.tick(at: now)), at: now)
         }
         drainOnsets()
+        followLink()
         checkSongEnd()
         drawIfDue()
         retryMissingDisplay()
@@ -186,6 +242,8 @@ public final class Box: @unchecked Sendable {
         if let retry = nextDisplayRetry { wakeups.append(retry) }
         // Onsets arrive from the render thread: look for them at least every few ms while playing.
         if state.isPlaying || engine.renderer.activeVoiceCount > 0 { wakeups.append(now.advanced(byNanoseconds: 4_000_000)) }
+        // A Link session is looked at every 10 ms (peers, tempo, start/stop) even when stopped.
+        if linkFollow.enabled { wakeups.append(now.advanced(byNanoseconds: 10_000_000)) }
         return wakeups.min()
     }
 
@@ -193,6 +251,7 @@ public final class Box: @unchecked Sendable {
 
     /// No new clicks; those in flight play to their end.
     public func stopPlayback() {
+        preconditionOnBoxThread()
         if state.isPlaying {
             // As if START/STOP were pressed, so the state machine knows it stopped.
             perform(state.handle(.gesture(.startStop, .press, at: now)), at: now)
@@ -203,16 +262,19 @@ public final class Box: @unchecked Sendable {
 
     /// Writes the settings file now (the reducer's debounce may still be waiting).
     public func saveNow() {
+        preconditionOnBoxThread()
         do { try persistence.save(state.saved) } catch { report("saving settings failed: \(error)") }
     }
 
     public func initializeDisplay() {
+        preconditionOnBoxThread()
         guard let display else { return report("display: none configured") }
         do { try display.initialize() } catch { report("display: \(error); running without it, retrying") }
         screenChanged = true
     }
 
     public func blankDisplay() {
+        preconditionOnBoxThread()
         guard let display else { return }
         do {
             try display.show(display.blankFrame())
@@ -221,12 +283,13 @@ public final class Box: @unchecked Sendable {
     }
 
     public func indicatorsOff() {
-        for indicator in Indicator.allCases { indicators.set(indicator, on: false) }
+        preconditionOnBoxThread()
+        for indicator in IndicatorChannel.allCases { indicators.set(indicator, on: false) }
     }
 
     // MARK: effects
 
-    private func perform(_ effects: [Effect], at time: MonotonicTime) {
+    func perform(_ effects: [Effect], at time: MonotonicTime) {
         var stateChanged = false
         for effect in effects {
             switch effect {
@@ -248,13 +311,14 @@ public final class Box: @unchecked Sendable {
                 screenChanged = true
                 stateChanged = true
             case .start:
-                engine.start()
+                startEngine()
                 if practiceStartedAt == nil { practiceStartedAt = time }
                 startPressedAt = time
                 grid.removeAll() // anchored by the grid the engine publishes at the start
                 screenChanged = true
                 stateChanged = true
             case .stop:
+                linkStopped(at: time)
                 engine.stop()
                 logPractice(until: time)
                 grid.removeAll()
@@ -262,6 +326,9 @@ public final class Box: @unchecked Sendable {
                 stateChanged = true
             case .darkGap(let on):
                 darkGap = on
+            case .tone(let tone):
+                engine.setTone(tone)
+                stateChanged = true
             case .silentPractice(let on):
                 silentPractice = on
                 indicatorScheduler.settings.buzzerPulses = on
@@ -286,6 +353,10 @@ public final class Box: @unchecked Sendable {
                     let endless = songs?.contains(where: \.isEndless) ?? false
                     try engine.load(songs: songs, seed: seed, samples: endless ? Int64(engine.renderer.sampleRate) * 3600 : nil)
                 } catch { report("song: \(error)") }
+            case .drawPairingCode:
+                var random = SystemRandomNumberGenerator()
+                perform(state.handle(.remote(.showPairingCode(Companion.code(from: random.next())), at: time)), at: time)
+                stateChanged = true
             case .save(let saved):
                 do { try persistence.save(saved) } catch {
                     report("saving settings failed: \(error)")
@@ -293,7 +364,10 @@ public final class Box: @unchecked Sendable {
                 }
             }
         }
-        if stateChanged { observer?.box(self, didChange: state, at: time) }
+        if stateChanged {
+            observer?.box(self, didChange: state, at: time)
+            controlObserver?.box(self, didChange: state, at: time)
+        }
     }
 
     private func emit(_ pulse: IndicatorPulse, because reason: PulseReason) {
@@ -302,7 +376,7 @@ public final class Box: @unchecked Sendable {
         observer?.box(self, didPulse: pulse, because: reason)
     }
 
-    private var outputClock: AudioOutputClock? {
+    var outputClock: AudioOutputClock? {
         guard let position = audio.outputPosition else { return nil }
         return AudioOutputClock(sampleRate: engine.renderer.sampleRate, engineSample: position.framesRendered,
                                 outputDelayFrames: Int64(position.delayFrames), nanoseconds: position.timestamp.nanoseconds)
@@ -310,6 +384,12 @@ public final class Box: @unchecked Sendable {
 
     private func heardSample(at time: MonotonicTime) -> Int64? {
         outputClock.map { Int64($0.heardSample(atNanoseconds: time.nanoseconds).rounded(.down)) }
+    }
+
+    /// The beat after `sample` on the one timeline: its bar, beat and heard time.
+    private func nextBeat(after sample: Int64, clock: AudioOutputClock) -> (bar: Int64, beat: Int, time: MonotonicTime)? {
+        guard let next = grid.beat(atSample: Double(sample))?.nextBeatSample, let beat = grid.beat(atSample: Double(next)) else { return nil }
+        return (beat.bar, beat.beat, MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: next)))
     }
 
     private func drainOnsets() {
@@ -329,6 +409,11 @@ public final class Box: @unchecked Sendable {
                 inform("first click heard \((heard.nanoseconds - pressed.nanoseconds) / 1_000_000) ms after START")
             }
             observer?.box(self, didStart: event, heardAt: heard)
+            if engine.song != nil { linkFollow.songBPM = event.bpm }
+            if let controlObserver {
+                let next = event.layer == 0 && event.kind <= .beat ? nextBeat(after: event.sample, clock: clock) : nil
+                controlObserver.box(self, didStart: event, heardAt: heard, next: next)
+            }
             if state.practice.isLoaded && (event.kind.isBeat || event.isCount) {
                 perform(state.handle(.songProgress(section: Int(event.section), bar: event.bar, bpm: event.bpm,
                                                    song: Int(event.song), at: now)), at: now)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
 import HAL
+import TactusBase
 import Logging
 import TactusCore
 
@@ -17,10 +18,13 @@ public struct BoxParts {
     public var clock: any MonotonicClock
     /// Sound sets loaded from the sounds folder, besides the built-in ones.
     public var userSounds: [SoundSet]
+    /// The Ableton Link session for Sync: Link (none: the setting has no effect).
+    public var link: (any LinkSession)?
 
     public init(board: BoardDefinition, configuration: ConfigurationFile, audio: AudioOutput, input: any InputEventSource,
                 display: (any MonochromeDisplay)?, indicators: any IndicatorOutput, persistence: any SettingsPersistence,
-                clock: any MonotonicClock, userSounds: [SoundSet] = []) {
+                clock: any MonotonicClock, userSounds: [SoundSet] = [], link: (any LinkSession)? = nil) {
+        self.link = link
         self.board = board
         self.configuration = configuration
         self.audio = audio
@@ -74,6 +78,7 @@ public enum BoxAssembly {
         let box = Box(board: parts.board, state: state, engine: engine, audio: parts.audio, display: parts.display,
                       indicators: parts.indicators, persistence: parts.persistence, at: now,
                       report: { logger.warning("\($0)") }, inform: { logger.info("\($0)") })
+        box.link = parts.link
         // A settings file on disk keeps the practice log beside it.
         box.practiceLog = parts.persistence as? any PracticeLogStore
         return box

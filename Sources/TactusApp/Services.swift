@@ -3,9 +3,11 @@ import CLinuxShim
 import ClickEngine
 import Glibc
 import HAL
+import TactusCore
 import Logging
 import ServiceLifecycle
 import Synchronization
+import TactusBase
 
 /// The box's own thread: the only thread that ever touches the `Box`. Edges from the input
 /// thread, actions from the simulator's keys and work from the service (`perform`) go into
@@ -35,6 +37,10 @@ public final class ControlLoop: @unchecked Sendable {
 
     /// From any thread (the interactive simulator's keys). Dropped after `stop()`.
     public func post(_ action: Action) { _ = queue.post(.action(action)) }
+
+    /// Work on the box from any thread without waiting for it (the control socket's
+    /// requests). Dropped after `stop()`.
+    public func post(work: @escaping @Sendable (Box) -> Void) { _ = queue.post(.work(work)) }
 
     /// Runs `body` on the control thread, after everything posted before it, and returns its
     /// result. Work posted before `start()` runs once the thread is up; none may come after
@@ -75,6 +81,7 @@ public final class ControlLoop: @unchecked Sendable {
 
     private func run() {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
+        box.takeOver()
         var finished = false
         while !finished {
             let now = clock.now()

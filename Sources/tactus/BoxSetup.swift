@@ -2,6 +2,7 @@
 import ClickEngine
 import Glibc
 import HAL
+import TactusBase
 import LinuxHAL
 import Logging
 import TactusApp
@@ -93,16 +94,26 @@ struct BoxLocations {
     }
 
     /// Each folder under the sounds folder with accent.wav, beat.wav and sub.wav is a sound
-    /// set named after the folder; a bad one is reported and skipped, never fatal.
+    /// set named after the folder, and each installed voice set (voice-LANG) one more; a bad
+    /// one is reported and skipped, never fatal.
     static func userSounds(_ configuration: ConfigurationFile, sampleRate: Int, logger: Logger) -> [SoundSet] {
-        guard let folder = configuration.soundsFolder,
-              let names = FileSystem.entries(of: folder) else { return [] }
         var sets: [SoundSet] = []
-        for name in names.sorted() where !BuiltInSounds.names.contains(name) {
+        if let folder = configuration.soundsFolder, let names = FileSystem.entries(of: folder) {
+            for name in names.sorted() where !BuiltInSounds.names.contains(name) {
+                do {
+                    sets.append(try SoundFolder.load("\(folder)/\(name)", name: name, sampleRate: sampleRate))
+                } catch {
+                    logger.warning("sound set \(folder)/\(name) skipped: \(error.message)")
+                }
+            }
+        }
+        // The spoken counts `make voices` built (installed, or ./voices beside a checkout);
+        // a user's folder of the same name wins.
+        for (name, folder) in SoundFolder.installedVoices() where !sets.contains(where: { $0.name == name }) {
             do {
-                sets.append(try SoundFolder.load("\(folder)/\(name)", name: name, sampleRate: sampleRate))
+                sets.append(try SoundFolder.load(folder, name: name, sampleRate: sampleRate))
             } catch {
-                logger.warning("sound set \(folder)/\(name) skipped: \(error.message)")
+                logger.warning("voice set \(folder) skipped: \(error.message)")
             }
         }
         return sets

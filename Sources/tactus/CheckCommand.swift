@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
 import HAL
+import TactusCore
+import TactusBase
 import LinuxHAL
 
 struct CheckCommand: ParsableCommand {

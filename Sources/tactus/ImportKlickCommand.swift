@@ -2,6 +2,7 @@
 import ArgumentParser
 import LinuxHAL
 import TactusCore
+import TactusBase
 
 struct ImportKlickCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,12 +23,18 @@ struct ImportKlickCommand: ParsableCommand {
                 throw ExitError("--count-in '\(text)' is invalid: expected 0 to 4 bars, or 2beats")
             }
         }
+        if let name, name.isEmpty { throw ExitError("--name '' is invalid: the song's name must not be empty") }
         var song = try SongRequest.songFromMap(file, countIn: countIn)
         if let name { song.name = name }
         let text = SongFile.encode(SongLibrary(songs: [song]))
         // Never write what Tactus would refuse to read back.
         guard text.utf8.count <= BoundedFile.textLimit else {
             throw ExitError("tempo map \(Escaped.quoted(file)) is too long for a songs file: \(song.sections.count) sections make \(text.utf8.count) bytes, over Tactus's \(BoundedFile.textLimit) (1 MiB)")
+        }
+        // And read it back as Tactus will: whatever slipped past the checks above is
+        // refused here rather than written.
+        do { _ = try SongFile.decode(text, file: output ?? "standard output") } catch {
+            throw ExitError("tempo map \(Escaped.quoted(file)) cannot become a songs file Tactus reads: \(error.description)")
         }
         guard let output else {
             print(text, terminator: "")

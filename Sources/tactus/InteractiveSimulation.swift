@@ -9,15 +9,20 @@ import SimHAL
 import Synchronization
 import TactusApp
 import TactusCore
+import TactusBase
 
 /// The box in a terminal: the 128x64 screen in Unicode half blocks, the LEDs as coloured
 /// dots, keys for the wheel and the buttons, sound on the ALSA default device (or silent,
 /// said so, when there is none). The same Box and control loop as `tactus run`.
 enum InteractiveSimulation {
     static let help = "←/→ turn  ⇧←/⇧→ (H/L) fast turn  ⏎/w wheel  m menu (long)  b back (double)  space START  t TAP  f foot  q quit"
+    /// The keys in an 80-column terminal.
+    static let shortHelp = "←→ turn ⏎ wheel m menu b back ␣ START t TAP f foot q quit"
 
     static func run(board: BoardDefinition, configuration: ConfigurationFile, saved: SavedState, problem: String?,
-                    notice: String?, persistence: any SettingsPersistence, userSounds: [SoundSet], logger: Logger) async throws {
+                    notice: String?, persistence: any SettingsPersistence, userSounds: [SoundSet], logger: Logger,
+                    web: (listen: ListenAddress, practicePath: String?, soundsFolder: String?)? = nil,
+                    control: String? = nil) async throws {
         guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0 else {
             throw ExitError("the interactive simulator needs a terminal; use --headless --script FILE --out DIR")
         }
@@ -32,7 +37,8 @@ enum InteractiveSimulation {
         let screen = TerminalScreen(width: board.display?.width ?? 128, height: board.display?.height ?? 64)
         let indicators = SimulatedIndicators()
         let parts = BoxParts(board: board, configuration: configuration, audio: audio, input: ScriptedInput(), display: screen,
-                             indicators: indicators, persistence: persistence, clock: clock, userSounds: userSounds)
+                             indicators: indicators, persistence: persistence, clock: clock, userSounds: userSounds,
+                             link: AbletonLink(tempo: 120))
         // The same service as `tactus run`: its start and stop order, its one control thread.
         let service = try BoxService(parts: parts, saved: saved, problem: problem, notice: notice, logger: logger)
         let loop = service.loop
@@ -40,13 +46,45 @@ enum InteractiveSimulation {
         let serviceRun = Task { try await group.run() }
         while service.phase == .starting { try await Task.sleep(for: .milliseconds(5)) }
         if service.phase == .stopped { try await serviceRun.value } // a failed start throws here
+        // The companion's line is printed before the screen takes the terminal (it stays in the scrollback).
+        var companion: SimulatedCompanion?
+        if let web {
+            do {
+                companion = try await SimulatedCompanion.start(post: { loop.post(work: $0) }, listen: web.listen,
+                                                               practicePath: web.practicePath, soundsFolder: web.soundsFolder,
+                                                               sampleRate: audio.format.sampleRate, control: control) { code in
+                    await loop.perform { box in SimulatedCompanion.switchOn(box, code: code) }
+                }
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await serviceRun.value
+                throw error
+            }
+        }
+        defer { companion?.stop() }
+        // Only the socket (for `tactus ctl`), without the companion.
+        var link: ControlSocketLink?
+        if web == nil, let control {
+            do {
+                link = try ControlSocketLink(path: control, loop: loop, files: LinuxControlFiles(practicePath: nil, soundsFolder: nil,
+                                                                                                  sampleRate: audio.format.sampleRate),
+                                             configuration: CompanionConfiguration(listen: configuration.webListen))
+            } catch { throw ExitError("--control '\(control)': \(error)", code: 1) }
+        }
+        defer { link?.stop() }
         let note = audio.deviceProblem.map { "no sound: \($0.message) — running silent" } ?? "sound: \(board.audio.device), \(audio.format)"
 
         let terminal = RawTerminal()
         defer { terminal.restore() }
-        print("\u{1B}[?25l\u{1B}[2J", terminator: "")
+        // Keys typed while the box was starting (or while `make run` was still building) are
+        // not meant for it: drop them.
+        terminal.discardPendingInput()
+        // Written at once (print would hold them until a newline): hide the cursor, clear the
+        // screen and the scroll-back of build output.
+        FileSystem.writeStandardOutput("\u{1B}[?25l\u{1B}[H\u{1B}[2J\u{1B}[3J")
         var running = true
         var lastDraw: String?
+        var lastLayout: TerminalPicture.Layout?
         while running {
             for key in terminal.readKeys(timeoutMilliseconds: 30) {
                 let now = clock.now()
@@ -75,15 +113,32 @@ enum InteractiveSimulation {
                 let s = box.state.settings
                 return "\(s.tempo) BPM  \(s.meter)  \(box.state.isPlaying ? "playing" : "stopped")  mode: \(box.state.mode.rawValue)"
             }
-            let leds = [(Indicator.accentLED, "31"), (.beatLED, "32"), (.subdivisionLED, "33"), (.buzzer, "36")].map { indicator, colour in
+            let leds = [(IndicatorChannel.accentLED, "31"), (.beatLED, "32"), (.subdivisionLED, "33"), (.buzzer, "36")].map { indicator, colour in
                 indicators.isOn(indicator, at: now) ? "\u{1B}[\(colour)m●\u{1B}[0m" : "\u{1B}[2m○\u{1B}[0m"
             }
-            var text = "\u{1B}[H"
-            text += "┌" + String(repeating: "─", count: screen.width) + "┐\n"
-            for row in TerminalPicture.render(screen.latest) { text += "│" + row + "│\n" }
-            text += "└" + String(repeating: "─", count: screen.width) + "┘\n"
-            text += " accent \(leds[0])  beat \(leds[1])  sub \(leds[2])  buzzer \(leds[3])    \(status)\u{1B}[K\n"
-            text += " \(note)\u{1B}[K\n \(help)\u{1B}[K\n"
+            let size = RawTerminal.size()
+            let layout = TerminalPicture.layout(columns: size.columns, rows: size.rows, width: screen.width, height: screen.height)
+            var text = layout == lastLayout ? "\u{1B}[H" : "\u{1B}[H\u{1B}[2J"
+            lastLayout = layout
+            // Dimmed, the panel lowers its contrast: faint here, and undithered so it reads.
+            let dimmed = screen.contrast < 0x10
+            let frame = dimmed ? TerminalPicture.undithered(screen.latest) : screen.latest
+            let (on, off) = dimmed ? ("\u{1B}[2m", "\u{1B}[0m") : ("", "")
+            switch layout {
+            case .tooSmall(let message):
+                text += message + "\u{1B}[K\n"
+            case .halfBlocks, .braille:
+                let rows = layout == .halfBlocks ? TerminalPicture.render(frame) : TerminalPicture.braille(frame)
+                let width = rows.first?.count ?? 0
+                text += "┌" + String(repeating: "─", count: width) + "┐\n"
+                for row in rows { text += "│" + on + row + off + "│\n" }
+                text += "└" + String(repeating: "─", count: width) + "┘\n"
+                let compact = layout == .braille
+                text += " \(compact ? "" : "accent ")\(leds[0]) \(compact ? "" : " beat ")\(leds[1]) \(compact ? "" : " sub ")\(leds[2]) "
+                    + "\(compact ? "" : " buzzer ")\(leds[3])  \(status)\u{1B}[K\n"
+                if let companion { text += " \(companion.line) (a new code: Menu > Settings > Companion)\u{1B}[K\n" }
+                text += " \(String(note.prefix(compact ? size.columns - 2 : note.count)))\u{1B}[K\n \(compact ? shortHelp : help)\u{1B}[K\n"
+            }
             if text != lastDraw {
                 FileSystem.writeStandardOutput(text)
                 lastDraw = text
@@ -107,10 +162,14 @@ final class TerminalScreen: MonochromeDisplay, @unchecked Sendable {
         frame = Mutex(Bitmap(width: width, height: height))
     }
 
+    private let level = Mutex<UInt8>(0xCF)
+
     var latest: Bitmap { frame.withLock { $0 } }
+    /// The panel's contrast as the box set it (low when dimmed).
+    var contrast: UInt8 { level.withLock { $0 } }
     func initialize() {}
-    func show(_ new: MonochromeFrame) { frame.withLock { $0 = new } }
-    func setContrast(_ level: UInt8) {}
+    func show(_ new: Bitmap) { frame.withLock { $0 = new } }
+    func setContrast(_ new: UInt8) { level.withLock { $0 = new } }
     func setSleeping(_ sleeping: Bool) {}
 }
 
@@ -128,6 +187,18 @@ final class RawTerminal {
     func restore() {
         var original = saved
         tcsetattr(STDIN_FILENO, TCSANOW, &original)
+    }
+
+    /// Drops whatever was typed and not read yet.
+    func discardPendingInput() {
+        tcflush(STDIN_FILENO, TCIFLUSH)
+    }
+
+    /// The terminal's size in characters (80 x 24 when it cannot be asked).
+    static func size() -> (columns: Int, rows: Int) {
+        var window = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0, window.ws_row > 0 else { return (80, 24) }
+        return (Int(window.ws_col), Int(window.ws_row))
     }
 
     /// Keys typed within the timeout, arrows decoded ("left", "shift-right", ...).

@@ -41,7 +41,7 @@ struct MusicFlags: ParsableArguments {
                 try settings.assign("bpm", bpm)
             }
             try settings.assign("meter", meter)
-            try settings.assign("beat-unit", beatUnit ?? "1/\(settings.meter.denominator)")
+            try settings.assign(.beatUnit, beatUnit ?? "1/\(settings.meter.denominator)")
             if let accents { try settings.assign("accents", accents) }
             try settings.assign("subdivisions", subdivisions)
             if let swing { try settings.assign("swing", swing) }
@@ -52,7 +52,7 @@ struct MusicFlags: ParsableArguments {
                                    allowed: "at most \(PolyLayer.maximumLayers) poly layers (--poly given \(poly.count) times)")
             }
             if !poly.isEmpty { try settings.assign("poly", poly.joined(separator: ",")) }
-            if let volume { try settings.assign("volume", volume) }
+            if let volume { try settings.assign(.volume, volume) }
             try settings.validate()
         } catch {
             throw ExitError("--\(error.field) '\(error.value)' is invalid: \(error.allowed)")

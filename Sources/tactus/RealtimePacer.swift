@@ -2,6 +2,7 @@
 import Glibc
 import Synchronization
 import TactusApp
+import TactusSimulation
 
 /// Set by SIGTERM or SIGINT during a real-time simulation (a signal handler may only store).
 private let stopRequested = Atomic<Int64>(0)
@@ -10,7 +11,7 @@ private let stopRequested = Atomic<Int64>(0)
 /// CLOCK_MONOTONIC, counted from the start of the run; SIGTERM or SIGINT end the run where
 /// it is, as the script's `end` would (everything is still written).
 final class RealtimePacer: SimulationPacer {
-    let originNanoseconds: Int64
+    private(set) var originNanoseconds: Int64
 
     init() {
         originNanoseconds = Self.monotonicNanoseconds()
@@ -24,14 +25,21 @@ final class RealtimePacer: SimulationPacer {
         signal(SIGINT, handler)
     }
 
+    func begin() { originNanoseconds = Self.monotonicNanoseconds() }
+
     static func monotonicNanoseconds() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 
+    /// How far behind the real clock a step started, at worst (a loaded machine): the
+    /// simulated times then run late, which the command reports.
+    private(set) var worstLateness: Int64 = 0
+
     func wait(until nanoseconds: Int64) -> Int64? {
         let deadline = originNanoseconds + nanoseconds
+        worstLateness = max(worstLateness, Self.monotonicNanoseconds() - deadline)
         var wake = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
         while true {
             let stoppedAt = stopRequested.load(ordering: .relaxed)

@@ -4,6 +4,8 @@ import ClickEngine
 import LinuxHAL
 import TOMLReader
 import TactusCore
+import TactusBase
+import TactusCommandLine
 
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,6 +23,9 @@ struct RenderCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds to play (instead of --bars).") var seconds: String?
     @Option(help: "Timed changes: '<seconds> set bpm=150 meter=5/4', '<seconds> stop', '<seconds> start'.") var changes: String?
     @Option(help: "Write one JSON object per onset to this file.") var events: String?
+    @Option(help: "A reference tone under the clicks: NOTE[@A4], C4 to B5 (A4, C#5, Bb4), A4 415 to 466 Hz (default 440), e.g. A4@442. Alone with --volume master=0.") var tone: String?
+    @Option(name: .customLong("tone-timbre"), help: "The tone's timbre: sine or organ (default sine).") var toneTimbre: String?
+    @Option(name: .customLong("tone-volume"), parsing: .unconditional, help: "The tone's own volume in percent, 0 to 100 (default 50).") var toneVolume: String?
     @Option(name: .shortAndLong, help: "Output WAV file.") var output: String?
     @Flag(name: .customLong("list-sounds"), help: "List the built-in sound sets and exit.") var listSounds = false
 
@@ -44,7 +49,7 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         if listSounds {
-            print(BuiltInSounds.names.joined(separator: "\n"))
+            print((BuiltInSounds.names + SoundFolder.installedVoices().map(\.name)).joined(separator: "\n"))
             return
         }
         let job = try RenderJob(self)
@@ -65,6 +70,7 @@ struct RenderJob {
     let eventsPath: String?
     let song: SongRequest?
     let explicitEnd: Bool
+    let tone: ReferenceTone?
 
     /// The longest render, whether given in --seconds or --bars: 24 hours.
     static let maximumSeconds = Rational(86_400)
@@ -76,6 +82,7 @@ struct RenderJob {
             throw ExitError("--format '\(options.format)' is invalid: allowed s16, s24 or f32")
         }
         sampleRate = rate
+        tone = try RenderJob.tone(options)
         channels = try wholeNumber(options.channels, flag: "--channels", in: 1...2, allowed: "1 or 2")
         self.format = format
 
@@ -128,7 +135,7 @@ struct RenderJob {
                     var holdTempo = false
                     for (name, value) in MetronomeSettings.inAssignmentOrder(assignments) {
                         if song != nil {
-                            if name == "meter" || name == "beat-unit" {
+                            if name == SettingName.meter.name || name == SettingName.beatUnit.name {
                                 throw ExitError("\(path):\(line): \(name) '\(value)' cannot change during a song: its sections set the meter; allowed: bpm (or bpm=hold), accents, subdivisions, swing, groove, poly, sound, volume")
                             }
                             if name == "bpm" && value == "hold" { holdTempo = true; continue }
@@ -172,9 +179,45 @@ struct RenderJob {
         if let events = options.events { try outputs.claim(events, flag: "--events") }
     }
 
+    /// `--tone NOTE[@A4]` with its timbre and volume; the latter two need the first.
+    static func tone(_ options: RenderCommand) throws -> ReferenceTone? {
+        guard let text = options.tone else {
+            if options.toneTimbre != nil || options.toneVolume != nil {
+                throw ExitError("--tone-timbre and --tone-volume need --tone NOTE[@A4] (e.g. --tone A4@442)")
+            }
+            return nil
+        }
+        guard let (note, reference) = ReferenceTone.parse(text) else {
+            throw ExitError("--tone \(Escaped.quoted(text)) is invalid: allowed a note from C4 to B5 (A4, C#5, Bb4), optionally @A4 in whole Hz from 415 to 466 (A4@442)")
+        }
+        var tone = ReferenceTone(note: note, reference: reference)
+        if let timbre = options.toneTimbre {
+            guard let t = ReferenceTone.Timbre(rawValue: timbre) else {
+                throw ExitError("--tone-timbre \(Escaped.quoted(timbre)) is invalid: allowed sine or organ")
+            }
+            tone.timbre = t
+        }
+        if let volume = options.toneVolume {
+            tone.volume = try wholeNumber(volume, flag: "--tone-volume", in: ReferenceTone.volumeRange, allowed: "0 to 100 (%)")
+        }
+        return tone
+    }
+
     /// A built-in name as is, or a folder of WAV files loaded (once) and named by its path.
     static func resolveSound(_ value: String, rate: Int, loaded: inout [String: SoundSet], origin: String) throws -> String {
         if BuiltInSounds.names.contains(value) || loaded[value] != nil { return value }
+        if !FileSystem.isDirectory(value), let folder = SoundFolder.voiceFolder(named: value) {
+            // A voice set by name (voice-en): `make voices` output, installed or in ./voices.
+            do {
+                loaded[value] = try SoundFolder.load(folder, name: value, sampleRate: rate)
+            } catch {
+                throw ExitError("\(origin) '\(value)' (\(folder)): \(error.message)")
+            }
+            return value
+        }
+        if !FileSystem.isDirectory(value) && value.hasPrefix("voice-") && !value.contains("/") {
+            throw ExitError("\(origin) '\(value)' is invalid: no voice set of that name in \(SoundFolder.voiceFolders.joined(separator: ", ")) (make voices builds voice-en, voice-de, voice-es)")
+        }
         guard FileSystem.isDirectory(value) else {
             throw ExitError("\(origin) '\(value)' is invalid: not a built-in sound (\(BuiltInSounds.names.joined(separator: ", "))) nor a folder with accent.wav, beat.wav and sub.wav")
         }
@@ -194,6 +237,7 @@ struct RenderJob {
             engine = try ClickEngine(sampleRate: sampleRate, channels: channels, maxFrameCount: 128,
                                      settings: settings, sounds: userSounds)
         } catch { throw ExitError(error.description) }
+        engine.setTone(tone)
         var renderEnd = end
         if let song {
             var bars: Int64?
@@ -224,35 +268,23 @@ struct RenderJob {
             throw ExitError("\(error)", code: 1)
         }
         do {
-            let encoder = WAVEncoder(sampleRate: sampleRate, channels: channels, format: format)
-            try wav.write(encoder.header(dataByteCount: 0))
-            var dataBytes = 0
-            var frames: Int64 = 0
-            // Written in chunks of 64 KiB or more: one write per render block would be a
-            // system call every 128 frames.
-            var bytes: [UInt8] = []
+            var writer = try WAVStreamWriter(WAVEncoder(sampleRate: sampleRate, channels: channels, format: format),
+                                             write: wav.write, rewrite: wav.rewrite)
             var lines: [UInt8] = []
             try OfflineRender.run(engine: engine, changes: changes, end: renderEnd) { block in
-                let before = bytes.count
-                encoder.encode(block, into: &bytes)
-                dataBytes += bytes.count - before
-                frames += Int64(block.count / channels)
-                if bytes.count >= 1 << 16 {
-                    try wav.write(bytes)
-                    bytes.removeAll(keepingCapacity: true)
-                }
+                try writer.append(block)
             } onEvent: { event in
                 guard let eventsFile else { return }
-                lines += Array(EventJSON.line(event, sampleRate: sampleRate, song: song, schedule: engine.song).utf8)
+                lines += Array(EventJSON.line(event, sampleRate: sampleRate, schedule: song == nil ? nil : engine.song).utf8)
                 if lines.count >= 1 << 16 {
                     try eventsFile.write(lines)
                     lines.removeAll(keepingCapacity: true)
                 }
             }
-            try wav.write(bytes + encoder.padding(dataByteCount: dataBytes))
+            try writer.finish()
             try eventsFile?.write(lines)
-            try wav.rewrite(at: 0, encoder.header(dataByteCount: dataBytes))
             try wav.commit()
+            let frames = writer.frameCount
             try eventsFile?.commit()
             let seconds = Double(frames) / Double(sampleRate)
             print("Wrote \(outputPath): \(fixedDecimal(seconds, decimals: 3)) s, \(frames) frames, \(sampleRate) Hz, \(format.rawValue), \(channels) channel\(channels == 1 ? "" : "s")"
@@ -266,21 +298,10 @@ struct RenderJob {
     }
 }
 
-/// One onset as a JSON object on one line.
+/// One onset as a JSON object on one line: its time from its sample, then the fields every
+/// events file shares (`OnsetEventJSON`).
 enum EventJSON {
-
-    static func line(_ event: OnsetEvent, sampleRate: Int, song: SongRequest? = nil, schedule: SongSchedule? = nil) -> String {
-        let seconds = fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)
-        let kind = event.isCount ? "count" : event.kind.name
-        var line = "{\"t\":\(seconds),\"sample\":\(event.sample),\"kind\":\"\(kind)\",\"layer\":\(event.layer),\"bar\":\(event.bar),\"beat\":\(event.beat)"
-        if event.kind == .poly { line += event.polyJSONFields }
-        if let song, let schedule {
-            let label = schedule.label(song: Int(event.song), section: Int(event.section))
-            line += ",\"section\":\(event.section),\"label\":\(TOMLWriter.quoted(label))"
-            if song.songs.count > 1 { line += ",\"song\":\(event.song),\"song_name\":\(TOMLWriter.quoted(song.songs[Int(event.song)].name))" }
-            line += ",\"bpm\":\(fixedDecimal(event.bpm, decimals: 3)),\"muted\":\(event.muted)"
-            if song.usesRandomMute { line += ",\"seed\":\(song.seed)" }
-        }
-        return line + "}\n"
+    static func line(_ event: OnsetEvent, sampleRate: Int, schedule: SongSchedule?) -> String {
+        "{\"t\":\(fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)),\(OnsetEventJSON.fields(event, schedule: schedule))}\n"
     }
 }

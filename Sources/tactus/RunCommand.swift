@@ -2,6 +2,7 @@
 import ArgumentParser
 import Devices
 import HAL
+import TactusBase
 import LinuxHAL
 import Logging
 import ServiceLifecycle
@@ -20,11 +21,14 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "State folder holding settings.toml (default: the configuration's settings_file, /var/lib/tactus/settings.toml).")
     var state: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
+    @Option(help: "Sync source for this run: internal or link (default: the saved Menu > Settings > Sync).") var sync: String?
+    @Option(help: "The control socket for `tactus ctl` and the companion (empty: none).") var control = ControlSocketLink.defaultPath
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ExitError("--log-level '\(logLevel)' is invalid: allowed trace, debug, info, notice, warning, error, critical")
         }
+        let source = try SyncOption.parse(sync)
         let locations = BoxLocations(config: config, board: board, state: state)
         let configuration = try locations.configuration()
         let definition = try locations.boardDefinition(configuration)
@@ -67,10 +71,12 @@ struct RunCommand: AsyncParsableCommand {
         } catch { throw ExitError("audio: \(error)", code: 1) }
 
         let store = SettingsStore(path: locations.settingsPath(configuration))
-        let loaded = BoxLocations.load(store, lockProblem: lockProblem)
+        var loaded = BoxLocations.load(store, lockProblem: lockProblem)
+        if let source { loaded.saved.preferences.sync = source }
         let parts = BoxParts(board: definition, configuration: configuration, audio: audio, input: inputs, display: display,
                              indicators: outputs, persistence: store, clock: clock,
-                             userSounds: BoxLocations.userSounds(configuration, sampleRate: audio.format.sampleRate, logger: logger))
+                             userSounds: BoxLocations.userSounds(configuration, sampleRate: audio.format.sampleRate, logger: logger),
+                             link: AbletonLink(tempo: 120))
         let service: BoxService
         do {
             service = try BoxService(parts: parts, saved: loaded.saved, problem: loaded.problem, notice: loaded.notice, logger: logger,
@@ -79,6 +85,20 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitError("\(error)", code: 1)
         }
         logger.info("tactus run: \(definition.model) (\(definition.identifier)), settings \(store.path)")
+        // The control socket is for `tactus ctl` and the companion; without it the box still plays.
+        var link: ControlSocketLink?
+        if !control.isEmpty {
+            let settingsPath = locations.settingsPath(configuration)
+            let folder = settingsPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+            let files = LinuxControlFiles(practicePath: (folder.isEmpty ? "." : folder) + "/practice.toml",
+                                          soundsFolder: configuration.soundsFolder, sampleRate: audio.format.sampleRate)
+            do {
+                link = try ControlSocketLink(path: control, loop: service.loop, files: files,
+                                             configuration: CompanionConfiguration(listen: configuration.webListen))
+                logger.info("control socket: \(control)")
+            } catch { logger.error("control socket \(control): \(error); tactus ctl and the companion cannot reach the box") }
+        }
+        defer { link?.stop() }
         // One service: BoxService starts and stops the box's parts in its own fixed order.
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -5,7 +5,10 @@ import HAL
 import LinuxHAL
 import Logging
 import TactusApp
+import TactusSimulation
 import TactusCore
+import Synchronization
+import TactusBase
 
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,27 +31,47 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "State folder for settings.toml (default: settings are not saved).") var state: String?
     @Option(help: "A take (WAV) the box's input hears from simulated time 0: hits in events.jsonl (headless).") var input: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "warning"
+    @Option(help: "Sync source: internal or link (link needs --realtime when headless).") var sync: String?
+    @Option(help: "Start the browser companion (tactus-web) against the simulated box on ADDR:PORT, e.g. 127.0.0.1:8080.")
+    var web: String?
+    @Option(help: "Serve the simulated box's control socket here (default with --web: a private temporary folder).")
+    var control: String?
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ExitError("--log-level '\(logLevel)' is invalid: allowed trace, debug, info, notice, warning, error, critical")
         }
+        let source = try SyncOption.parse(sync)
+        if source == .link && headless && !realtime {
+            throw ExitError("--sync link needs --realtime: a Link session runs on the real clock, not on simulated time")
+        }
         let configuration = config == nil ? ConfigurationFile() : try BoxLocations(config: config).configuration()
         let definition = try board.map { try BoardLoader.load($0) } ?? SimulatorBoard.definition(configuration)
         try SimulatorBoard.checkUsable(definition)
+        let webAddress: ListenAddress? = try web.map { text in
+            guard let address = ListenAddress(text) else {
+                throw ExitError("--web '\(text)' is invalid: allowed an IPv4 address and port such as 127.0.0.1:8080")
+            }
+            return address
+        }
         // The command's own input first: a bad flag or script must touch nothing in the
         // state folder (no lock file, no settings file kept aside).
         var parsed: SimulationScript?
+        var take: DecodedAudio?
         if headless {
             guard let scriptPath = script else { throw ExitError("--headless needs --script FILE") }
             guard let outPath = out else { throw ExitError("--headless needs --out DIR") }
             guard !outPath.isEmpty else { throw ExitError("--out '' is invalid: give a folder for audio.wav, events.jsonl and frames/") }
             let text = try InputFile.text(scriptPath, flag: "--script")
             do { parsed = try SimulationScript(text: text, file: scriptPath) } catch { throw ExitError(error.description) }
+            if let input { take = try CoachJob.readTake(input, flag: "--input") }
         } else {
-            guard script == nil, out == nil, !realtime else { throw ExitError("--script, --out and --realtime need --headless") }
+            guard script == nil, out == nil, input == nil, !realtime else { throw ExitError("--script, --out, --input and --realtime need --headless") }
         }
         if let state { try BoxLocations.checkFolder(state, flag: "--state") }
+        if headless, !realtime, webAddress != nil || control != nil {
+            throw ExitError("--web and --control need the simulation in real time: interactive, or --headless --realtime")
+        }
         let logger = Log.bootstrap(level: level)
         let persistence: any SettingsPersistence
         var saved = SavedState()
@@ -65,34 +88,78 @@ struct SimulateCommand: AsyncParsableCommand {
         } else {
             persistence = MemoryPersistence()
         }
+        if let source { saved.preferences.sync = source }
         let sounds = BoxLocations.userSounds(configuration, sampleRate: definition.audio.sampleRate, logger: logger)
 
         if let parsed, let outPath = out {
             let files = try SimulationFiles(folder: outPath, format: definition.audio)
+            // On the real clock the box has a Link session (used when Sync is Link), its times
+            // counted from the pacer's origin.
+            let pacer = realtime ? RealtimePacer() : nil
+            let link = pacer.flatMap { pacer in AbletonLink(tempo: 120, origin: { pacer.originNanoseconds }) }
             let simulation = try HeadlessSimulation(board: definition, configuration: configuration, saved: saved, problem: problem,
-                                                    notice: notice, persistence: persistence, userSounds: sounds, output: files, logger: logger)
-            if let input {
-                let take = try CoachJob.readTake(input, flag: "--input")
+                                                    notice: notice, persistence: persistence, userSounds: sounds, output: files,
+                                                    link: link, logger: logger)
+            if let input, let take {
                 guard take.sampleRate == definition.audio.sampleRate else {
                     throw ExitError("--input \(Escaped.quoted(input)) is invalid: its rate is \(take.sampleRate) Hz; the board plays at \(definition.audio.sampleRate) Hz")
                 }
                 simulation.coach = SimulatedCoach(take: CoachJob.firstChannel(take), sampleRate: take.sampleRate)
             }
-            let ended = try simulation.run(parsed, pacer: realtime ? RealtimePacer() : nil)
+            // The control socket's requests run between the simulation's steps, on its thread.
+            let queue = ControlQueue()
+            var companion: SimulatedCompanion?
+            var controlLink: ControlSocketLink?
+            defer {
+                companion?.stop()
+                controlLink?.stop()
+            }
+            if let webAddress {
+                companion = try await SimulatedCompanion.start(post: queue.post, listen: webAddress, practicePath: state.map { "\($0)/practice.toml" },
+                                                               soundsFolder: configuration.soundsFolder, sampleRate: definition.audio.sampleRate,
+                                                               control: control, pump: { queue.drain(simulation.box) }) { code in
+                    SimulatedCompanion.switchOn(simulation.box, code: code)
+                }
+            } else if let control {
+                do {
+                    controlLink = try ControlSocketLink(path: control, post: queue.post, files: LinuxControlFiles(practicePath: nil, soundsFolder: nil,
+                                                                                                          sampleRate: definition.audio.sampleRate),
+                                                 configuration: CompanionConfiguration(listen: configuration.webListen))
+                } catch { throw ExitError("--control '\(control)': \(error)", code: 1) }
+            }
+            // The companion starts before the run; the pacer takes its origin when the run
+            // begins, so the beats' CLOCK_MONOTONIC times are offset by it from then on.
+            if let pacer, companion != nil || controlLink != nil {
+                simulation.betweenSteps = { box in
+                    (box.controlObserver as? ControlHub)?.clockOffset = pacer.originNanoseconds
+                    queue.drain(box)
+                }
+            }
+            let ended = try simulation.run(parsed, pacer: pacer)
+            if let pacer, pacer.worstLateness > 5_000_000 {
+                FileSystem.writeStandardError("tactus: warning: the real-time run fell up to \(pacer.worstLateness / 1_000_000) ms behind the clock (a busy machine)\n")
+            }
             try files.finish()
+            // With --web, the companion's line is the only one on standard output.
+            if webAddress != nil {
+                FileSystem.writeStandardError("Simulated \(ended.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/\n")
+                return
+            }
             print("Simulated \(ended.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/")
         } else {
-            guard script == nil, out == nil, input == nil else { throw ExitError("--script, --out and --input need --headless") }
             try await InteractiveSimulation.run(board: definition, configuration: configuration, saved: saved, problem: problem,
-                                                notice: notice, persistence: persistence, userSounds: sounds, logger: logger)
+                                                notice: notice, persistence: persistence, userSounds: sounds, logger: logger,
+                                                web: webAddress.map { ($0, state.map { "\($0)/practice.toml" }, configuration.soundsFolder) },
+                                                control: control)
         }
     }
 }
 
 /// Settings kept in memory only: a simulation without --state leaves no files behind.
-final class MemoryPersistence: SettingsPersistence, @unchecked Sendable {
-    private(set) var last: SavedState?
-    func save(_ saved: SavedState) throws { last = saved }
+final class MemoryPersistence: SettingsPersistence, Sendable {
+    private let saved = Mutex<SavedState?>(nil)
+    var last: SavedState? { saved.withLock { $0 } }
+    func save(_ saved: SavedState) throws { self.saved.withLock { $0 = saved } }
 }
 
 /// The Pi boards' wiring, for simulating without a board file at hand.
@@ -115,7 +182,7 @@ enum SimulatorBoard {
         }
         if let board = try? BoardLoader.load("pi4b") { return board }
         let inputs = InputRole.allCases.enumerated().map { InputLineDefinition(role: $1, chipLabel: "simulator", line: .offset($0)) }
-        let outputs = Indicator.allCases.enumerated().map { OutputLineDefinition(indicator: $1, chipLabel: "simulator", line: .offset(10 + $0)) }
+        let outputs = IndicatorChannel.allCases.enumerated().map { OutputLineDefinition(indicator: $1, chipLabel: "simulator", line: .offset(10 + $0)) }
         return BoardDefinition(identifier: "simulator", model: "Tactus simulator", inputs: inputs, outputs: outputs,
                                display: DisplayDefinition(controller: .ssd1306, address: I2CAddress(0x3C)!), audio: AudioDefinition())
     }
@@ -124,11 +191,9 @@ enum SimulatorBoard {
 /// audio.wav (32-bit float: exactly the rendered samples), events.jsonl and frames/.
 final class SimulationFiles: SimulationOutput {
     let folder: String
-    private let encoder: WAVEncoder
     private let wav: OutputFile
+    private var writer: WAVStreamWriter<SystemError>
     private let events: OutputFile
-    private var dataBytes = 0
-    private var pending: [UInt8] = []
     private(set) var frameCount = 0
 
     init(folder: String, format: AudioDefinition) throws {
@@ -137,19 +202,17 @@ final class SimulationFiles: SimulationOutput {
             throw ExitError("--out '\(folder)' cannot be created: \(error)")
         }
         // The board's channel count: the samples are interleaved that way.
-        encoder = WAVEncoder(sampleRate: format.sampleRate, channels: format.channels, format: .f32)
+        let encoder = WAVEncoder(sampleRate: format.sampleRate, channels: format.channels, format: .f32)
         do {
-            wav = try OutputFile(creating: "\(folder)/audio.wav")
-            try wav.write(encoder.header(dataByteCount: 0))
+            let wav = try OutputFile(creating: "\(folder)/audio.wav")
+            self.wav = wav
+            writer = try WAVStreamWriter(encoder, write: wav.write, rewrite: wav.rewrite)
             events = try OutputFile(creating: "\(folder)/events.jsonl")
         } catch { throw ExitError("--out '\(folder)': cannot create audio.wav and events.jsonl there (\(error))") }
     }
 
     func audio(_ interleaved: [Float]) throws {
-        let before = pending.count
-        interleaved.withUnsafeBufferPointer { encoder.encode($0, into: &pending) }
-        dataBytes += pending.count - before
-        if pending.count >= 1 << 16 { try flush() }
+        try interleaved.withUnsafeBufferPointer { samples throws(SystemError) in try writer.append(samples) }
     }
 
     func event(_ line: String) throws { try events.write(Array((line + "\n").utf8)) }
@@ -163,16 +226,20 @@ final class SimulationFiles: SimulationOutput {
         frameCount += 1
     }
 
-    private func flush() throws {
-        try wav.write(pending)
-        pending.removeAll(keepingCapacity: true)
-    }
-
     func finish() throws {
-        try flush()
-        try wav.write(encoder.padding(dataByteCount: dataBytes))
-        try wav.rewrite(at: 0, encoder.header(dataByteCount: dataBytes))
+        try writer.finish()
         try wav.close()
         try events.close()
+    }
+}
+
+/// `--sync internal|link` (run and simulate): overrides the saved Menu > Settings > Sync.
+enum SyncOption {
+    static func parse(_ value: String?) throws -> SyncSource? {
+        guard let value else { return nil }
+        guard let source = SyncSource(rawValue: value) else {
+            throw ExitError("--sync '\(value)' is invalid: allowed \(SyncSource.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return source
     }
 }

@@ -3,6 +3,7 @@ import ClickEngine
 import LinuxHAL
 import TOMLReader
 import TactusCore
+import TactusBase
 
 /// What `render` plays when a song is involved: from --song, --tempo-map or --bpm's
 /// segment forms, with --count-in and --gap applied.

@@ -3,9 +3,31 @@ import ClickEngine
 import LinuxHAL
 
 /// A user sound set on disk: a folder holding accent.wav, beat.wav and sub.wav (and, if
-/// wanted, poly.wav for the poly layers). Read by
+/// wanted, poly.wav for the poly layers; a voice set adds voice.toml and its words). Read by
 /// `render --sound DIR` and by the box for each folder under its sounds folder.
 enum SoundFolder {
+    /// Where `make voices` output is looked up by name (`--sound voice-en`), first match
+    /// wins: `make install`, the Debian package, then the repository's own `voices/`.
+    static let voiceFolders = ["/usr/local/share/tactus/voices", "/usr/share/tactus/voices", "voices"]
+
+    /// The folder of the voice set `name` (voice-LANG), if one is installed.
+    static func voiceFolder(named name: String) -> String? {
+        guard name.hasPrefix("voice-"), !name.contains("/") else { return nil }
+        return voiceFolders.map { "\($0)/\(name)" }.first { AtomicFile.exists("\($0)/\(VoiceDescription.fileName)") }
+    }
+
+    /// Every voice set found in `voiceFolders` (the first of each name), sorted by name.
+    static func installedVoices() -> [(name: String, folder: String)] {
+        var found: [String: String] = [:]
+        for base in voiceFolders.reversed() {
+            for name in FileSystem.entries(of: base) ?? [] where name.hasPrefix("voice-") {
+                let folder = "\(base)/\(name)"
+                if AtomicFile.exists("\(folder)/\(VoiceDescription.fileName)") { found[name] = folder }
+            }
+        }
+        return found.keys.sorted().map { ($0, found[$0]!) }
+    }
+
     /// The most a clip file may make us read: 2 s at 384 kHz, stereo, 64-bit float,
     /// plus 1 MiB of other chunks (about 13 MB; a Pi has 512 MB).
     static let maximumReadBytes = Clip.maximumSeconds * 384_000 * 2 * 8 + (1 << 20)
@@ -22,9 +44,29 @@ enum SoundFolder {
         // poly.wav is optional: without it the poly layers play sub.wav.
         let polyPath = (folder.hasSuffix("/") ? folder : folder + "/") + "poly.wav"
         let poly = AtomicFile.exists(polyPath) ? try bytes(folder, "poly.wav", .poly, sampleRate) : nil
+        let base: SoundSet
         do {
-            return try UserSoundSet.make(name: name, accent: accent, beat: beat, subdivision: subdivision, poly: poly,
+            base = try UserSoundSet.make(name: name, accent: accent, beat: beat, subdivision: subdivision, poly: poly,
                                          sampleRate: sampleRate)
+        } catch {
+            throw ExitError(error.description)
+        }
+        let voicePath = (folder.hasSuffix("/") ? folder : folder + "/") + VoiceDescription.fileName
+        guard AtomicFile.exists(voicePath) else { return base }
+        let description: VoiceDescription
+        do {
+            description = try VoiceDescription.parse(try BoundedFile.text(voicePath), file: voicePath)
+        } catch {
+            throw ExitError("\(error)")
+        }
+        do {
+            return try VoiceSet.make(base: base, description: description, sampleRate: sampleRate) { word throws(VoiceLoadError) in
+                do throws(ExitError) {
+                    return try bytes(folder, word + ".wav", .subdivision, sampleRate)
+                } catch {
+                    throw VoiceLoadError(file: word + ".wav", problem: error.message)
+                }
+            }
         } catch {
             throw ExitError(error.description)
         }

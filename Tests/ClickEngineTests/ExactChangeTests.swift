@@ -3,6 +3,7 @@ import TestSupport
 @testable import ClickEngine
 import Testing
 import TactusCore
+import TactusBase
 
 /// Renders with changes at exact samples (as `tactus render --changes` does) and returns
 /// only the onsets; no audio is kept, so hours at 192 kHz stay cheap.

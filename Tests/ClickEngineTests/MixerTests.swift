@@ -4,6 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 import TactusCore
+import TactusBase
 
 @Suite struct MixerTests {
     @Test func volumesApplyExactlyAsSet() {

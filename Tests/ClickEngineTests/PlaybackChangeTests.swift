@@ -3,6 +3,7 @@ import TestSupport
 @testable import ClickEngine
 import Testing
 import TactusCore
+import TactusBase
 
 /// The output a perfect mixer makes from the onsets that started: every clip whole, from
 /// its first sample, at its onset. Clip levels are constant, so any cut or late start shows.

@@ -6,6 +6,7 @@ import Foundation
 import RealtimeAudit
 import Testing
 import TactusCore
+import TactusBase
 
 /// The render call must never allocate, lock or write: proven by counting the calls the
 /// render thread makes into malloc, pthread mutexes/rwlocks and write(2).
@@ -32,6 +33,51 @@ import TactusCore
         #expect(counts.frees == 0)
         #expect(counts.locks == 0)
         #expect(counts.writes == 0)
+    }
+
+    @Test func wordsWithLeadsAndTheToneThroughChangesNeitherAllocateNorLock() {
+        // Words started ahead of their onsets, syllables giving way, changes skipping what
+        // was started, the tone ramping through note changes and on/off: all on the audit.
+        // The same run twice: the first initializes the runtime's lazy statics (the
+        // limiter's constants ...) as a box's first seconds would, the second is audited.
+        func run(audited: Bool) -> (realtime_audit_counts, Int) {
+            let voice = syntheticVoice()
+            let engine = try! ClickEngine(sampleRate: 48000, channels: 2, maxFrameCount: 4096)
+            engine.register(voice)
+            try! engine.apply(settings(bpm: "200", subdivisions: "2,3,4", sound: voice.name))
+            engine.setTone(ReferenceTone(note: 69, reference: 440, timbre: .organ, volume: 100))
+            engine.start()
+            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * 128)
+            defer { buffer.deallocate() }
+            engine.renderer.render(into: buffer, frameCount: 128)
+            var total = realtime_audit_counts()
+            var busiest = 0
+            for step in 0..<1500 {
+                if step % 10 == 0 {
+                    try! engine.apply(settings(bpm: "\(60 + step % 240)", subdivisions: step % 20 == 0 ? "2,3,4" : "4", sound: voice.name))
+                    engine.setTone(step % 70 == 0 ? nil : ReferenceTone(note: 60 + step % 24, reference: 415 + step % 52))
+                }
+                if audited { realtime_audit_begin() }
+                engine.renderer.render(into: buffer, frameCount: 128)
+                if audited {
+                    let counts = realtime_audit_end()
+                    total.allocations += counts.allocations
+                    total.frees += counts.frees
+                    total.locks += counts.locks
+                    total.writes += counts.writes
+                }
+                while engine.nextEvent() != nil {}
+                busiest = max(busiest, engine.renderer.activeVoiceCount)
+            }
+            return (total, busiest)
+        }
+        _ = run(audited: false)
+        let (total, busiest) = run(audited: true)
+        #expect(busiest >= 2)
+        #expect(total.allocations == 0)
+        #expect(total.frees == 0)
+        #expect(total.locks == 0)
+        #expect(total.writes == 0)
     }
 
     @Test func songPlaybackNeitherAllocatesNorLocks() throws {
@@ -87,6 +133,44 @@ import TactusCore
         }
         #expect(total.allocations == 0)
         #expect(total.frees == 0, "the render thread freed an old program")
+        #expect(total.locks == 0)
+        #expect(total.writes == 0)
+    }
+
+    /// Link moves the grid through the engine (a start placed on the quantum, re-placements
+    /// while playing, some jumps big enough to pass clicks over): the render thread takes them
+    /// up without allocating, locking or writing. (It never calls Link itself.)
+    @Test func linkPlacedStartsAndRealignmentsNeitherAllocateNorLock() {
+        var random = SplitMix64(state: 21)
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "137", meter: "7/8", beatUnit: "1/8", subdivisions: "3"), clipFrames: 3000)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        defer { buffer.deallocate() }
+        engine.start()
+        engine.renderer.render(into: buffer, frameCount: 128)
+        var total = realtime_audit_counts()
+        for step in 0..<2000 {
+            let clock = engine.renderer.sampleClock
+            if step % 200 == 0 {
+                engine.stop()
+                engine.start(atTwice: 2 * clock + Int64.random(in: 0...20_000, using: &random))
+            } else if step % 5 == 0 {
+                // Control side (allocates, not audited): bar 0..3, anywhere in the 7/8 bar.
+                let position = Rational(Int64.random(in: 0..<7 * 64, using: &random), 8 * 64)
+                engine.align(atTwice: 2 * clock + Int64.random(in: -4000...4000, using: &random),
+                             bar: Int64.random(in: 0...3, using: &random), position: position)
+            }
+            realtime_audit_begin()
+            engine.renderer.render(into: buffer, frameCount: 128)
+            let counts = realtime_audit_end()
+            total.allocations += counts.allocations
+            total.frees += counts.frees
+            total.locks += counts.locks
+            total.writes += counts.writes
+            while engine.nextEvent() != nil {}
+        }
+        #expect(engine.renderer.sampleClock == 2001 * 128)
+        #expect(total.allocations == 0)
+        #expect(total.frees == 0)
         #expect(total.locks == 0)
         #expect(total.writes == 0)
     }

@@ -3,6 +3,7 @@ import TestSupport
 @testable import ClickEngine
 import Testing
 import TactusCore
+import TactusBase
 
 /// Swing, grooves, Euclidean accents and poly layers through the live engine: exact sample
 /// vectors at 48 kHz (the notes' rhythm-patterns tables), long runs without drift, the

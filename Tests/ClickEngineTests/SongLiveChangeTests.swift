@@ -2,6 +2,7 @@
 import ClickEngine
 import Testing
 import TactusCore
+import TactusBase
 
 /// Live changes while a song plays: exact samples before and after the change, a ramp
 /// ended at the tempo it reached, section starts where the model puts them, and the

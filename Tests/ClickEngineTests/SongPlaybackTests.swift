@@ -2,6 +2,7 @@
 import ClickEngine
 import Testing
 import TactusCore
+import TactusBase
 
 @Suite struct SongPlaybackTests {
     func render(blockSize: Int, songs: [Song], seed: UInt64 = 3) throws -> (audio: [Float], events: [OnsetEvent]) {

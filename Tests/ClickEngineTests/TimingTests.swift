@@ -2,6 +2,7 @@
 @testable import ClickEngine
 import Testing
 import TactusCore
+import TactusBase
 
 @Suite struct TimingTests {
     @Test func beatsAt120BPMIn44100() {

@@ -69,6 +69,27 @@ struct UserSoundSetTests {
         #expect(abs(x[4800 - fadeOut / 2 - 1] - 0.25) < 0.01)       // half way down the raised cosine
     }
 
+    /// A file that starts at 0 already starts from silence: no fade-in, its sharp attack
+    /// (full scale on the second frame) is kept sample for sample; the end still fades.
+    @Test("a file starting at zero keeps its attack: a fade-in of 0")
+    func startingAtZeroKeepsTheAttack() throws {
+        var attack = [Float](repeating: 0.5, count: 4800)
+        attack[0] = 0
+        attack[1] = 1
+        attack[2] = -0.9
+        let clip = try UserSoundSet.clip(Self.monoFile(attack, rate: 48000), file: .accent, sampleRate: 48000)
+        let x = withExtendedLifetime(clip) { Array(clip.buffer) }
+        #expect(Array(x.prefix(30)) == Array(attack.prefix(30)))
+        #expect(x[4799] == 0)
+        // One sample later it is faded as before.
+        var late = attack
+        late[0] = 0.001
+        // The clip is kept while its buffer is read (the buffer points into the clip's storage).
+        let fadedClip = try UserSoundSet.clip(Self.monoFile(late, rate: 48000), file: .accent, sampleRate: 48000)
+        let faded = withExtendedLifetime(fadedClip) { Array(fadedClip.buffer) }
+        #expect(faded[0] == 0 && faded[1] < 0.1)
+    }
+
     @Test("a file that starts and ends at full scale still starts and ends in silence")
     func loudEdges() throws {
         let square = (0..<2000).map { Float($0 / 50 % 2 == 0 ? 1 : -1) }

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import ClickEngine
+import TactusBase
 
 /// Hand-built WAV bytes, so fixtures say exactly what is in the file.
 enum WAVFixture {

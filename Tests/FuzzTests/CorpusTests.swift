@@ -22,7 +22,7 @@ import Testing
         let corpus = Self.files("corpus", name)
         #expect(!corpus.isEmpty, "Fuzz/corpus/\(name) holds the seeds of the target")
         for file in corpus + Self.files("crashes", name) {
-            target.run([UInt8](try Data(contentsOf: file)))
+            target.replay([UInt8](try Data(contentsOf: file)))
         }
     }
 

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
 import HAL
+import TactusBase
 import TOMLReader
 import TactusApp
+import TactusSimulation
 import TactusCore
 import TestSupport
 import Testing
+import TactusCommandLine
 
 /// Seeded, bounded fuzzing of every parser that reads user input: the TOML reader (and the
 /// settings, config and board files on top of it), the number parser, the simulation script

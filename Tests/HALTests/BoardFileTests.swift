@@ -4,6 +4,7 @@ import Foundation
 import Testing
 import HAL
 import TactusCore
+import TactusBase
 
 /// The repository's folders, found from this file's path.
 enum Repository {
@@ -29,7 +30,7 @@ enum Repository {
         let boards = try Self.identifiers.map(Repository.board)
         let reference = boards[0]
         #expect(reference.inputs.map(\.role) == InputRole.allCases)
-        #expect(reference.outputs.map(\.indicator) == Indicator.allCases)
+        #expect(reference.outputs.map(\.indicator) == IndicatorChannel.allCases)
         #expect(reference.input(.encoderA)?.line == .offset(17))
         #expect(reference.input(.tap)?.bias == .pullUp)
         #expect(reference.input(.tap)?.activeLow == true)

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 import HAL
+import TactusBase
 import TactusCore
 
 /// etc/config.toml, the example `make install` puts in /etc/tactus: as shipped it changes
@@ -26,7 +27,7 @@ import TactusCore
             keys.append(String(line.dropFirst().prefix { $0 != " " && $0 != "=" }))
             return line.dropFirst()
         }.joined(separator: "\n")
-        #expect(keys.sorted() == ["board", "debounce_ms", "device", "double_press_ms", "long_press_ms",
+        #expect(keys.sorted() == ["board", "debounce_ms", "device", "double_press_ms", "listen", "long_press_ms",
                                   "period_frames", "periods", "sample_rate", "settings_file", "sounds_folder"])
 
         let config = try ConfigurationFile.parse(uncommented, file: "\(Self.file) (uncommented)")
@@ -38,6 +39,7 @@ import TactusCore
         expected.audioSampleRate = board.audio.sampleRate
         expected.audioPeriodFrames = board.audio.periodFrames
         expected.audioPeriods = board.audio.periodCount
+        expected.webListen = "0.0.0.0:8080"
         #expect(config == expected)
     }
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 import HAL
+import TactusCore
+import TactusBase
 import Devices
 import SimHAL
 

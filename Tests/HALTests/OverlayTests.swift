@@ -2,6 +2,8 @@
 import Foundation
 import Testing
 import HAL
+import TactusCore
+import TactusBase
 
 /// Compiles overlays/*.dts with dtc (device-tree-compiler, installed by scripts/install-deps.sh)
 /// and checks the result against the board files, so a broken overlay fails the build.
@@ -10,7 +12,7 @@ import HAL
 
     func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Self.dtc, "dtc is missing: run scripts/install-deps.sh (package device-tree-compiler)"))
+        process.executableURL = URL(fileURLWithPath: try #require(Self.dtc, "dtc is missing: run scripts/install-deps.sh test (package device-tree-compiler)"))
         process.arguments = arguments
         let output = Pipe()
         let errors = Pipe()
@@ -79,7 +81,7 @@ import HAL
             guard case .offset(let offset) = input.line else { continue }
             #expect(names[offset] == expectedNames[input.role])
         }
-        let outputNames: [Indicator: String] = [.accentLED: "TACTUS_LED_ACCENT", .beatLED: "TACTUS_LED_BEAT",
+        let outputNames: [IndicatorChannel: String] = [.accentLED: "TACTUS_LED_ACCENT", .beatLED: "TACTUS_LED_BEAT",
                                                 .subdivisionLED: "TACTUS_LED_SUB", .buzzer: "TACTUS_BUZZER"]
         for output in board.outputs {
             guard case .offset(let offset) = output.line else { continue }

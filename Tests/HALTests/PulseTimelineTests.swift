@@ -3,9 +3,11 @@ import Testing
 import HAL
 import SimHAL
 import Synchronization
+import TactusBase
+import TactusCore
 
 @Suite struct PulseTimelineTests {
-    func t(_ ms: Int64) -> MonotonicInstant { MonotonicInstant(nanoseconds: ms * 1_000_000) }
+    func t(_ ms: Int64) -> MonotonicTime { MonotonicTime(nanoseconds: ms * 1_000_000) }
 
     @Test func pulsesTurnOnAndOffAtTheirInstants() {
         var timeline = PulseTimeline()
@@ -49,10 +51,10 @@ import Synchronization
     @Test func frameInstantAccountsForTheOutputDelay() {
         // 48 kHz, 9600 frames handed over, 480 still queued at t = 1 s: frame 9120 is heard now,
         // frame 9600 in 10 ms, and frame 14400 (0.1 s after 9600) in 110 ms.
-        let position = AudioOutputPosition(framesRendered: 9600, delayFrames: 480, timestamp: MonotonicInstant(nanoseconds: 1_000_000_000))
-        #expect(position.instant(ofFrame: 9120, sampleRate: 48000) == MonotonicInstant(nanoseconds: 1_000_000_000))
-        #expect(position.instant(ofFrame: 9600, sampleRate: 48000) == MonotonicInstant(nanoseconds: 1_010_000_000))
-        #expect(position.instant(ofFrame: 14400, sampleRate: 48000) == MonotonicInstant(nanoseconds: 1_110_000_000))
+        let position = AudioOutputPosition(framesRendered: 9600, delayFrames: 480, timestamp: MonotonicTime(nanoseconds: 1_000_000_000))
+        #expect(position.instant(ofFrame: 9120, sampleRate: 48000) == MonotonicTime(nanoseconds: 1_000_000_000))
+        #expect(position.instant(ofFrame: 9600, sampleRate: 48000) == MonotonicTime(nanoseconds: 1_010_000_000))
+        #expect(position.instant(ofFrame: 14400, sampleRate: 48000) == MonotonicTime(nanoseconds: 1_110_000_000))
     }
 
     @Test func offlineSinkRendersInPeriodsAndReportsPosition() throws {

@@ -5,6 +5,7 @@ import Testing
 import HAL
 import Devices
 import SimHAL
+import TactusBase
 
 @Suite struct SimulatedPanelTests {
     let address = I2CAddress(0x3C)!
@@ -169,7 +170,7 @@ import SimHAL
 @Suite struct SnapshotTests {
     @Test func pbmRoundTripsAndStaysReadable() throws {
         var random = SplitMix64(state: 42)
-        var frame = MonochromeFrame(width: 128, height: 64)
+        var frame = Bitmap(width: 128, height: 64)
         for page in 0..<8 { for x in 0..<128 { frame.setByte(page: page, column: x, UInt8.random(in: 0...255, using: &random)) } }
         let text = PBM.encode(frame)
         #expect(text.hasPrefix("P1\n128 64\n"))
@@ -180,11 +181,46 @@ import SimHAL
     }
 
     @Test func terminalPictureUsesHalfBlocks() {
-        var frame = MonochromeFrame(width: 3, height: 2)
+        var frame = Bitmap(width: 3, height: 2)
         frame[0, 0] = true
         frame[1, 1] = true
         frame[2, 0] = true
         frame[2, 1] = true
         #expect(TerminalPicture.render(frame) == ["▀▄█"])
+    }
+
+    /// An 80x24 terminal gets the Braille rendering (66x21), a large one half blocks
+    /// (130x37), a smaller one a message with the size needed.
+    @Test func terminalLayoutFitsTheTerminal() {
+        #expect(TerminalPicture.layout(columns: 80, rows: 24) == .braille)
+        #expect(TerminalPicture.layout(columns: 130, rows: 37) == .halfBlocks)
+        #expect(TerminalPicture.layout(columns: 130, rows: 36) == .braille)
+        #expect(TerminalPicture.layout(columns: 66, rows: 21) == .braille)
+        guard case .tooSmall(let message) = TerminalPicture.layout(columns: 65, rows: 24) else {
+            Issue.record("65 columns cannot hold the Braille screen")
+            return
+        }
+        #expect(message == "The simulator needs a terminal of at least 66x21 characters (130x37 for the screen at full size); this one is 65x24. Enlarge it, or press q.")
+    }
+
+    @Test func brailleHoldsTwoByFourPixelsPerCharacter() {
+        var frame = Bitmap(width: 4, height: 4)
+        frame[0, 0] = true
+        frame[1, 3] = true
+        for y in 0..<4 { frame[2, y] = true; frame[3, y] = true }
+        // Dots 1 and 8 (0x01 + 0x80); all eight (0xFF).
+        #expect(TerminalPicture.braille(frame) == ["\u{2881}\u{28FF}"])
+        let screen = TerminalPicture.braille(Bitmap(width: 128, height: 64))
+        #expect(screen.count == 16 && screen.allSatisfy { $0.count == 64 })
+    }
+
+    /// The dimmed screen's half-lit (checkerboard) digits read solid in the terminal.
+    @Test func dimmedContentIsUndithered() {
+        var frame = Bitmap(width: 8, height: 4)
+        frame.fill(Rect(x: 1, y: 0, width: 6, height: 4))
+        frame.dither(Rect(x: 1, y: 0, width: 6, height: 4))
+        let solid = TerminalPicture.undithered(frame)
+        for y in 0..<4 { for x in 2..<7 { #expect(solid[x, y]) } }
+        #expect(!solid[0, 0])
     }
 }

@@ -2,6 +2,8 @@
 import Foundation
 import Testing
 import HAL
+import TactusCore
+import TactusBase
 import LinuxHAL
 
 /// The real libasound path, into ALSA's `file` plugin (over a `null` slave): the captured

@@ -2,11 +2,13 @@
 import Foundation
 import Testing
 import HAL
+import TactusCore
+import TactusBase
 import LinuxHAL
 
 /// A device that plays in real time: JACK's dummy backend behind ALSA's jack and plug
 /// plugins. Shows the sink keeping pace, recovering an injected stall (an xrun), and coming
-/// back after the device disappears. Needs jackd (scripts/install-deps.sh installs jackd2).
+/// back after the device disappears. Needs jackd (scripts/install-deps.sh test installs jackd2).
 @Suite(.serialized) struct ALSAPacedDeviceTests {
     /// libjack reads the server name from the environment; the jack ALSA plugin has no option for it.
     func useServer(_ server: DummyJackServer) {
@@ -25,7 +27,7 @@ import LinuxHAL
     @Test func playsInRealTimeAndRecoversAnInjectedStall() throws {
         let server = DummyJackServer(name: "tactus-paced-\(getpid())")
         guard DummyJackServer.jackdPath != nil else {
-            Issue.record("jackd is not installed: run scripts/install-deps.sh (package jackd2); the paced-device test cannot run")
+            Issue.record("jackd is not installed: run scripts/install-deps.sh test (package jackd2); the paced-device test cannot run")
             return
         }
         try server.start()
@@ -74,7 +76,7 @@ import LinuxHAL
 
     @Test func comesBackAfterTheDeviceDisappears() throws {
         guard DummyJackServer.jackdPath != nil else {
-            Issue.record("jackd is not installed: run scripts/install-deps.sh (package jackd2)")
+            Issue.record("jackd is not installed: run scripts/install-deps.sh test (package jackd2)")
             return
         }
         let server = DummyJackServer(name: "tactus-replug-\(getpid())")

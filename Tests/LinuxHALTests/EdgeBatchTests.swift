@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
+import TactusCore
 @testable import LinuxHAL
 import Testing
+import TactusBase
 
 /// libgpiod v1 gives one event queue per line; the poll thread reads them one after another.
 /// The batch must reach the decoder in kernel-timestamp order, whatever order it was read in.
 @Suite struct EdgeBatchTests {
     static func edge(_ role: InputRole, _ active: Bool, ms: Int64) -> LineEdge {
-        LineEdge(role: role, level: !active, isActive: active, timestamp: MonotonicInstant(nanoseconds: ms * 1_000_000))
+        LineEdge(role: role, level: !active, isActive: active, timestamp: MonotonicTime(nanoseconds: ms * 1_000_000))
     }
 
     /// One clockwise detent (B, A, B, A as QuadratureDecoder counts it) whose edges were

@@ -2,8 +2,10 @@
 import Foundation
 import Testing
 import HAL
+import TactusCore
 import LinuxHAL
 import Synchronization
+import TactusBase
 
 /// Without a kernel GPIO chip or I2C adapter (this build machine has neither; the QEMU tier
 /// covers the real paths), the failures must be clear and say what to do.
@@ -47,7 +49,7 @@ import Synchronization
 /// The timing thread behind LEDs and buzzer, on the real clock, with the lines recorded.
 @Suite struct IndicatorPulserTests {
     @Test func pulsesStartAndEndOnTime() throws {
-        let changes = Mutex<[(Indicator, Bool, MonotonicInstant)]>([])
+        let changes = Mutex<[(IndicatorChannel, Bool, MonotonicTime)]>([])
         let clock = SystemMonotonicClock()
         let pulser = try IndicatorPulser { indicator, on in
             changes.withLock { $0.append((indicator, on, clock.now())) }
@@ -59,8 +61,8 @@ import Synchronization
         pulser.shutDown()
         // The thread first drives every line off; the pulses come after that.
         let all = changes.withLock { $0 }
-        #expect(all.prefix(Indicator.allCases.count).allSatisfy { !$0.1 })
-        let recorded = Array(all.dropFirst(Indicator.allCases.count))
+        #expect(all.prefix(IndicatorChannel.allCases.count).allSatisfy { !$0.1 })
+        let recorded = Array(all.dropFirst(IndicatorChannel.allCases.count))
         let buzzer = recorded.filter { $0.0 == .buzzer }
         let led = recorded.filter { $0.0 == .beatLED }
         try #require(buzzer.count == 2 && led.count == 2, "changes: \(recorded.map { "\($0.0) \($0.1)" })")
@@ -76,7 +78,7 @@ import Synchronization
     }
 
     @Test func shutDownTurnsHeldIndicatorsOff() throws {
-        let levels = Mutex<[Indicator: Bool]>([:])
+        let levels = Mutex<[IndicatorChannel: Bool]>([:])
         let pulser = try IndicatorPulser { indicator, on in levels.withLock { $0[indicator] = on } }
         pulser.set(.accentLED, on: true)
         #expect(waitUntil(timeoutSeconds: 1) { levels.withLock { $0[.accentLED] == true } })

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
+import TactusCore
 import Testing
 @testable import LinuxHAL
+import TactusBase
 
 /// What both libgpiod backends share: kernel debounce per line, gaps in the kernel's per-line
 /// sequence numbers, the order of edges read from several queues.
@@ -42,10 +44,15 @@ import Testing
 
     @Test func edgesOfSeveralQueuesMergeInTimeOrder() {
         func edge(_ role: InputRole, _ ns: Int64) -> LineEdge {
-            LineEdge(role: role, level: true, isActive: false, timestamp: MonotonicInstant(nanoseconds: ns))
+            LineEdge(role: role, level: true, isActive: false, timestamp: MonotonicTime(nanoseconds: ns))
         }
-        let merged = mergedByTime([edge(.encoderA, 30), edge(.encoderB, 50), edge(.tap, 10), edge(.startStop, 30), edge(.footswitch, 40)])
-        #expect(merged.map(\.role) == [.tap, .encoderA, .startStop, .footswitch, .encoderB])
+        var batch = EdgeBatch()
+        for edge in [edge(.encoderA, 30), edge(.encoderB, 50), edge(.tap, 10), edge(.startStop, 30), edge(.footswitch, 40)] {
+            batch.append(edge)
+        }
+        var merged: [InputRole] = []
+        batch.deliver { merged.append($0.role) }
+        #expect(merged == [.tap, .encoderA, .startStop, .footswitch, .encoderB])
     }
 
     @Test func lineEdgesReportNoMissedEdgesByDefault() {

@@ -2,6 +2,8 @@
 import Foundation
 import Testing
 import HAL
+import TactusCore
+import TactusBase
 import LinuxHAL
 
 @Suite struct HardwareCheckTests {

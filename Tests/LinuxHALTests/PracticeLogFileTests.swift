@@ -4,6 +4,7 @@ import Glibc
 import Testing
 @testable import LinuxHAL
 import TactusCore
+import TactusBase
 
 /// The practice log in the state folder: minutes per day, written atomically, added to;
 /// a corrupt file is kept aside, never overwritten.

@@ -4,6 +4,7 @@ import Glibc
 import Testing
 @testable import LinuxHAL
 import TactusCore
+import TactusBase
 
 /// A fresh folder under /tmp for one test.
 func makeTemporaryFolder() -> String {

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 @testable import LinuxHAL
 import TactusCore
+import TactusBase
 
 /// Each step of the atomic save fails in turn; the settings file is always whole (old or
 /// new, never empty or partial) and no temporary file is left behind.

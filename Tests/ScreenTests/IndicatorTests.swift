@@ -4,6 +4,7 @@ import TactusCore
 import ClickEngine
 import HAL
 import SimHAL
+import TactusBase
 
 @Suite struct IndicatorTests {
     let clock = AudioOutputClock(sampleRate: 48000, engineSample: 48000, outputDelayFrames: 480, nanoseconds: 2_000_000_000)
@@ -65,7 +66,7 @@ import SimHAL
     /// onset is heard.
     @Test func risingEdgesLandWithinOneMillisecondOfTheOnsetsOutputTime() throws {
         let rate = 48000, period = 128, periods = 3
-        let monotonic = ManualClock(start: MonotonicInstant(nanoseconds: 1_000_000_000))
+        let monotonic = ManualClock(start: MonotonicTime(nanoseconds: 1_000_000_000))
         let tStart = monotonic.now().nanoseconds
         let indicators = SimulatedIndicators()
         var settings = IndicatorSettings()
@@ -91,8 +92,8 @@ import SimHAL
                 onsets.append(event)
                 for pulse in scheduler.pulses(onsetSample: event.sample, kind: event.kind, layer: Int(event.layer),
                                               clock: audio, samplesPerBeat: samplesPerBeat) {
-                    indicators.pulse(Indicator(rawValue: pulse.channel.rawValue)!,
-                                     at: MonotonicInstant(nanoseconds: pulse.startNanoseconds),
+                    indicators.pulse(IndicatorChannel(rawValue: pulse.channel.rawValue)!,
+                                     at: MonotonicTime(nanoseconds: pulse.startNanoseconds),
                                      lastingNanoseconds: pulse.lengthNanoseconds)
                 }
             }
@@ -103,14 +104,14 @@ import SimHAL
             jitter = jitter &* 6364136223846793005 &+ 1442695040888963407
             let wake = tStart + (written - Int64(periods * period) + Int64(period)) * 1_000_000_000 / Int64(rate)
                 + Int64(jitter >> 33) % 2_000_000
-            monotonic.set(MonotonicInstant(nanoseconds: max(wake, monotonic.now().nanoseconds)))
+            monotonic.set(MonotonicTime(nanoseconds: max(wake, monotonic.now().nanoseconds)))
             writePeriod()
         }
 
         #expect(onsets.count == 3 * 137 * 2 / 60 + 1)  // 13.7 beats in 3 s, two onsets per beat
         for onset in onsets {
             let heard = tStart + (onset.sample * 1_000_000_000 + Int64(rate) / 2) / Int64(rate)
-            let led: Indicator = onset.kind == .accent ? .accentLED : (onset.kind == .beat ? .beatLED : .subdivisionLED)
+            let led: IndicatorChannel = onset.kind == .accent ? .accentLED : (onset.kind == .beat ? .beatLED : .subdivisionLED)
             for indicator in [led, .buzzer] {
                 let edge = risingEdge(indicators, indicator, around: heard)
                 #expect(edge != nil, "\(indicator) never rose near \(heard)")
@@ -120,12 +121,12 @@ import SimHAL
     }
 
     /// The first instant (10 µs resolution) within 5 ms of `time` at which `indicator` turns on.
-    private func risingEdge(_ indicators: SimulatedIndicators, _ indicator: Indicator, around time: Int64) -> Int64? {
+    private func risingEdge(_ indicators: SimulatedIndicators, _ indicator: IndicatorChannel, around time: Int64) -> Int64? {
         var t = time - 5_000_000
-        var wasOn = indicators.isOn(indicator, at: MonotonicInstant(nanoseconds: t))
+        var wasOn = indicators.isOn(indicator, at: MonotonicTime(nanoseconds: t))
         while t < time + 5_000_000 {
             t += 10_000
-            let on = indicators.isOn(indicator, at: MonotonicInstant(nanoseconds: t))
+            let on = indicators.isOn(indicator, at: MonotonicTime(nanoseconds: t))
             if on && !wasOn { return t }
             wasOn = on
         }

@@ -2,6 +2,7 @@
 import Testing
 import TactusCore
 import ClickEngine
+import TactusBase
 
 func makeSettings(bpm: String = "120", meter: String = "4/4", beatUnit: String = "1/4", accents: String = "X",
                   subdivisions: String = "none") -> MetronomeSettings {

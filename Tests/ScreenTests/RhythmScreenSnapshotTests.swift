@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 import TactusCore
+import TactusBase
 
 /// The rhythm fields' pages as golden images: swung pairs, a groove, the Euclidean necklace,
 /// m-over-n boxes, and the soft and poly volumes.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 import TactusCore
+import TactusBase
 
 /// The screens as golden images. A frame is a function of the model and the heard sample,
 /// so each case names both.
@@ -193,6 +194,37 @@ import TactusCore
         let menu = ScreenModel(page: .menu(ScreenChoice(title: "Presets", entries: ["Save current", "Preset 1", "Back"], position: 0)),
                                settings: settings, notice: news)
         Snapshot.assertMatches(ScreenRenderer.render(menu), named: "notice-preset-saved-menu")
+    }
+
+    /// While playing a long notice keeps to the left half and loses no word: it grows up the
+    /// column, breaks a long file name across lines, and pages through what does not fit.
+    @Test func aLongNoticeWhilePlayingLosesNoWord() {
+        let settings = makeSettings(bpm: "120")
+        let grid = BeatGrid(.steady(SteadyGrid(settings: settings, sampleRate: 48000, downbeatSample: .zero)))
+        let text = "Bad settings file kept aside (settings.toml.corrupt-20261125-183000), using defaults: line 3 is not TOML"
+        let width = ScreenRenderer.pendulumArea.x - 2 - 4
+        let lines = ScreenRenderer.wrap(text, width: width)
+        #expect(lines.allSatisfy { SmallFont.width(of: $0) <= width })
+        // Every character is on some line, in order: nothing cut, no "..".
+        #expect(lines.joined().filter { $0 != " " } == text.filter { $0 != " " })
+        #expect(lines.count > 7)
+        let notice = Notice(text, kind: .problem, at: .zero)
+        var pages: [Bitmap] = []
+        for page in 0..<3 {
+            var model = ScreenModel(page: .playing, settings: settings, grid: grid, notice: notice)
+            model.noticePage = page
+            let frame = ScreenRenderer.render(model, heardSample: 6000)
+            let without = ScreenRenderer.render(ScreenModel(page: .playing, settings: settings, grid: grid), heardSample: 6000)
+            for y in 0..<64 { for x in ScreenRenderer.pendulumArea.x..<128 { #expect(frame[x, y] == without[x, y]) } }
+            pages.append(frame)
+        }
+        #expect(pages[0] != pages[1])
+        #expect(pages[2] == pages[0]) // two pages, then round again
+        Snapshot.assertMatches(pages[0], named: "notice-long-playing-page1")
+        Snapshot.assertMatches(pages[1], named: "notice-long-playing-page2")
+        // The box pages on its own: the reducer's deadline brings the next page up.
+        #expect(notice.page(at: MonotonicTime(nanoseconds: 1_999_999_999)) == 0)
+        #expect(notice.page(at: MonotonicTime(nanoseconds: 2_000_000_000)) == 1)
     }
 
     @Test func everyPageKeepsTheBeatVisibleWhilePlaying() {

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 import TactusCore
+import TactusBase
 
 /// Golden images: plain-text PBM files under Tests/ScreenTests/Snapshots. They are written
 /// only when TACTUS_UPDATE_SNAPSHOTS=1; otherwise a missing or different file fails the

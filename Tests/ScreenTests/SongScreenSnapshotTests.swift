@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 import TactusCore
+import TactusBase
 
 /// The song page: stopped (song, start section, its tempo), playing a ramp (section, bar
 /// of section, the tempo with tenths) with the beat strip, and a practice field.

@@ -10,6 +10,7 @@ import Synchronization
 import Testing
 @testable import TactusApp
 import TactusCore
+import TactusBase
 
 /// Everything the box's parts were asked to do, in order, and whether it happened on the
 /// box's control thread.
@@ -35,7 +36,7 @@ final class LoggingDisplay: MonochromeDisplay, @unchecked Sendable {
     let log: PartsLog
     init(_ log: PartsLog) { self.log = log }
     func initialize() { log.record("display on") }
-    func show(_ frame: MonochromeFrame) { log.record(frame == blankFrame() ? "display blank" : "display frame") }
+    func show(_ frame: Bitmap) { log.record(frame == blankFrame() ? "display blank" : "display frame") }
     func setContrast(_ level: UInt8) {}
     func setSleeping(_ sleeping: Bool) { log.record(sleeping ? "display sleep" : "display wake") }
 }
@@ -43,8 +44,8 @@ final class LoggingDisplay: MonochromeDisplay, @unchecked Sendable {
 final class LoggingIndicators: IndicatorOutput {
     let log: PartsLog
     init(_ log: PartsLog) { self.log = log }
-    func pulse(_ indicator: Indicator, at start: MonotonicInstant, lastingNanoseconds nanoseconds: Int64) { log.record("pulse") }
-    func set(_ indicator: Indicator, on: Bool) { log.record(on ? "indicator on" : "indicators off") }
+    func pulse(_ indicator: IndicatorChannel, at start: MonotonicTime, lastingNanoseconds nanoseconds: Int64) { log.record("pulse") }
+    func set(_ indicator: IndicatorChannel, on: Bool) { log.record(on ? "indicator on" : "indicators off") }
 }
 
 final class LoggingInput: InputEventSource {
@@ -97,7 +98,7 @@ struct ServiceUnderTest {
         folder = String(cString: mkdtemp(&template)!)
         log = PartsLog()
         input = LoggingInput(log, failStart: failInputStart)
-        clock = ManualClock(start: MonotonicInstant(nanoseconds: 1_000_000_000))
+        clock = ManualClock(start: MonotonicTime(nanoseconds: 1_000_000_000))
         let persistence = LoggingStore(log, path: folder + "/settings.toml")
         store = persistence.store
         let audio = try AudioOutput(device: LoggingSink(log), silent: LoggingSink(log))

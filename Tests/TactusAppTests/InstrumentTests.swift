@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import TactusApp
 import TactusCore
+import TactusBase
 
 /// Issue 11 through `tactus simulate --headless`: GPIO edges in, events out.
 @Suite struct InstrumentTests {

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 import TactusCore
+import TactusBase
 @testable import TactusApp
 
 /// The box with swing, a grouping and a poly layer from its settings: the events say so.

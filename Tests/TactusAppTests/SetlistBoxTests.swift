@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TactusApp
 import TactusCore
+import TactusBase
 
 /// The setlist on the whole simulated box: auto advance plays the next song from the last
 /// one's exact end sample, wait advance stops and selects the next; the random mute's seed

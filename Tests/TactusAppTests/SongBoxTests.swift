@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 import Testing
+import ClickEngine
 import TactusApp
 import TactusCore
+import TactusBase
 
 /// The song mode on the whole simulated box: pushes to the mode, a turn chooses the song,
 /// START plays it with its count-in at exact samples; the footswitch jumps to the next
@@ -58,5 +60,42 @@ import TactusCore
         let after = onsets[jump...].map { $0["sample"] as! Int }
         #expect(zip(after.dropFirst(), after).prefix(5).allSatisfy { $0 - $1 == 32000 })
         #expect(output.states.compactMap { $0["song"] as? [String: Any] }.last?["section"] as? String == "head")
+    }
+}
+
+/// One writer of onset events: simulate's onset lines carry render's fields (the count-in's
+/// kind is `count`, section -1, label, bpm, muted), after `t` and `type`.
+@Suite struct OnsetEventsTests {
+    @Test func simulateWritesTheCountInAsCountWithRendersFields() throws {
+        let (output, _, _) = try simulate(SongBoxTests.script + "13 end\n", saved: SongBoxTests.saved())
+        let onsets = output.events("onset")
+        #expect(onsets.prefix(5).map { $0["kind"] as? String } == ["count", "count", "count", "count", "accent"])
+        #expect(onsets.prefix(5).map { $0["section"] as? Int } == [-1, -1, -1, -1, 0])
+        #expect(onsets.prefix(5).map { $0["label"] as? String } == ["count-in", "count-in", "count-in", "count-in", "intro"])
+        #expect(onsets.prefix(5).allSatisfy { $0["bpm"] as? Double == 120 && $0["muted"] as? Bool == false })
+        #expect(onsets.prefix(5).map { $0["bar"] as? Int } == [-1, -1, -1, -1, 0])
+    }
+
+    @Test func bothWritersShareEveryFieldOfASongOnset() throws {
+        let song = SongBoxTests.saved().songLibrary.songs[0]
+        let engine = try ClickEngine(sampleRate: 48000, channels: 1, maxFrameCount: 128)
+        try engine.load(songs: [song])
+        engine.start()
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        defer { buffer.deallocate() }
+        var events: [OnsetEvent] = []
+        while events.count < 10 {
+            engine.renderer.render(into: buffer, frameCount: 128)
+            while let event = engine.nextEvent() { events.append(event) }
+        }
+        #expect(OnsetEventJSON.fields(events[0], schedule: engine.song)
+            == #""sample":0,"kind":"count","layer":0,"bar":-1,"beat":0,"section":-1,"label":"count-in","bpm":120.000,"muted":false"#)
+        #expect(OnsetEventJSON.fields(events[4], schedule: engine.song)
+            == #""sample":96000,"kind":"accent","layer":0,"bar":0,"beat":0,"section":0,"label":"intro","bpm":120.000,"muted":false"#)
+        #expect(OnsetEventJSON.fields(events[9], schedule: engine.song)
+            == #""sample":224000,"kind":"beat","layer":0,"bar":1,"beat":1,"section":1,"label":"head","bpm":90.000,"muted":true"#)
+        // Without a song: the plain fields only.
+        #expect(OnsetEventJSON.fields(OnsetEvent(sample: 21022, bar: 0, beat: 1, layer: 0, kind: .beat), schedule: nil)
+            == #""sample":21022,"kind":"beat","layer":0,"bar":0,"beat":1"#)
     }
 }

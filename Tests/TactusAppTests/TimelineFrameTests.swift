@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TactusApp
 import TactusCore
+import TactusBase
 
 /// The one timeline on the whole simulated box: a song with a count-in, a ramp 60-180 over
 /// 8 bars of 4/4, a section in 3/4 at 200 and a trainer's steps (+10 BPM every bar), checked
@@ -28,7 +29,7 @@ import TactusCore
 
     /// The beats (accent and beat onsets, the count-in's included) as heard, from START on.
     static func beats(_ output: MemoryOutput) -> [Beat] {
-        output.events("onset").filter { ["accent", "beat", "soft"].contains($0["kind"] as? String) }.map {
+        output.events("onset").filter { ["accent", "beat", "soft", "count"].contains($0["kind"] as? String) }.map {
             Beat(t: $0["t"] as! Double, beat: $0["beat"] as! Int, bar: $0["bar"] as! Int)
         }
     }

@@ -7,7 +7,9 @@ import HAL
 import Logging
 import Testing
 @testable import TactusApp
+@testable import TactusSimulation
 import TactusCore
+import TactusBase
 
 /// Keeps a headless simulation's results in memory.
 final class MemoryOutput: SimulationOutput {
@@ -32,7 +34,7 @@ final class RecordingPersistence: SettingsPersistence, @unchecked Sendable {
 
 func testBoard() -> BoardDefinition {
     let inputs = InputRole.allCases.enumerated().map { InputLineDefinition(role: $1, chipLabel: "sim", line: .offset($0)) }
-    let outputs = Indicator.allCases.enumerated().map { OutputLineDefinition(indicator: $1, chipLabel: "sim", line: .offset(10 + $0)) }
+    let outputs = IndicatorChannel.allCases.enumerated().map { OutputLineDefinition(indicator: $1, chipLabel: "sim", line: .offset(10 + $0)) }
     return BoardDefinition(identifier: "test", model: "test", inputs: inputs, outputs: outputs,
                            display: DisplayDefinition(controller: .ssd1306, address: I2CAddress(0x3C)!), audio: AudioDefinition())
 }
@@ -80,6 +82,21 @@ func simulate(_ script: String, saved: SavedState = SavedState()) throws -> (Mem
     @Test func tapSetsTheTempoOfItsInterval() throws {
         let (output, _, _) = try simulate("0 tap\n0.4 tap\n0.8 tap\n2 end\n")
         #expect(output.states.last?["bpm"] as? Int == 150)
+    }
+
+    /// TAP while playing at 120: quarters, a pause of 1.95 s, then taps 0.25 s apart. The
+    /// outlying interval sets no tempo (never 31 BPM); 240 comes with the next tap, and until
+    /// then every beat stays on the 0.5 s grid: a tap never moves the beat being heard.
+    @Test func anOutlyingTapWhilePlayingSetsNoTempoAndMovesNoBeat() throws {
+        let (output, _, _) = try simulate("0 press start\n0.1 tap\n0.6 tap\n1.1 tap\n1.6 tap\n3.55 tap\n3.8 tap\n4.05 tap\n5 end\n")
+        let bpms = output.states.map { $0["bpm"] as! Int }
+        #expect(!bpms.contains(31))
+        #expect(bpms.last == 240)
+        let change = try #require(output.states.first { $0["bpm"] as? Int == 240 }?["t"] as? Double)
+        #expect(abs(change - 3.8) < 0.1)
+        let beats = output.events("onset").map { $0["t"] as! Double }.filter { $0 <= 3.8 }
+        #expect(beats.count == 8)
+        #expect(beats.enumerated().allSatisfy { abs($0.element - Double($0.offset) * 0.5) < 1e-6 })
     }
 
     @Test func longPressOpensTheMenuAndDoublePressReturns() throws {

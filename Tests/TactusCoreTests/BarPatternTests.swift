@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 @testable import TactusCore
+import TactusBase
 
 @Suite struct BarPatternTests {
     func make(_ meter: String, _ unit: String, accents: String = "X", layers: String = "none") throws -> MetronomeSettings {

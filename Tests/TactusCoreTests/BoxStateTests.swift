@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 @testable import TactusCore
+import TactusBase
 
 @Suite struct BoxStateTests {
     var clock = ManualClock()
@@ -292,7 +293,15 @@ import Testing
         let effects = b.handle(.detent(1, at: clock.advance(ms: 300)))
         #expect(effects.contains(.silentPractice(true)))
         _ = press(&b, .wheel)
-        turn(&b, 2)                     // Dark gap, then Back
+        turn(&b, 4)                     // Dark gap, Tone timbre, Tone volume, then Sync
+        #expect(b.screen.menu?.items[b.menu!.selected] == "Sync: Internal")
+        _ = press(&b, .wheel)           // edit Sync: Link
+        _ = b.handle(.detent(1, at: clock.advance(ms: 300)))
+        #expect(b.saved.preferences.sync == .link)
+        _ = press(&b, .wheel)
+        turn(&b, 1)
+        #expect(b.screen.menu?.items[b.menu!.selected] == "Link start/stop: off")
+        turn(&b, 2)                     // Companion, then Back
         _ = press(&b, .wheel)           // Back: the root, on "Settings"
         #expect(b.menu == MenuState(page: .root, selected: 3))
     }
@@ -360,6 +369,10 @@ import Testing
         var b = try BoxState(problem: "settings.toml was corrupt; kept as settings.corrupt-1.toml", at: start)
         #expect(b.screen.notice?.text.contains("corrupt") == true)
         #expect(b.screen.notice?.kind == .problem)
+        // A long notice pages every 2 s (the next page is a deadline), and ends at 8 s.
+        #expect(b.nextDeadline == start + .seconds(2))
+        _ = b.handle(.tick(at: start + .seconds(6)))
+        #expect(b.screen.noticePage == 3)
         #expect(b.nextDeadline == start + .seconds(8))
         _ = b.handle(.tick(at: start + .milliseconds(7999)))
         #expect(b.screen.notice != nil)

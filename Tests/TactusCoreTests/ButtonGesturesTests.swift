@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 @testable import TactusCore
+import TactusBase
 
 @Suite struct ButtonGesturesTests {
     typealias E = ButtonGestures.Event

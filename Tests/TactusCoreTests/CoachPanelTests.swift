@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
+import TactusBase
 import TactusCore
 import Coach
 
@@ -12,8 +13,8 @@ import Coach
         var state = try BoxState(at: at(0))
         _ = state.handle(.gesture(.wheel, .longPress, at: at(10)))
         let root = state.screen.menu!.entries.map(\.label)
-        #expect(root == ["Tempo markings", "Presets", "Songs", "Settings", "Coach", "Back"])
-        for _ in 0..<4 { _ = state.handle(.detent(1, at: at(20))) }
+        #expect(root == ["Tempo markings", "Presets", "Songs", "Settings", "Tone", "Coach", "Back"])
+        for _ in 0..<5 { _ = state.handle(.detent(1, at: at(20))) }
         _ = state.handle(.gesture(.wheel, .shortPress, at: at(30)))
         #expect(state.mode == .coach && state.screen.menu == nil)
         _ = state.handle(.coachHit(errorMilliseconds: -4, bar: 0, gap: false, at: at(40)))

@@ -2,6 +2,7 @@
 import TOMLReader
 import Testing
 @testable import TactusCore
+import TactusBase
 
 @Suite struct ConfigurationFileTests {
     @Test func defaultsAndOverrides() throws {

@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 import TOMLReader
 @testable import TactusCore
+import TactusBase
 
 @Suite struct KlickTempoMapTests {
     @Test func manualExampleMap() throws {

@@ -2,6 +2,7 @@
 import TestSupport
 import Testing
 @testable import TactusCore
+import TactusBase
 
 @Suite struct QuadratureDecoderTests {
     /// Gray sequence clockwise: 00 01 11 10.

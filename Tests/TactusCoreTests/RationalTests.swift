@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
+import TestSupport
 import Testing
 @testable import TactusCore
+import TactusBase
 
 @Suite struct RationalTests {
     @Test func reducesAndNormalisesSign() {
@@ -41,5 +44,20 @@ import Testing
         let perBeat = Rational(192_000 * 60 * 1000, 999_999)
         let beats = samples / perBeat
         #expect(beats * perBeat == samples)
+    }
+}
+
+/// The events' numbers: `fixedDecimal` gives printf's "%.Nf" digits without a C call.
+@Suite struct FixedDecimalTests {
+    @Test func matchesPrintfOnTiesAndOrdinaryValues() {
+        var random = SplitMix64(state: 7)
+        var values: [Double] = [0, -0.0, 0.5, 1.5, 2.5, 0.125, 0.0625, 0.4379583333, 137.4772708486752, 1e-300, 86399.9999995,
+                                -1.0005, 120, 92.5, 9999.9995]
+        for _ in 0..<2000 { values.append(Double(random.next() % 10_000_000_000) / 1e6 * (random.next() % 2 == 0 ? 1 : -1)) }
+        for value in values {
+            for decimals in [0, 3, 6] {
+                #expect(fixedDecimal(value, decimals: decimals) == String(format: "%.\(decimals)f", value), "\(value)")
+            }
+        }
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 @testable import TactusCore
+import TactusBase
 
 /// The rhythm fields on the box (RhythmFields.swift) through the reducer: swing in tempered
 /// detents and in percent, the swung layer, grooves and their amount, Euclidean accents,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 @testable import TactusCore
+import TactusBase
 
 /// Swing, grooves, Euclidean accents, groupings and poly layers (docs: the notes'
 /// rhythm-patterns vectors), checked as exact positions.

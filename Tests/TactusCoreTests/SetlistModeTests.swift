@@ -2,6 +2,7 @@
 import Testing
 import TOMLReader
 @testable import TactusCore
+import TactusBase
 
 /// The box's song mode with a setlist: the songs in setlist order, auto advance loading the
 /// rest of the setlist at once, wait advance stopping on the next song; the random mute's

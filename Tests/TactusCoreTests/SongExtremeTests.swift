@@ -2,6 +2,7 @@
 import Testing
 import TOMLReader
 @testable import TactusCore
+import TactusBase
 
 /// The notes' extreme case: a ramp 1 -> 999 BPM lasting 60 minutes at 192 kHz, notes of
 /// layer 9, beat unit 1/99; and swing and poly played inside song sections.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 @testable import TactusCore
+import TactusBase
 
 /// A hand on the reducer for the song-mode suites: each action 100 ms after the last.
 protocol SongModeHand {

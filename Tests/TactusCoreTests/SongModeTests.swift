@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 @testable import TactusCore
+import TactusBase
 
 /// The song mode through the reducer: choose a song, start it, step sections and songs with
 /// the wheel and the footswitch, follow the song on the screen, the trainer, gap and

@@ -2,6 +2,7 @@
 import Testing
 import TestSupport
 @testable import TactusCore
+import TactusBase
 
 /// The exact vectors of shared/notes/songs-and-ramps.md (48 kHz, quarter beat, 4/4).
 @Suite struct SongTimingTests {

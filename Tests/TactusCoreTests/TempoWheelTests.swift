@@ -2,6 +2,7 @@
 import Testing
 import TestSupport
 @testable import TactusCore
+import TactusBase
 
 @Suite struct TempoWheelTests {
     func tempos(_ events: [TempoWheel.Event]) -> [Int] {
@@ -218,16 +219,31 @@ import TestSupport
         #expect(tap.slowestBPM == 30)
     }
 
-    @Test func switchingFromQuartersToEighthsIsFollowedAtOnce() {
+    @Test func switchingFromQuartersToEighthsIsFollowedWithTheNextTap() {
         var tap = TapTempo()
         var t: Int64 = 1000
         _ = tap.tap(at: ms(t))
         for _ in 0..<4 { t += 600; #expect(tap.tap(at: ms(t)) == 100) }
+        // The first eighth's interval is outside the tolerance: a new series starts at it.
+        t += 300
+        #expect(tap.tap(at: ms(t)) == nil)
         t += 300
         #expect(tap.tap(at: ms(t)) == 200)
         t += 300
         #expect(tap.tap(at: ms(t)) == 200)
         #expect(tap.intervals == 2)
+    }
+
+    @Test func aPauseInsideTheTimeoutNeverSetsATempo() {
+        // Quarters at 120, a pause of 1.95 s, then taps 0.25 s apart: never 31 BPM.
+        var tap = TapTempo()
+        var t: Int64 = 1000
+        var results: [Int?] = [tap.tap(at: ms(t))]
+        for _ in 0..<3 { t += 500; results.append(tap.tap(at: ms(t))) }
+        t += 1950
+        results.append(tap.tap(at: ms(t)))
+        for _ in 0..<2 { t += 250; results.append(tap.tap(at: ms(t))) }
+        #expect(results == [nil, 120, 120, 120, nil, 240, 240])
     }
 
     @Test func withinToleranceIsAveraged() {
@@ -236,9 +252,10 @@ import TestSupport
         _ = tap.tap(at: ms(500 + 1000))
         // 590 ms is 18 % above 500: averaged, (500 + 590) / 2 = 545 ms -> 110.09 BPM.
         #expect(tap.tap(at: ms(1090 + 1000)) == 110)
-        // 700 ms is 28 % above the 545 ms average: restart from the last tap.
-        #expect(tap.tap(at: ms(1790 + 1000)) == 86)   // 60 / 0.7 = 85.7
-        #expect(tap.intervals == 1)
+        // 700 ms is 28 % above the 545 ms average: a new series from this tap, no tempo yet.
+        #expect(tap.tap(at: ms(1790 + 1000)) == nil)
+        #expect(tap.intervals == 0)
+        #expect(tap.tap(at: ms(2490 + 1000)) == 86)   // 60 / 0.7 = 85.7
     }
 
     @Test func clampedToTheRange() {

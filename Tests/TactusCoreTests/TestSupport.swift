@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TestSupport
 @testable import TactusCore
+import TactusBase
 
 /// A manual clock for tests: time moves only when the test says so.
 struct ManualClock {

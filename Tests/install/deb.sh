@@ -22,15 +22,27 @@ arch=$(dpkg --print-architecture)
 stub=$tmp/stub-tactus
 printf '#!/bin/sh\necho "tactus stub 1"\n' >"$stub"
 chmod 0755 "$stub"
+# The companion's stub, beside it (make-deb.sh takes tactus-web from TACTUS_BINARY's folder).
+printf '#!/bin/sh\necho "tactus-web stub 1"\n' >"$tmp/tactus-web"
+chmod 0755 "$tmp/tactus-web"
 
 # --- 1. make deb writes dist/tactus_VERSION_ARCH.deb (here into a temporary dist folder).
 TACTUS_DEB_DIR=$tmp/dist1 make --no-print-directory deb TACTUS_BINARY="$stub" >"$tmp/log" 2>&1 || fail "make deb failed"
 deb=$tmp/dist1/tactus_${version}_${arch}.deb
 expect_file "$deb"
 
+# --- 1b. lintian, where it is installed: no error, and no warning but the changelog's
+# (a first upload closes no bug).
+if command -v lintian >/dev/null; then
+  lintian --tag-display-limit 0 "$deb" 2>/dev/null | grep -v 'initial-upload-closes-no-bugs' | grep -E '^(E|W):' >"$tmp/lintian" && \
+    { cat "$tmp/lintian" >&2; fail "lintian finds problems in the package"; }
+  ok
+fi
+
 # --- 2. Contents: every file where it belongs, owned by root.
 dpkg-deb -c "$deb" >"$tmp/contents"
 for path in ./usr/bin/tactus ./lib/systemd/system/tactus.service ./etc/tactus/config.toml \
+  ./usr/bin/tactus-web ./lib/systemd/system/tactus-web.service ./usr/share/tactus/web/index.html ./usr/share/tactus/web/app.js \
   ./usr/share/tactus/config.toml ./usr/share/doc/tactus/copyright ./usr/share/doc/tactus/changelog.Debian.gz \
   ./usr/share/doc/tactus/install.md ./usr/share/tactus/boards/README.md ./usr/share/tactus/overlays/README.md; do
   grep -q " $path\$" "$tmp/contents" || fail "the package lacks $path"
@@ -40,6 +52,15 @@ for f in boards/*.toml overlays/*.dts; do
   grep -q " ./usr/share/tactus/$f\$" "$tmp/contents" || fail "the package lacks /usr/share/tactus/$f"
   ok
 done
+# The voice sets (make deb runs make voices): every WAV and voice.toml of each language.
+for lang in en de; do
+  grep -q " ./usr/share/tactus/voices/voice-$lang/voice.toml\$" "$tmp/contents" || fail "the package lacks voice-$lang"
+  ok
+done
+for f in voices/voice-*/*.wav voices/voice-*/voice.toml; do
+  grep -q " ./usr/share/tactus/$f\$" "$tmp/contents" || fail "the package lacks /usr/share/tactus/$f"
+done
+ok
 for f in overlays/*.dts; do
   grep -q " ./usr/share/tactus/overlays/$(basename "$f" .dts).dtbo\$" "$tmp/contents" || fail "the package lacks the compiled $(basename "$f" .dts).dtbo"
   ok
@@ -124,6 +145,20 @@ live_test() {
   [ "$(readlink /etc/systemd/system/multi-user.target.wants/tactus.service)" = /lib/systemd/system/tactus.service ] \
     || fail "the unit is not enabled (no multi-user.target.wants link)"
   ok
+  # The companion: its own system user in no device group (only tactus, for the control
+  # socket), its unit enabled (it listens only once switched on at the box).
+  [ "$(getent passwd tactus-web | cut -d: -f6,7)" = /var/lib/tactus-web:/usr/sbin/nologin ] || fail "no system user tactus-web"
+  ok
+  [ "$(id -nG tactus-web | tr ' ' '\n' | sort | tr '\n' ' ')" = "tactus tactus-web " ] || fail "tactus-web is in other groups: $(id -nG tactus-web)"
+  ok
+  id -nG tactus | tr ' ' '\n' | grep -qx tactus-web || fail "tactus cannot read the companion's uploads (not in the group tactus-web)"
+  ok
+  [ "$(readlink /etc/systemd/system/multi-user.target.wants/tactus-web.service)" = /lib/systemd/system/tactus-web.service ] \
+    || fail "tactus-web.service is not enabled"
+  ok
+  grep -qx 'ExecStart=/usr/bin/tactus-web --control /run/tactus/control.sock --spool /var/lib/tactus-web/spool' /lib/systemd/system/tactus-web.service \
+    || fail "tactus-web.service does not start /usr/bin/tactus-web"
+  ok
   expect_same "$x/usr/share/tactus/overlays/tactus.dtbo" /boot/firmware/overlays/tactus.dtbo
   expect_same "$x/usr/share/tactus/overlays/tactus-pi5.dtbo" /boot/firmware/overlays/tactus-pi5.dtbo
   [ "$(cat /boot/firmware/config.txt)" = "dtparam=audio=on" ] || fail "postinst edited config.txt"
@@ -174,6 +209,10 @@ live_test() {
   expect_absent /var/lib/tactus-package
   ! getent passwd tactus >/dev/null || fail "purge left the user tactus"
   ok
+  ! getent passwd tactus-web >/dev/null || fail "purge left the user tactus-web"
+  ok
+  ! getent group tactus-web >/dev/null || fail "purge left the group tactus-web"
+  ok
   ! getent group tactus >/dev/null || fail "purge left the group tactus"
   ok
   ! getent group gpio >/dev/null || fail "purge left the gpio group postinst created"
@@ -202,7 +241,7 @@ if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null && command -v dpkg >/de
   deb3=$tmp/tactus_${version}+test3_${arch}.deb
   dpkg-deb --root-owner-group --build "$x3" "$deb3" >/dev/null
   before=$(getent passwd tactus || true; getent group gpio || true; dpkg-query -W tactus 2>/dev/null || true; ls /boot 2>/dev/null || true)
-  export tmp deb deb2 deb3 x x3 stub stub2 version checks
+  export tmp deb deb2 deb3 x x3 stub stub2 version checks test_name
   export -f live_test fail ok expect_file expect_absent expect_same
   unshare -m --propagation private bash -c live_test || exit 1
   checks=$(cat "$tmp/ns/checks")

@@ -31,6 +31,8 @@ expect_file "$d/usr/local/bin/tactus"
 expect_same "$stub" "$d/usr/local/bin/tactus"
 for f in boards/*.toml boards/README.md; do expect_same "$f" "$d/usr/local/share/tactus/$f"; done
 for f in overlays/*.dts overlays/README.md; do expect_same "$f" "$d/usr/local/share/tactus/$f"; done
+# The voice sets, when `make voices` made them (make test does).
+for f in voices/voice-*/voice.toml voices/voice-*/*.wav; do [ -f "$f" ] && expect_same "$f" "$d/usr/local/share/tactus/$f"; done
 expect_same etc/config.toml "$d/usr/local/share/tactus/config.toml"
 expect_same docs/install.md "$d/usr/local/share/doc/tactus/install.md"
 expect_same systemd/tactus.service "$d/etc/systemd/system/tactus.service"
@@ -73,6 +75,16 @@ if command -v systemd-analyze >/dev/null; then
     fail "systemd-analyze verify reports problems in systemd/tactus.service"
   fi
   ok
+  # Ableton Link needs the LAN: no PrivateNetwork, and exactly these address families; the
+  # unit still scores at most 2.0.
+  ! grep -Eq '^PrivateNetwork=' "$unit" || fail "PrivateNetwork= would cut Ableton Link off the LAN"
+  grep -Eqx 'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK' "$unit" ||
+    fail "RestrictAddressFamilies must be AF_UNIX AF_INET AF_INET6 AF_NETLINK (Link: UDP and interface discovery)"
+  score=$(systemd-analyze security --offline=yes "$tmp/tactus.service" 2>/dev/null | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+  if [ -n "$score" ]; then
+    awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }' || fail "systemd-analyze security rates the unit $score (at most 2.0 allowed)"
+  fi
+  ok
 else
   echo "install test: note: systemd-analyze not installed, unit checked by its keys only"
 fi
@@ -94,7 +106,7 @@ run_make install DESTDIR="$d"
 expect_absent "$d/usr/local/share/tactus/boards/retired-board.toml"
 
 # --- 5. Overlays compiled when the overlays folder exists (the Pi's, or OVERLAY_DIR).
-command -v dtc >/dev/null || fail "dtc is missing: scripts/install-deps.sh (package device-tree-compiler)"
+command -v dtc >/dev/null || fail "dtc is missing: scripts/install-deps.sh test (package device-tree-compiler)"
 p=$tmp/pi
 mkdir -p "$p/boot/firmware/overlays"
 echo "dtoverlay=vc4-kms-v3d" >"$p/boot/firmware/overlays/keep.txt"

@@ -138,4 +138,22 @@ import Testing
         let left = try FileManager.default.contentsOfDirectory(atPath: state.path).sorted()
         #expect(left == ["settings.corrupt-1.toml", "tactus.lock"], "\(left)")
     }
+
+    /// A lock that cannot be created (here tactus.lock is a folder; a root-owned lock or a
+    /// read-only folder fail the same way): the box plays anyway, saves nothing, says so.
+    @Test func anUncreatableLockPlaysWithoutSaving() throws {
+        let dir = scratchFolder()
+        let state = dir.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: state.appendingPathComponent("tactus.lock"), withIntermediateDirectories: true)
+        let script = dir.appendingPathComponent("s.txt")
+        try "0 turn +3 over 0.5\n4 end\n".write(to: script, atomically: true, encoding: .utf8)
+        let out = dir.appendingPathComponent("o")
+        let run = try tactus(["simulate", "--headless", "--script", script.path, "--out", out.path, "--state", state.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("playing without saving settings"), "\(run.stderr)")
+        let events = try String(contentsOf: out.appendingPathComponent("events.jsonl"), encoding: .utf8)
+        #expect(events.contains("\"notice\":\"State folder not writable: playing, changes not saved\""))
+        #expect(events.contains("\"bpm\":123"), "the turn played")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state.path) == ["tactus.lock"])
+    }
 }

@@ -3,6 +3,7 @@ import ClickEngine
 import Foundation
 import Testing
 import TactusCore
+import TactusBase
 
 /// Runs the built `tactus` executable.
 struct Run {
@@ -11,7 +12,7 @@ struct Run {
     let stderr: String
 }
 
-func tactus(_ arguments: [String]) throws -> Run {
+func tactus(_ arguments: [String], in directory: URL? = nil) throws -> Run {
     var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("tactus").path) && folder.path != "/" {
         folder.deleteLastPathComponent()
@@ -19,6 +20,7 @@ func tactus(_ arguments: [String]) throws -> Run {
     let process = Process()
     process.executableURL = folder.appendingPathComponent("tactus")
     process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
@@ -184,7 +186,45 @@ func onsets(_ path: URL) throws -> [(sample: Int64, kind: String, bar: Int, beat
     @Test func listsTheBuiltInSounds() throws {
         let run = try tactus(["render", "--list-sounds"])
         #expect(run.status == 0)
-        #expect(run.stdout.split(separator: "\n").map(String.init) == BuiltInSounds.names)
+        // The built-in sets, then the voice sets found (`make voices` in ./voices, installed ones).
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(Array(lines.prefix(BuiltInSounds.names.count)) == BuiltInSounds.names)
+        #expect(lines.dropFirst(BuiltInSounds.names.count).allSatisfy { $0.hasPrefix("voice-") })
+        if FileManager.default.fileExists(atPath: "voices/voice-en/voice.toml") { #expect(lines.contains("voice-en")) }
         #expect(BuiltInSounds.names.contains("woodblock"))
+    }
+
+    @Test func rendersTheReferenceToneAloneWithItsExactFrequency() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tactus-tone-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = dir.appendingPathComponent("tone.wav")
+        let run = try tactus(["render", "--tone", "A4@442", "--volume", "master=0", "--seconds", "10", "--format", "f32",
+                              "--channels", "1", "-o", wav.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let x = try WAVDecoder.decode([UInt8](Data(contentsOf: wav))).frames
+        var crossings: [Double] = []
+        for k in 1..<x.count where x[k - 1] < 0 && x[k] >= 0 {
+            crossings.append(Double(k - 1) + Double(-x[k - 1]) / Double(x[k] - x[k - 1]))
+        }
+        let hz = Double(crossings.count - 1) / ((crossings.last! - crossings.first!) / 48000)
+        #expect(abs(hz - 442) < 0.01, "\(hz) Hz")
+        // Ramps in and out (5 ms), peak at the default 50 % (-12 dBFS), no click anywhere.
+        #expect(x.first == 0 && x.last == 0)
+        #expect(abs(x.map { abs($0) }.max()! - 0.25) < 0.001)
+        var step: Float = 0
+        for k in 1..<x.count { step = max(step, abs(x[k] - x[k - 1])) }
+        #expect(Double(step) <= 0.25 * 2 * Double.pi * 442 / 48000 + 0.25 / 240 + 1e-6)
+    }
+
+    @Test func badToneFlagsAreOneLineAndExitTwo() throws {
+        for (arguments, message) in [(["--tone", "H4"], "--tone 'H4' is invalid"), (["--tone", "A4@500"], "--tone 'A4@500' is invalid"),
+                                     (["--tone-volume", "50"], "need --tone"), (["--tone", "A4", "--tone-timbre", "flute"], "allowed sine or organ"),
+                                     (["--tone", "A4", "--tone-volume", "101"], "--tone-volume '101' is invalid")] {
+            let run = try tactus(["render"] + arguments + ["-o", "/tmp/tactus-never-\(getpid()).wav"])
+            #expect(run.status == 2)
+            #expect(run.stderr.contains(message), "\(run.stderr)")
+            #expect(run.stderr.split(separator: "\n").count == 1)
+        }
     }
 }

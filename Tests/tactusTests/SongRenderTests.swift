@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 import TactusCore
+import TactusBase
 
 /// Onsets of a 16-bit WAV: the first non-zero sample after at least `gap` silent ones.
 func wavOnsets(_ url: URL, gap: Int = 2000) throws -> [Int64] {
@@ -89,6 +90,29 @@ func eventObjects(_ url: URL) throws -> [[String: Any]] {
         // The file ends where klick's does: the map's end, 7756341.
         #expect(try wavFrames(wav) == 7_756_341)
         #expect(try wavFrames(klickWav) == 7_756_341)
+    }
+
+    /// README's rule for where the file ends: Tactus rounds the map's exact end, klick
+    /// truncates it; equal below half a frame, one frame more above.
+    @Test(.enabled(if: klickInstalled, "klick is not installed (apt-get install -y klick)"),
+          arguments: [("1 4/4 137\n", 84088, 84087), ("1 4/4 120\n", 96000, 96000)])
+    func theFileEndsAtTheMapsEndRoundedWhereKlickTruncates(map text: String, ours: Int, klicks: Int) throws {
+        let dir = scratchFolder()
+        let map = dir.appendingPathComponent("one.map")
+        try text.write(to: map, atomically: true, encoding: .utf8)
+        let klickWav = dir.appendingPathComponent("klick.wav")
+        let klick = Process()
+        klick.executableURL = URL(fileURLWithPath: "/usr/bin/klick")
+        klick.arguments = ["-f", map.path, "-W", klickWav.path]
+        klick.standardOutput = FileHandle.nullDevice
+        klick.standardError = FileHandle.nullDevice
+        try klick.run()
+        klick.waitUntilExit()
+        let wav = dir.appendingPathComponent("tactus.wav")
+        let run = try tactus(["render", "--tempo-map", map.path, "--channels", "1", "-o", wav.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try wavFrames(wav) == ours)
+        #expect(try wavFrames(klickWav) == klicks)
     }
 
     @Test(arguments: [

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TactusCore
+import TactusBase
 
 /// One onset that actually started a clip, as reported by the render thread.
 public struct OnsetEvent: Sendable, Hashable, BitwiseCopyable {

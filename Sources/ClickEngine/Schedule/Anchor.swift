@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TactusCore
+import TactusBase
 
 /// Where a program's bar grid is pinned to the sample clock: musical position (`bar`,
 /// `grid + numerator / denominator` grid units into that bar) is at sample `twice / 2`

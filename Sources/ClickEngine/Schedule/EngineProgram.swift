@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TactusCore
+import TactusBase
 
 /// One onset of the bar, compiled for the render thread: position in grid units, the clip
 /// to start and its gain. Plain data only.
@@ -7,6 +8,8 @@ struct CompiledOnset: BitwiseCopyable {
     var offset: Int64
     var clip: UnsafePointer<Float>
     var clipFrames: Int
+    /// Frames the clip starts before the onset (a spoken word's lead; 0 for clicks).
+    var lead: Int
     var gain: Float
     /// gain x the clip's peak.
     var level: Float
@@ -54,10 +57,22 @@ final class EngineProgram: @unchecked Sendable {
     /// the finishing beat plays them laid back from the next downbeat, one beat at a time.
     let leadIn: UnsafeMutablePointer<Int32>
     let leadInCount: Int
+    /// A start placed by an outside timeline (Link): bar 0's downbeat at sample `startTwice / 2`
+    /// instead of the render call that takes the start up. Set before publishing, then read only.
+    var startTwice: Int64?
+    /// The grid re-placed by an outside timeline while playing: `anchor` on this program's grid,
+    /// applied once (the render thread remembers the serial). Set before publishing.
+    var alignment: (serial: UInt64, anchor: Anchor)?
+    /// The longest clip lead of any onset: the renderer starts onsets this many frames
+    /// ahead of the block, so a clip can begin up to its lead before its onset.
+    let maxLead: Int64
+    /// The reference tone (nil: off); the renderer ramps to it when it takes the program.
+    let tone: ToneParameters?
 
     init(settings: MetronomeSettings, sounds: SoundSet, sampleRate: Int, playing: Bool, transportEpoch: UInt64, serial: UInt64 = 0,
-         song: SongSchedule? = nil) {
+         song: SongSchedule? = nil, tone: ToneParameters? = nil) {
         self.serial = serial
+        self.tone = tone
         self.settings = settings
         self.song = song
         self.playing = playing
@@ -83,6 +98,9 @@ final class EngineProgram: @unchecked Sendable {
         let master = Float(volumes.master) / 100
         onsetCount = pattern.onsets.count
         onsets = .allocate(capacity: max(onsetCount, 1))
+        let words = EngineProgram.words(pattern, sounds: sounds, grid: grid, barGrid: barGrid,
+                                        samplesPerWhole: Double(perWhole.numerator) / Double(perWhole.denominator))
+        var longestLead = 0
         var polyOrdinal = [Int64](repeating: 0, count: PolyLayer.maximumLayers + 1)
         var keys: [Int64] = []
         keys.reserveCapacity(onsetCount)
@@ -95,7 +113,7 @@ final class EngineProgram: @unchecked Sendable {
                 key = (Int64(onset.beat) << 32) | (Int64(onset.layer) << 24) | Int64(onset.index)
             }
             keys.append(key)
-            let clip: Clip
+            var clip: Clip
             let volume: Int
             switch onset.kind {
             case .accent: (clip, volume) = (sounds.accent, volumes.accent)
@@ -104,15 +122,18 @@ final class EngineProgram: @unchecked Sendable {
             case .subdivision: (clip, volume) = (sounds.subdivision, volumes.layer(onset.layer))
             case .poly: (clip, volume) = (sounds.poly, volumes.polyLayer(onset.layer))
             }
+            if let word = words[index] { clip = word }
+            longestLead = max(longestLead, clip.lead)
             let shape = onset.kind == .poly ? pattern.poly.eventShape(layer: onset.layer) : (0, 0)
             (onsets + index).initialize(to: CompiledOnset(
                 offset: onset.offset.numerator * (grid / onset.offset.denominator),
-                clip: clip.samples, clipFrames: clip.frameCount,
+                clip: clip.samples, clipFrames: clip.frameCount, lead: clip.lead,
                 gain: master * Float(volume) / 100 * Float(onset.gain) / 100,
                 level: master * Float(volume) / 100 * Float(onset.gain) / 100 * clip.peak,
                 beat: Int32(onset.beat), index: Int32(onset.index), layer: UInt8(onset.layer), kind: onset.kind,
                 polySteps: UInt8(shape.0), polySpanBeats: UInt8(clamping: shape.1), key: key, playedInBar: .min))
         }
+        maxLead = Int64(longestLead)
         let (compiled, beatLength) = (onsets, beatGrid)
         let firstBeatSubdivisions = (0..<onsetCount).filter {
             compiled[$0].kind == .subdivision && compiled[$0].beat == 0 && compiled[$0].offset > 0 && compiled[$0].offset < beatLength
@@ -124,6 +145,25 @@ final class EngineProgram: @unchecked Sendable {
         for (position, index) in (0..<onsetCount).sorted(by: { keys[$0] < keys[$1] }).enumerated() {
             byKey[position] = Int32(index)
         }
+    }
+
+    /// A voice set's word for each onset of the bar, or nil where the click plays: numbers
+    /// on beats, syllables on layers 2-4; a syllable that would not end before the next
+    /// spoken word starts (the bar repeating) gives way to the click. Numbers never do.
+    private static func words(_ pattern: BarPattern, sounds: SoundSet, grid: Int64, barGrid: Int64, samplesPerWhole: Double) -> [Clip?] {
+        var words = pattern.onsets.map { WordChoice.word(sounds, kind: $0.kind, layer: $0.layer, beat: $0.beat, index: $0.index) }
+        guard sounds.voice != nil else { return words }
+        let perGrid = samplesPerWhole / Double(grid)
+        let time = pattern.onsets.map { Double($0.offset.numerator * (grid / $0.offset.denominator)) * perGrid }
+        let bar = Double(barGrid) * perGrid
+        let spoken = words.indices.filter { words[$0] != nil }
+        guard spoken.count > 1 else { return words }
+        for (k, i) in spoken.enumerated() where pattern.onsets[i].kind == .subdivision {
+            let j = spoken[(k + 1) % spoken.count]
+            let next = time[j] + (j <= i ? bar : 0) - Double(words[j]!.lead)
+            if WordChoice.givesWay(onset: time[i], clip: words[i]!, nextStart: next) { words[i] = nil }
+        }
+        return words
     }
 
     deinit {

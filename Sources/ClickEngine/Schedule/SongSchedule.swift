@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TactusCore
+import TactusBase
 
 /// One onset of a song, placed on the control side: its exact sample from the song's
 /// start and everything the render thread needs to play and report it.
@@ -7,6 +8,8 @@ struct ScheduledOnset: BitwiseCopyable {
     var sample: Int64
     var clip: UnsafePointer<Float>
     var clipFrames: Int
+    /// Frames the clip starts before the onset (a spoken word's lead; 0 for clicks).
+    var lead: Int
     var gain: Float
     /// The clip's peak times its gain: the limiter's bound.
     var level: Float
@@ -50,6 +53,8 @@ public final class SongSchedule: @unchecked Sendable {
     /// Every beat of the song (muted ones too), on the samples its clicks are played on:
     /// the timeline's piece while it plays (`ClickEngine.gridPiece(for:)`).
     public let beats: SongBeats
+    /// The longest clip lead of any onset (see `EngineProgram.maxLead`).
+    let maxLead: Int64
 
     public struct TooLong: Error, CustomStringConvertible {
         public var description: String {
@@ -83,6 +88,9 @@ public final class SongSchedule: @unchecked Sendable {
         self.sameBefore = sameBefore
         var table: [ScheduledOnset] = []
         var beats: [SongBeat] = []
+        // With a voice set: each onset's word (nil: its click) and its set's voice.
+        var words: [Clip?] = []
+        var voices: [VoiceWords?] = []
         var timeline = SongTimeline(songs: songs, sampleRate: sampleRate, seed: seed, changes: changes, markBeats: true)
         var end: Int64?
         var mixIndex = 0
@@ -111,14 +119,18 @@ public final class SongSchedule: @unchecked Sendable {
             case .soft: (clip, volume) = (sounds.accent, volumes.soft)
             case .poly: (clip, volume) = (sounds.poly, volumes.polyLayer(o.layer))
             }
+            words.append(o.muted ? nil : WordChoice.word(sounds, kind: o.kind, layer: o.layer, beat: o.beat, index: o.index))
+            voices.append(sounds.voice)
             table.append(ScheduledOnset(
-                sample: o.sample, clip: clip.samples, clipFrames: clip.frameCount,
+                sample: o.sample, clip: clip.samples, clipFrames: clip.frameCount, lead: 0,
                 gain: master * Float(volume) / 100 * Float(o.gainPercent.doubleValue / 100),
                 level: master * Float(volume) / 100 * Float(o.gainPercent.doubleValue / 100) * clip.peak,
                 bar: o.bar, beat: Int32(o.beat), layer: UInt8(o.layer), kind: o.kind,
                 section: Int16(clamping: o.section), song: Int16(clamping: o.song), isCount: o.isCount, muted: o.muted, bpm: o.bpm,
                 index: Int32(o.index), polySteps: UInt8(o.polySteps), polySpanBeats: UInt8(clamping: o.polySpanBeats)))
         }
+        SongSchedule.speak(&table, words: &words, voices: voices)
+        maxLead = Int64(table.reduce(0) { max($0, $1.lead) })
         let endSample = end ?? samples ?? (table.last.map { $0.sample + 1 } ?? 0)
         self.endSample = endSample
         self.beats = SongBeats(beats: beats.filter { $0.sample < endSample }, endSample: endSample)
@@ -128,6 +140,41 @@ public final class SongSchedule: @unchecked Sendable {
     }
 
     deinit { onsets.deallocate() }
+
+    /// Puts a voice set's words in place of the clicks: the count-in's last two beats say
+    /// its two words ("ready", "go"), the beats before count; a syllable that would not end
+    /// before the next spoken word starts gives way to the click (numbers never do).
+    private static func speak(_ table: inout [ScheduledOnset], words: inout [Clip?], voices: [VoiceWords?]) {
+        var i = 0
+        while i < table.count {
+            guard table[i].isCount else { i += 1; continue }
+            var end = i
+            while end < table.count && table[end].isCount { end += 1 }
+            // The run i..<end is one count-in; its last two clicks get the count-in words.
+            if let voice = voices[i], voice.countIn.count == 2 {
+                for (k, index) in (max(i, end - 2)..<end).reversed().enumerated() where !table[index].muted {
+                    words[index] = voice.countIn[1 - k]
+                }
+            }
+            i = end
+        }
+        let spoken = words.indices.filter { words[$0] != nil }
+        for (k, i) in spoken.enumerated() where table[i].kind == .subdivision && k + 1 < spoken.count {
+            let j = spoken[k + 1]
+            if WordChoice.givesWay(onset: Double(table[i].sample), clip: words[i]!,
+                                   nextStart: Double(table[j].sample) - Double(words[j]!.lead)) {
+                words[i] = nil
+            }
+        }
+        for i in spoken {
+            guard let word = words[i] else { continue }
+            let gain = table[i].gain
+            table[i].clip = word.samples
+            table[i].clipFrames = word.frameCount
+            table[i].lead = word.lead
+            table[i].level = gain * word.peak
+        }
+    }
 
     /// Index of the first onset at or after `sample` (render thread: no allocation).
     func firstIndex(atOrAfter sample: Int64) -> Int {

@@ -12,9 +12,15 @@ public final class Clip: @unchecked Sendable {
     /// Largest magnitude of any sample: lets the renderer skip the limiter when even the
     /// sum of every playing clip's peak stays below its ceiling.
     public let peak: Float
+    /// Frames from the first sample to the point that must sound on the onset (a spoken
+    /// word's perceptual centre): the renderer starts the clip this much before its onset.
+    /// 0 for clicks, whose first sample is the onset.
+    public let lead: Int
 
-    public init(samples source: [Float], sampleRate: Int) {
+    public init(samples source: [Float], sampleRate: Int, lead: Int = 0) {
+        precondition(lead >= 0 && lead <= source.count, "Clip: lead must lie within the clip")
         self.sampleRate = sampleRate
+        self.lead = lead
         frameCount = source.count
         let storage = UnsafeMutablePointer<Float>.allocate(capacity: max(source.count, 1))
         storage.initialize(repeating: 0, count: max(source.count, 1))
@@ -41,18 +47,22 @@ public struct SoundSet: Sendable {
     public let accent: Clip
     public let beat: Clip
     private let layers: LayerClips
+    /// A voice set's words (spoken count), played in place of the clips where a word fits.
+    public let voice: VoiceWords?
 
     public var subdivision: Clip { layers.clips.subdivision }
     /// The poly layers' clip; a set without one plays them with the subdivision clip.
     public var poly: Clip { layers.clips.poly }
 
-    public init(name: String, accent: Clip, beat: Clip, subdivision: Clip, poly: Clip? = nil) {
-        self.init(name: name, accent: accent, beat: beat, layers: { (subdivision, poly ?? subdivision) })
+    public init(name: String, accent: Clip, beat: Clip, subdivision: Clip, poly: Clip? = nil, voice: VoiceWords? = nil) {
+        self.init(name: name, accent: accent, beat: beat, layers: { (subdivision, poly ?? subdivision) }, voice: voice)
     }
 
     /// `layers` makes the subdivision and poly clips when one of them is first used.
-    init(name: String, accent: Clip, beat: Clip, layers: @escaping @Sendable () -> (subdivision: Clip, poly: Clip)) {
+    init(name: String, accent: Clip, beat: Clip, layers: @escaping @Sendable () -> (subdivision: Clip, poly: Clip),
+         voice: VoiceWords? = nil) {
         self.name = name
+        self.voice = voice
         self.accent = accent
         self.beat = beat
         self.layers = LayerClips(make: layers)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
+import TactusBase
 
 /// Edges read in one wakeup from several per-line event queues, handed on in the order they
 /// happened. Each queue is in time order, but the queues are read one after another, so the

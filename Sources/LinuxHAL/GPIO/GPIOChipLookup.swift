@@ -3,6 +3,7 @@
 // backends, written on top of each backend's `GPIOChip.forEachChip`.
 import Glibc
 import HAL
+import TactusBase
 
 extension GPIOChip {
     /// The labels of every chip present, for error messages and `tactus check`.

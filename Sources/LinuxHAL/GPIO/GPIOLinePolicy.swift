@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
+import TactusBase
 
-// What both libgpiod backends decide alike, in plain Swift so it is tested on any machine.
-// The backend is chosen at build time (Package.swift defines TACTUS_LIBGPIOD2 when
-// pkg-config reports libgpiod >= 2): GPIOChip/GPIOInputs/GPIOOutputs.swift are libgpiod 1,
-// the *V2.swift files libgpiod 2, with the same types and HAL protocols.
+// What both libgpiod backends decide alike, in plain Swift so it is tested on any machine
+// (the backends themselves: GPIOBackend.swift).
 
 /// The consumer name `gpioinfo` shows next to lines Tactus holds.
 let gpioConsumerName = "tactus"
@@ -58,9 +57,4 @@ func lostEdgesMessage(role: InputRole, missed: Int) -> String {
     default: "the button's next edge is taken as its state"
     }
     return "the kernel dropped \(missed) edge(s) of \(role.rawValue) (its GPIO event queue overflowed while the reader was stalled); \(consequence)"
-}
-
-/// Edges read from several queues, in time order; equal times keep their order.
-func mergedByTime(_ edges: [LineEdge]) -> [LineEdge] {
-    edges.enumerated().sorted { ($0.element.timestamp.nanoseconds, $0.offset) < ($1.element.timestamp.nanoseconds, $1.offset) }.map(\.element)
 }

@@ -3,13 +3,14 @@ import CLinuxShim
 import Glibc
 import HAL
 import Synchronization
+import TactusBase
 
 /// Turns scheduled pulses into line changes at their instants, on one timing thread that sleeps
 /// until the next change (or a new pulse). The lines themselves are behind `setLevel`, so the
 /// same timing serves GPIO LEDs, the buzzer, and tests.
 public final class IndicatorPulser: IndicatorOutput, @unchecked Sendable {
     private let timeline = Mutex(PulseTimeline())
-    private let setLevel: @Sendable (Indicator, Bool) -> Void
+    private let setLevel: @Sendable (IndicatorChannel, Bool) -> Void
     private let clock = SystemMonotonicClock()
     private let running = Atomic<Bool>(false)
     private let thread = DedicatedThread()
@@ -18,13 +19,13 @@ public final class IndicatorPulser: IndicatorOutput, @unchecked Sendable {
     /// `setLevel` is called only from the timing thread, with logical levels (true = on).
     /// The thread asks for SCHED_FIFO `realtimePriority` (below the audio thread's) so a beat
     /// LED lights when the click is heard, and runs at normal priority when refused.
-    public init(realtimePriority: Int32? = 60, setLevel: @escaping @Sendable (Indicator, Bool) -> Void) throws(HALError) {
+    public init(realtimePriority: Int32? = 60, setLevel: @escaping @Sendable (IndicatorChannel, Bool) -> Void) throws(HALError) {
         self.setLevel = setLevel
-        var fds: [Int32] = [-1, -1]
-        guard makeWakePipe(&fds) else {
-            throw HALError(.io, errno: errno, "cannot create the indicator wake-up pipe: \(errnoDescription(errno))")
+        do {
+            wakePipe = try Syscalls.wakePipe()
+        } catch {
+            throw HALError(.io, error, "cannot create the indicator wake-up pipe: \(errnoDescription(error.errno))")
         }
-        wakePipe = (fds[0], fds[1])
         running.store(true, ordering: .relaxed)
         let result = thread.start(name: "tactus-pulses", fifoPriority: realtimePriority) { [self] in run() }
         if case .failure(let error) = result {
@@ -34,12 +35,12 @@ public final class IndicatorPulser: IndicatorOutput, @unchecked Sendable {
 
     deinit { shutDown() }
 
-    public func pulse(_ indicator: Indicator, at start: MonotonicInstant, lastingNanoseconds nanoseconds: Int64) {
+    public func pulse(_ indicator: IndicatorChannel, at start: MonotonicTime, lastingNanoseconds nanoseconds: Int64) {
         timeline.withLock { $0.add(indicator, start: start, lastingNanoseconds: nanoseconds) }
         wake()
     }
 
-    public func set(_ indicator: Indicator, on: Bool) {
+    public func set(_ indicator: IndicatorChannel, on: Bool) {
         timeline.withLock { $0.hold(indicator, on: on) }
         wake()
     }
@@ -53,33 +54,30 @@ public final class IndicatorPulser: IndicatorOutput, @unchecked Sendable {
         close(wakePipe.write)
     }
 
-    private func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakePipe.write, &byte, 1)
-    }
+    private func wake() { Syscalls.wake(wakePipe.write) }
 
     private func run() {
         // Pulses of a millisecond need wake-ups more precise than the default 50 µs slack.
         _ = tactus_set_timer_slack(10_000)
-        var levels: [Indicator: Bool] = [:]
+        var levels: [IndicatorChannel: Bool] = [:]
         var descriptor = pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)
-        var drain = [UInt8](repeating: 0, count: 64)
         while running.load(ordering: .relaxed) {
             let now = clock.now()
-            let (wanted, next) = timeline.withLock { timeline -> ([Indicator: Bool], MonotonicInstant?) in
+            let (wanted, next) = timeline.withLock { timeline -> ([IndicatorChannel: Bool], MonotonicTime?) in
                 timeline.removeFinished(before: now)
-                var wanted: [Indicator: Bool] = [:]
-                for indicator in Indicator.allCases { wanted[indicator] = timeline.isOn(indicator, at: now) }
+                var wanted: [IndicatorChannel: Bool] = [:]
+                for indicator in IndicatorChannel.allCases { wanted[indicator] = timeline.isOn(indicator, at: now) }
                 return (wanted, timeline.nextChange(after: now))
             }
-            for indicator in Indicator.allCases where levels[indicator] != wanted[indicator] {
+            for indicator in IndicatorChannel.allCases where levels[indicator] != wanted[indicator] {
                 setLevel(indicator, wanted[indicator] ?? false)
                 levels[indicator] = wanted[indicator]
             }
             let wait = next.map { max(0, $0.nanoseconds(since: clock.now())) } ?? -1
+            // EINTR (-1) is the EINTR rule by the loop itself: the wait is computed again.
             let ready = tactus_poll_nanoseconds(&descriptor, 1, wait)
-            if ready > 0 { _ = read(wakePipe.read, &drain, drain.count) }
+            if ready > 0 { Syscalls.drainWake(wakePipe.read) }
         }
-        for indicator in Indicator.allCases where levels[indicator] == true { setLevel(indicator, false) }
+        for indicator in IndicatorChannel.allCases where levels[indicator] == true { setLevel(indicator, false) }
     }
 }

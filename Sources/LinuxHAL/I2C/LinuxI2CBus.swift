@@ -2,6 +2,7 @@
 import CI2C
 import Glibc
 import HAL
+import TactusBase
 
 /// A /dev/i2c-N adapter. Plain I2C transactions go through ioctl(I2C_RDWR); adapters that
 /// only speak SMBus (the kernel's i2c-stub, some USB bridges) get SMBus I2C-block writes of
@@ -22,10 +23,10 @@ public final class LinuxI2CBus: I2CBus {
 
     public init(path: String, mode requested: I2CTransferMode = .automatic) throws(HALError) {
         self.path = path
-        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { throw Self.openError(path, errno) }
+        let fd: Int32
+        do { fd = try Syscalls.live.open(path, O_RDWR) } catch { throw Self.openError(path, error.errno) }
         var functions: UInt = 0
-        guard tactus_i2c_functionality(fd, &functions) == 0 else {
+        guard Syscalls.retryingEINTR({ tactus_i2c_functionality(fd, &functions) }) == 0 else {
             let code = errno
             close(fd)
             throw HALError(.unsupported, errno: code, "\(path) is not an I2C adapter (I2C_FUNCS: \(errnoDescription(code)))")
@@ -99,10 +100,7 @@ public final class LinuxI2CBus: I2CBus {
                 raw.append(i2c_msg(addr: UInt16(address.rawValue), flags: UInt16(I2C_M_RD), len: UInt16(count), buf: buffer))
             }
         }
-        var result: Int32
-        repeat {
-            result = tactus_i2c_rdwr(fd, &raw, UInt32(raw.count))
-        } while result < 0 && errno == EINTR
+        let result = Syscalls.retryingEINTR { tactus_i2c_rdwr(fd, &raw, UInt32(raw.count)) }
         guard result >= 0 else { throw transferError(errno, address) }
         var reads: [[UInt8]] = []
         for (index, message) in messages.enumerated() {
@@ -113,7 +111,7 @@ public final class LinuxI2CBus: I2CBus {
 
     private func smbusTransaction(_ address: I2CAddress, _ messages: [I2CMessage]) throws(HALError) -> [[UInt8]] {
         if selectedAddress != address {
-            guard tactus_i2c_set_address(fd, Int32(address.rawValue)) == 0 else { throw transferError(errno, address) }
+            guard Syscalls.retryingEINTR({ tactus_i2c_set_address(fd, Int32(address.rawValue)) }) == 0 else { throw transferError(errno, address) }
             selectedAddress = address
         }
         if messages.count == 1, case .write(let bytes) = messages[0], bytes.count == 1 {
@@ -138,10 +136,9 @@ public final class LinuxI2CBus: I2CBus {
         throw HALError(.unsupported, "\(path) is in SMBus mode: only writes of 1...33 bytes and register reads of up to 32 bytes are possible")
     }
 
-    /// libi2c returns the negative errno (and sets errno); EINTR is retried.
+    /// libi2c returns the negative errno (and sets errno); EINTR is retried (`Syscalls`).
     private func retryingEINTR(_ address: I2CAddress, _ call: () -> Int32) throws(HALError) {
-        var result: Int32
-        repeat { result = call() } while result == -EINTR
+        let result = Syscalls.retryingNegativeEINTR(call)
         if result < 0 { throw transferError(-result, address) }
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Devices
 import HAL
+import TactusBase
 
 /// The board's OLED over /dev/i2c-N, opened (and reopened) on `initialize`, so a panel or
 /// adapter that is missing at start, or unplugged later, can come back: wrap it in a
@@ -27,7 +28,7 @@ public final class ReopeningI2CDisplay: MonochromeDisplay {
         return display
     }
 
-    public func show(_ frame: MonochromeFrame) throws(HALError) { try opened().show(frame) }
+    public func show(_ frame: Bitmap) throws(HALError) { try opened().show(frame) }
     public func setContrast(_ level: UInt8) throws(HALError) { try opened().setContrast(level) }
     public func setSleeping(_ sleeping: Bool) throws(HALError) { try opened().setSleeping(sleeping) }
 }

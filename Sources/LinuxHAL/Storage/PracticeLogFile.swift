@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import TactusCore
+import TactusBase
 
 /// The practice log beside the settings (`practice.toml` in the state folder): minutes
 /// played per local day, written atomically like the settings. A file that cannot be used

@@ -2,6 +2,7 @@
 import Glibc
 import Synchronization
 import TactusCore
+import TactusBase
 
 /// The settings file on disk: loads with a fallback to defaults, saves atomically.
 ///

@@ -16,6 +16,13 @@ public enum FileSystem {
 
     public static func isDirectory(_ path: String) -> Bool { kind(of: path) == .directory }
 
+    /// The current folder (getcwd), or nil when it cannot be had (removed, too long).
+    public static var currentDirectory: String? {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 4096) { buffer in
+            getcwd(buffer.baseAddress!, buffer.count) == nil ? nil : String(cString: buffer.baseAddress!)
+        }
+    }
+
     /// The names in a folder (without "." and ".."), unsorted; nil when it cannot be read.
     public static func entries(of folder: String) -> [String]? {
         guard let stream = opendir(folder) else { return nil }
@@ -105,13 +112,5 @@ public final class OutputFile {
         let descriptor = fd
         fd = -1
         try system.close(descriptor, path: path)
-    }
-}
-
-/// printf's "%.Nf" (the same digits and rounding as `String(format:)`, without Foundation).
-public func fixedDecimal(_ value: Double, decimals: Int) -> String {
-    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 352) { buffer in
-        _ = withVaList([value]) { vsnprintf(buffer.baseAddress!, buffer.count, "%.\(decimals)f", $0) }
-        return String(cString: buffer.baseAddress!)
     }
 }

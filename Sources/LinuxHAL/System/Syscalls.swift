@@ -20,7 +20,13 @@ public struct Syscalls: Sendable {
     /// The real calls, no faults.
     public static let live = Syscalls()
 
-    /// Runs `call` again while it fails with EINTR (a signal arrived before it did anything).
+    // The one EINTR rule, for every system call in LinuxHAL: a call a signal interrupted
+    // before it did anything runs again, at once (close excepted: on Linux the descriptor is
+    // gone either way; ALSA's calls excepted: snd_pcm_recover handles their -EINTR). C
+    // reports failure three ways, so the rule has three spellings; none allocates, so the
+    // real-time threads use them too.
+
+    /// Runs `call` again while it fails with -1 and errno EINTR (POSIX calls).
     @inline(__always)
     public static func retryingEINTR<T: BinaryInteger>(_ call: () -> T) -> T {
         while true {
@@ -28,6 +34,73 @@ public struct Syscalls: Sendable {
             if result < 0 && errno == EINTR { continue }
             return result
         }
+    }
+
+    /// Runs `call` again while it returns -EINTR (libi2c's SMBus calls return -errno).
+    @inline(__always)
+    public static func retryingNegativeEINTR(_ call: () -> Int32) -> Int32 {
+        while true {
+            let result = call()
+            if result == -EINTR { continue }
+            return result
+        }
+    }
+
+    /// Runs `call` again while it returns EINTR (clock_nanosleep returns the errno itself).
+    @inline(__always)
+    public static func retryingReturnedEINTR(_ call: () -> Int32) -> Int32 {
+        while true {
+            let result = call()
+            if result == EINTR { continue }
+            return result
+        }
+    }
+
+    /// A non-blocking, close-on-exec pipe that wakes a thread out of poll() (pipe2 is not
+    /// imported).
+    public static func wakePipe() throws(SystemError) -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        guard Glibc.pipe(&fds) == 0 else { throw SystemError(errno, "pipe") }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+        return (fds[0], fds[1])
+    }
+
+    /// Writes one byte to a wake pipe; a full pipe already wakes its reader, so that is no error.
+    public static func wake(_ fd: Int32) {
+        var byte: UInt8 = 1
+        _ = retryingEINTR { Glibc.write(fd, &byte, 1) }
+    }
+
+    /// Empties a wake pipe (non-blocking) so the next poll waits again.
+    public static func drainWake(_ fd: Int32) {
+        var bytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        _ = withUnsafeMutableBytes(of: &bytes) { buffer in retryingEINTR { Glibc.read(fd, buffer.baseAddress, buffer.count) } }
+    }
+
+    /// poll(2): descriptors ready, 0 on timeout. Retried on EINTR (the timeout starts again,
+    /// which only ever waits 0 or forever here).
+    public static func poll(_ descriptors: inout [pollfd], timeoutMilliseconds: Int32) throws(SystemError) -> Int {
+        let ready = descriptors.withUnsafeMutableBufferPointer { buffer in
+            retryingEINTR { Glibc.poll(buffer.baseAddress, nfds_t(buffer.count), timeoutMilliseconds) }
+        }
+        guard ready >= 0 else { throw SystemError(errno, "poll") }
+        return Int(ready)
+    }
+
+    /// Sleeps on CLOCK_MONOTONIC until `deadline` (absolute, nanoseconds), resuming after signals.
+    public static func sleep(untilNanoseconds deadline: Int64) {
+        var wake = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+        _ = retryingReturnedEINTR { clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, nil) }
+    }
+
+    /// Sleeps `nanoseconds` on CLOCK_MONOTONIC, resuming after signals.
+    public static func sleep(nanoseconds: Int64) {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        sleep(untilNanoseconds: Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) + nanoseconds)
     }
 
     private func injected(_ operation: Operation, _ path: String, as name: String) throws(SystemError) {

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
+import HAL
+import TactusBase
 
-/// A failed system call on a file, with the errno kept so the message can say what to do.
-/// The one error type of the syscall layer (`Syscalls`), `AtomicFile` and `BoundedFile`.
+/// A failed system call, with the errno kept so the message can say what to do: the one
+/// errno error type of LinuxHAL (`Syscalls`, files, pipes, poll, device nodes). Hardware
+/// code turns it into a `HALError` that names the part and the fix (`HALError(_:_:_:)`).
 public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
     public let operation: String
     public let path: String
@@ -35,5 +38,10 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// The name the settings code used before the syscall layer; the same type.
-public typealias StorageError = SystemError
+extension HALError {
+    /// A hardware error caused by a failed system call: `kind` and `message` say what it means
+    /// for the part; the errno stays the call's.
+    public init(_ kind: Kind, _ cause: SystemError, _ message: String) {
+        self.init(kind, errno: cause.errno, message)
+    }
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Devices
 import HAL
+import TactusBase
 import SimHAL
 import TactusCore
 

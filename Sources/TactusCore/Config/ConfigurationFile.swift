@@ -16,6 +16,8 @@ import TOMLReader
 /// debounce_ms = 8
 /// long_press_ms = 600
 /// double_press_ms = 300
+/// [web]                   # the browser companion, when switched on at the box
+/// listen = "0.0.0.0:8080" # or one interface's address
 /// ```
 /// Keys use the board files' spelling (underscores), so a value can move between them.
 public struct ConfigurationFile: Sendable, Hashable {
@@ -35,12 +37,14 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var audioPeriodFrames: Int?
     public var audioPeriods: Int?
     public var buttonTiming = ButtonTiming()
+    /// Where the companion listens while it is switched on at the box (`[web] listen`).
+    public var webListen = "0.0.0.0:8080"
 
     public init() {}
 
     public static func parse(_ text: String, file: String) throws(TOMLError) -> ConfigurationFile {
         let root = TOMLSection(try TOML.parse(text, file: file), file: file)
-        try root.rejectUnknownKeys(allowed: ["board", "settings_file", "sounds_folder", "audio", "controls"])
+        try root.rejectUnknownKeys(allowed: ["board", "settings_file", "sounds_folder", "audio", "controls", "web"])
         var config = ConfigurationFile()
         config.board = try root.string("board")
         if config.board != nil { config.boardSource = "\(file):\(root.table["board"]?.line ?? 0)" }
@@ -64,8 +68,34 @@ public struct ConfigurationFile: Sendable, Hashable {
             if let v = try controls.integer("long_press_ms", in: 200...5000) { config.buttonTiming.longPress = .milliseconds(v) }
             if let v = try controls.integer("double_press_ms", in: 100...1000) { config.buttonTiming.doublePressWindow = .milliseconds(v) }
         }
+        if let web = try root.section("web") {
+            try web.rejectUnknownKeys(allowed: ["listen"])
+            if let listen = try web.string("listen") {
+                guard ListenAddress(listen) != nil else {
+                    throw web.invalid("listen", allowed: "an IPv4 address and port such as \"0.0.0.0:8080\" or \"192.168.1.20:8080\" (port 1 to 65535)")
+                }
+                config.webListen = listen
+            }
+        }
         return config
     }
+}
+
+/// `ADDR:PORT` with a dotted IPv4 address, as `[web] listen` and `simulate --web` take it.
+public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let port = Int(parts[1]), (1...65535).contains(port), String(port) == parts[1] else { return nil }
+        let octets = parts[0].split(separator: ".", omittingEmptySubsequences: false)
+        guard octets.count == 4, octets.allSatisfy({ o in Int(o).map { (0...255).contains($0) && String($0) == o } ?? false }) else { return nil }
+        host = String(parts[0])
+        self.port = port
+    }
+
+    public var description: String { "\(host):\(port)" }
 }
 
 /// Where values were written: carried along for messages, equal whatever it holds.

@@ -46,6 +46,17 @@ public enum SettingsFile {
         preferences["footswitch"] = .string(saved.preferences.footswitch.rawValue)
         preferences["silent-practice"] = .boolean(saved.preferences.silentPractice)
         preferences["dark-gap"] = .boolean(saved.preferences.darkGap)
+        preferences["sync"] = .string(saved.preferences.sync.rawValue)
+        preferences["link-start-stop-sync"] = .boolean(saved.preferences.linkStartStopSync)
+        preferences["companion"] = .boolean(saved.preferences.companion)
+        // The tone's keys only once it differs from the defaults: older files stay as they were.
+        let tone = saved.preferences.tone
+        if tone != ReferenceTone() {
+            preferences["tone-note"] = .string(tone.noteName)
+            preferences["tone-a4"] = .integer(tone.reference)
+            preferences["tone-timbre"] = .string(tone.timbre.rawValue)
+            preferences["tone-volume"] = .integer(tone.volume)
+        }
         root["preferences"] = .table(preferences)
         if !saved.presets.isEmpty {
             root["preset"] = .array(saved.presets.map { preset in
@@ -71,9 +82,23 @@ public enum SettingsFile {
         var saved = SavedState()
         if let current = try root.section("current") { saved.settings = try settings(from: current) }
         if let p = try root.section("preferences") {
-            try p.rejectUnknownKeys(allowed: ["momentum", "tap-tolerance", "screen-dim-seconds", "footswitch", "silent-practice", "dark-gap"])
+            try p.rejectUnknownKeys(allowed: ["momentum", "tap-tolerance", "screen-dim-seconds", "footswitch", "silent-practice", "dark-gap",
+                                              "tone-note", "tone-a4", "tone-timbre", "tone-volume",
+                                              "sync", "link-start-stop-sync", "companion"])
+            if let v = try p.string("tone-note") {
+                guard let (note, _) = ReferenceTone.parse(v) else { throw p.invalid("tone-note", allowed: "allowed a note from C4 to B5, e.g. \"A4\" or \"C#5\"") }
+                saved.preferences.tone.note = note
+            }
+            if let v = try p.integer("tone-a4", in: ReferenceTone.referenceRange) { saved.preferences.tone.reference = v }
+            if let v = try p.string("tone-timbre", oneOf: ReferenceTone.Timbre.allCases.map(\.rawValue)) {
+                saved.preferences.tone.timbre = ReferenceTone.Timbre(rawValue: v)!
+            }
+            if let v = try p.integer("tone-volume", in: ReferenceTone.volumeRange) { saved.preferences.tone.volume = v }
             if let v = try p.bool("silent-practice") { saved.preferences.silentPractice = v }
             if let v = try p.bool("dark-gap") { saved.preferences.darkGap = v }
+            if let v = try p.string("sync", oneOf: SyncSource.allCases.map(\.rawValue)) { saved.preferences.sync = SyncSource(rawValue: v)! }
+            if let v = try p.bool("link-start-stop-sync") { saved.preferences.linkStartStopSync = v }
+            if let v = try p.bool("companion") { saved.preferences.companion = v }
             if let v = try p.bool("momentum") { saved.preferences.momentum = v }
             if let v = try p.integer("tap-tolerance", in: TapTempo.toleranceRange) { saved.preferences.tapTolerancePercent = v }
             if let v = try p.integer("screen-dim-seconds", in: Preferences.screenDimRange) { saved.preferences.screenDimSeconds = v }
@@ -105,13 +130,26 @@ public enum SettingsFile {
         return library
     }
 
-    static let settingsKeys = ["bpm", "meter", "beat-unit", "accents", "subdivisions", "volumes", "sound", "swing", "groove", "poly"]
+    /// The keys written (`SettingName.settingsFileKey`); reading also takes every other
+    /// spelling of a setting (`volume`, `beat_unit`), so hand-written and old files load.
+    static let settingsKeys = SettingName.allCases.map(\.settingsFileKey)
+    static let otherSettingsSpellings = SettingName.allCases.flatMap(\.spellings).filter { !settingsKeys.contains($0) }
+
+    /// The key `setting` has in `section` (whichever spelling the file used); an error when
+    /// the file gives the same setting under two spellings.
+    static func key(_ setting: SettingName, in section: TOMLSection) throws(TOMLError) -> String {
+        let present = setting.spellings.filter { section.table[$0] != nil }
+        if present.count > 1 {
+            throw section.invalid(present[1], allowed: "the same setting as '\(present[0])': give it once")
+        }
+        return present.first ?? setting.settingsFileKey
+    }
 
     static func table(for s: MetronomeSettings) -> TOMLTable {
         var t = TOMLTable()
         t["bpm"] = s.tempo.bpm.isInteger ? .integer(Int(s.tempo.bpm.numerator)) : .float(s.tempo.bpm.doubleValue)
         t["meter"] = .string(s.meter.description)
-        t["beat-unit"] = .string(s.beatUnit.description)
+        t[SettingName.beatUnit.settingsFileKey] = .string(s.beatUnit.description)
         t["accents"] = .string(s.accents.description)
         t["subdivisions"] = .string(s.subdivisions.description)
         var volumes = TOMLTable()
@@ -121,7 +159,7 @@ public enum SettingsFile {
         for n in Subdivisions.range { volumes["sub\(n)"] = .integer(s.volumes.layer(n)) }
         volumes["soft"] = .integer(s.volumes.soft)
         for m in 1...PolyLayer.maximumLayers { volumes["poly\(m)"] = .integer(s.volumes.polyLayer(m)) }
-        t["volumes"] = .table(volumes)
+        t[SettingName.volume.settingsFileKey] = .table(volumes)
         t["sound"] = .string(s.sound)
         // Written only when set, so files stay as they were for those who never use them.
         if let swing = s.swing { t["swing"] = .string(swing.description) }
@@ -133,7 +171,7 @@ public enum SettingsFile {
     /// Reads musical settings with the model's own validation; its messages become
     /// file errors with the line.
     public static func settings(from section: TOMLSection, extraKeys: [String] = []) throws(TOMLError) -> MetronomeSettings {
-        try section.rejectUnknownKeys(allowed: extraKeys + settingsKeys)
+        try section.rejectUnknownKeys(allowed: extraKeys + settingsKeys, alsoAccepted: otherSettingsSpellings)
         var s = MetronomeSettings()
         func check<T>(_ key: String, _ parse: () throws(SettingError) -> T) throws(TOMLError) -> T {
             do { return try parse() } catch { throw section.invalid(key, allowed: error.allowed) }
@@ -152,8 +190,9 @@ public enum SettingsFile {
         }
         // A meter without a beat unit counts in 1/denominator, as everywhere else.
         if let text = try section.string("meter") { s.setMeter(try check("meter") { () throws(SettingError) in try Meter(parsing: text) }) }
-        if let text = try section.string("beat-unit") {
-            s.beatUnit = try check("beat-unit") { () throws(SettingError) in try BeatUnit(parsing: text) }
+        let beatUnitKey = try key(.beatUnit, in: section)
+        if let text = try section.string(beatUnitKey) {
+            s.beatUnit = try check(beatUnitKey) { () throws(SettingError) in try BeatUnit(parsing: text) }
         }
         if let text = try section.string("accents") {
             s.accents = try check("accents") { () throws(SettingError) in try AccentPattern(parsing: text) }
@@ -161,7 +200,7 @@ public enum SettingsFile {
         if let text = try section.string("subdivisions") {
             s.subdivisions = try check("subdivisions") { () throws(SettingError) in try Subdivisions(parsing: text) }
         }
-        if let volumes = try section.section("volumes") {
+        if let volumes = try section.section(try key(.volume, in: section)) {
             let names = Volumes.names
             try volumes.rejectUnknownKeys(allowed: names)
             for name in names {
@@ -172,14 +211,15 @@ public enum SettingsFile {
             guard !sound.isEmpty else { throw section.invalid("sound", allowed: "a sound set's name or folder") }
             s.sound = sound
         }
-        for key in ["swing", "groove", "poly"] {
-            if let text = try section.string(key) {
-                try check(key) { () throws(SettingError) in try s.assign(key, text) }
+        for setting in [SettingName.swing, .groove, .poly] {
+            if let text = try section.string(setting.settingsFileKey) {
+                try check(setting.settingsFileKey) { () throws(SettingError) in try s.assign(setting, text) }
             }
         }
         // What spans fields (a grouping against the meter, the grid) is checked on the whole.
         do { try s.validate() } catch {
-            throw section.invalid(settingsKeys.contains(error.field) ? error.field : "accents", allowed: error.allowed)
+            let field = try SettingName(spelling: error.field).map { setting throws(TOMLError) in try key(setting, in: section) }
+            throw section.invalid(field ?? "accents", allowed: error.allowed)
         }
         return s
     }

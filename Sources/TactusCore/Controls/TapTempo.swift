@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// Tap tempo (SPEC 5): the tempo is the average of all intervals of the current series.
 ///
 /// - The first tap of a series gives nothing; from the second on, every tap gives a tempo.
 /// - A pause longer than `timeout` (2 s) starts a new series, so the slowest tempo that
 ///   can be tapped is 60 / 2 = 30 BPM; slower taps are impossible by construction.
-/// - An interval outside +-`tolerance` of the running average restarts the series from
-///   the previous tap, so switching from quarters to eighths is followed at once.
+/// - A tap whose interval lies outside +-`tolerance` of the running average throws out the
+///   old taps and starts a new series from that tap: the outlying interval itself never
+///   sets a tempo (a pause of 1.95 s in a series of quarters is no 31 BPM); the new tempo
+///   comes with the next tap (switching from quarters to eighths: the second eighth).
 /// - The result is rounded to whole BPM (halves up) and clamped to 1-999.
 public struct TapTempo: Sendable {
     public static let toleranceRange: ClosedRange<Int> = 5...50
@@ -41,9 +44,9 @@ public struct TapTempo: Sendable {
             let n = Int64(intervals)
             let difference = (100 * n * interval - 100 * total).magnitude
             if difference > UInt64(tolerancePercent) * UInt64(total) {
-                firstTap = last
-                intervals = 1
-                return TapTempo.wholeBPM(totalNanoseconds: interval, intervals: 1)
+                firstTap = time
+                intervals = 0
+                return nil
             }
         }
         intervals += 1

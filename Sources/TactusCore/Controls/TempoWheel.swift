@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// The tempo wheel (SPEC 5), designed from the hand's side: detents move an internal
 /// continuous tempo; the tempo shown and played is its nearest whole BPM.
 ///

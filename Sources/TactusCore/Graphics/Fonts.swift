@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// The small text font: 5x7 pixel glyphs written out as rows in the source, so there are no
 /// binary assets and anyone can read or edit a glyph. Letters and punctuation are
 /// proportional (empty side columns trimmed); digits keep their full 5 columns so numbers

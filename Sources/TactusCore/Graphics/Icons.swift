@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// Small pictures drawn in code: note values, a speaker, the wheel modes' symbols.
 public enum Icons {
     /// A 7x7 symbol from rows of text.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// Plain-text PBM (P1): one character per pixel, so golden images diff line by line in git.
 public enum PBM {
     /// "P1", the size, then one row per line with `1` for a lit pixel (PBM's "black").

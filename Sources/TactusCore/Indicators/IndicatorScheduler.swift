@@ -1,13 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/// The LEDs and the buzzer. Raw values are the board file's keys (HAL's `Indicator` uses
-/// the same), so the app maps one onto the other by raw value.
-public enum IndicatorChannel: String, Sendable, Hashable, CaseIterable {
-    case accentLED = "led_accent"
-    case beatLED = "led_beat"
-    case subdivisionLED = "led_subdivision"
-    case buzzer
-}
-
+import TactusBase
 /// One planned pulse on the monotonic clock.
 public struct IndicatorPulse: Sendable, Hashable, CustomStringConvertible {
     public var channel: IndicatorChannel

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// What a button did, recognised from its debounced edges.
 public enum ButtonGesture: Sendable, Hashable {
     /// Contact closed (debounced). TAP, START and the footswitch act here: no added latency.

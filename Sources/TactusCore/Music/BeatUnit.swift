@@ -8,7 +8,7 @@ public struct BeatUnit: Sendable, Hashable, CustomStringConvertible {
 
     public init(division: Int, dotted: Bool = false) throws(SettingError) {
         guard BeatUnit.range.contains(division) else {
-            throw SettingError(field: "beat-unit", value: "1/\(division)\(dotted ? "." : "")",
+            throw SettingError(field: SettingName.beatUnit.name, value: "1/\(division)\(dotted ? "." : "")",
                                allowed: "the note value must be 1/1 to 1/99, optionally dotted")
         }
         self.division = division
@@ -17,7 +17,7 @@ public struct BeatUnit: Sendable, Hashable, CustomStringConvertible {
 
     /// Accepts "1/8", "1/4." (dotted quarter) and the equivalent duration "3/8" or "3/16".
     public init(parsing text: String) throws(SettingError) {
-        let failure = SettingError(field: "beat-unit", value: text,
+        let failure = SettingError(field: SettingName.beatUnit.name, value: text,
                                    allowed: "expected 1/N (N 1 to 99), dotted as 1/N. or 3/(2N), e.g. 1/4, 1/8, 1/4., 3/16")
         var body = Substring(text)
         let dotted = body.hasSuffix(".")

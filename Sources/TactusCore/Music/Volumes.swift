@@ -61,7 +61,7 @@ public struct Volumes: Sendable, Hashable, CustomStringConvertible {
             } else if name.hasPrefix("poly"), let m = Int(name.dropFirst(4)), (1...PolyLayer.maximumLayers).contains(m) {
                 poly[m - 1] = value
             } else {
-                throw SettingError(field: "volume", value: name, allowed: "names are master, accent, soft, beat, sub2 ... sub9, poly1 ... poly4")
+                throw SettingError(field: SettingName.volume.name, value: name, allowed: "names are master, accent, soft, beat, sub2 ... sub9, poly1 ... poly4")
             }
         }
     }
@@ -71,7 +71,7 @@ public struct Volumes: Sendable, Hashable, CustomStringConvertible {
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
             let pair = item.split(separator: "=", omittingEmptySubsequences: false)
             guard pair.count == 2, let value = Int(pair[1]) else {
-                throw SettingError(field: "volume", value: String(item),
+                throw SettingError(field: SettingName.volume.name, value: String(item),
                                    allowed: "expected name=percent pairs such as master=80,accent=100,soft=70,beat=80,sub2=60,poly1=60")
             }
             try set(String(pair[0]), to: value)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Coach
+import TactusBase
 
 extension ScreenRenderer {
     /// The Coach page: the last hit as a needle on a scale of +-50 ms (early left, late

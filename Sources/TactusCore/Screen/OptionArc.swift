@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// Options placed along an arc whose centre is off screen; the arc turns with the knob's
 /// (fractional) position, and the entry at the mark is the selection. The screen moves the
 /// way the hand does, and the neighbours show what one more detent brings.

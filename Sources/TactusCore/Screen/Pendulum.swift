@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// The pendulum on the main screen: it swings one way per beat and reaches an end exactly
 /// on each beat, so the player sees the next beat coming. A full period is two beats, which
 /// also halves the visual rate compared with a flash and keeps fast tempi readable.

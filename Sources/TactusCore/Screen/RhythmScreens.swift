@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// The rhythm fields' pages, drawn with symbols: swung pairs over the ladder of tempered
 /// positions, a groove's moved notes, the Euclidean necklace on a ring, and m-over-n boxes
 /// for poly layers. The page area is x 22...127 (the mode ring sits on the left); the top

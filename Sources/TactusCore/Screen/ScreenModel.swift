@@ -38,6 +38,8 @@ public struct ScreenModel: Sendable, Hashable {
         case stopped
         /// The menu (markings, presets, settings ...), a ring of entries.
         case menu(ScreenChoice)
+        /// Menu > Tone.
+        case tone(ToneView)
         /// After the idle time while stopped: little lit, moving, so the OLED does not burn in.
         case dimmed
     }
@@ -58,12 +60,16 @@ public struct ScreenModel: Sendable, Hashable {
     public var grid: BeatGrid?
     /// A message drawn over the lower part of the page for a while.
     public var notice: Notice?
+    /// Which page of a notice longer than its column is up (`Notice.page(at:)`).
+    public var noticePage = 0
     /// Moves the dimmed screen's content around (one step every few minutes is enough).
     public var dimStep: Int
     /// The song page's content (song mode).
     public var song: SongView? = nil
     /// The Coach page's figures (coach mode).
     public var coach: CoachPanel? = nil
+    /// Sync: Link: the number of other peers in the session, drawn as the Link mark.
+    public var linkPeers: Int? = nil
 
     public init(page: Page = .stopped, settings: MetronomeSettings = MetronomeSettings(), marking: String = "",
                 wheelMode: WheelMode = .tempo, field: Field = .tempo, turning: Double = 0,
@@ -103,6 +109,8 @@ public enum ScreenPresenter {
             turning: view.turning, grid: playing, notice: view.notice)
         model.song = view.song
         model.coach = view.coach
+        model.noticePage = view.noticePage
+        model.linkPeers = view.linkPeers
         let soundIndex = state.soundNames.firstIndex(of: settings.sound) ?? 0
         let soundTurning = view.field == .sound && view.menu == nil ? view.turning : 0
         model.soundSets = ScreenChoice(title: "Sound", entries: state.soundNames, position: Double(soundIndex) + soundTurning)
@@ -110,6 +118,8 @@ public enum ScreenPresenter {
             model.page = .dimmed
             // Move the dimmed content now and then so no pixel stays lit for hours.
             model.dimStep = Int(state.now.nanoseconds / dimStepNanoseconds)
+        } else if let tone = view.menu?.tone {
+            model.page = .tone(tone)
         } else if let menu = view.menu {
             // The ring follows the knob part-way, except while a value is being edited.
             let position = Double(menu.selected) + (menu.editing ? 0 : view.turning)

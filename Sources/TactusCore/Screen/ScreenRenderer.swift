@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// Turns a `ScreenModel` and the sample being heard into a 128x64 frame. Pure: the same
 /// model and sample give the same pixels, which the snapshot tests rely on.
 public enum ScreenRenderer {
@@ -15,17 +16,30 @@ public enum ScreenRenderer {
         case .playing, .stopped:
             if model.wheelMode == .tempo {
                 drawMain(model, position: position, into: &bitmap)
+                // The Link mark: "L" and the number of other peers, top left (free on this page).
+                if let peers = model.linkPeers { _ = SmallFont.draw("L\(peers)", at: Point(0, 0), into: &bitmap) }
                 if position == nil { bitmap.blit(model.wheelMode.icon, at: Point(120, 0)) }
                 // Playing, a notice keeps to the left half: the pendulum's half is never covered.
                 let width = position == nil ? 128 : ScreenRenderer.pendulumArea.x - 2
-                if let notice = model.notice { drawNotice(notice, in: Rect(x: 0, y: 34, width: width, height: 30), into: &bitmap) }
+                if let notice = model.notice {
+                    drawNotice(notice, page: model.noticePage, in: Rect(x: 0, y: 34, width: width, height: 30), into: &bitmap)
+                }
             } else {
                 drawModePage(model, into: &bitmap)
-                if let notice = model.notice { drawNotice(notice, in: Rect(x: 20, y: 42, width: 108, height: 22), into: &bitmap) }
+                if let notice = model.notice {
+                    drawNotice(notice, page: model.noticePage, in: Rect(x: 20, y: 42, width: 108, height: 22), into: &bitmap)
+                }
             }
         case .menu(let choice):
             drawMenu(choice, into: &bitmap)
-            if let notice = model.notice { drawNotice(notice, in: Rect(x: 20, y: 42, width: 108, height: 22), into: &bitmap) }
+            if let notice = model.notice {
+                drawNotice(notice, page: model.noticePage, in: Rect(x: 20, y: 42, width: 108, height: 22), into: &bitmap)
+            }
+        case .tone(let view):
+            drawTone(view, into: &bitmap)
+            if let notice = model.notice {
+                drawNotice(notice, page: model.noticePage, in: Rect(x: 20, y: 42, width: 108, height: 22), into: &bitmap)
+            }
         case .dimmed:
             drawDimmed(model, into: &bitmap)
             return bitmap
@@ -38,6 +52,10 @@ public enum ScreenRenderer {
                 let titleLeft = 123 - SmallFont.width(of: SmallFont.fitting(choice.title, maxWidth: 90))
                 strip = Rect(x: 3, y: 0, width: max(titleLeft - 9, 12), height: beatStrip.height)
             }
+            if case .tone = model.page {
+                // Between the tone's ON/OFF and its title.
+                strip = Rect(x: 24, y: 0, width: 123 - SmallFont.width(of: "Tone") - 9 - 24, height: beatStrip.height)
+            }
             drawBeatStrip(position: position, in: strip, into: &bitmap)
         }
         return bitmap
@@ -45,6 +63,7 @@ public enum ScreenRenderer {
 
     static func isMenu(_ page: ScreenModel.Page) -> Bool {
         if case .menu = page { return true }
+        if case .tone = page { return true }
         return false
     }
 
@@ -67,39 +86,59 @@ public enum ScreenRenderer {
         }
     }
 
-    /// A notice in a box: problems inverted, news outlined; wrapped to the box's lines.
-    static func drawNotice(_ notice: Notice, in area: Rect, into bitmap: inout Bitmap) {
-        let lines = wrap(notice.text, width: area.width - 4, maxLines: max(1, (area.height - 2) / 8))
-        let height = lines.count * 8 + 2
+    /// A notice in a box: problems inverted, news outlined; wrapped to the box's lines. Never
+    /// a word lost: a notice longer than `area` grows upwards to the top of the screen within
+    /// the same column (while playing, the left half), and one longer than that shows its
+    /// lines a page at a time (`page`, every `Notice.pageDuration`), a mark on the right
+    /// edge of the box saying which page is up.
+    static func drawNotice(_ notice: Notice, page: Int = 0, in area: Rect, into bitmap: inout Bitmap) {
+        let all = wrap(notice.text, width: area.width - 4)
+        let perPage = max(1, (area.maxY - 2) / 8)
+        let pages = (all.count + perPage - 1) / perPage
+        let first = pages > 1 ? (page % pages) * perPage : 0
+        let lines = Array(all[first..<min(all.count, first + perPage)])
+        let height = (pages > 1 ? perPage : lines.count) * 8 + 2
         let box = Rect(x: area.x, y: area.maxY - height, width: area.width, height: height)
         // The whole area is cleared, so no half-covered text shows above the box.
-        bitmap.fill(area, .clear)
+        bitmap.fill(box.y < area.y ? box : area, .clear)
         let problem = notice.kind == .problem
         bitmap.fill(box, problem ? .set : .clear)
         if !problem { bitmap.strokeRect(box) }
         for (index, line) in lines.enumerated() {
             SmallFont.draw(line, at: Point(box.x + 2, box.y + 2 + index * 8), into: &bitmap, problem ? .clear : .set)
         }
+        if pages > 1 {
+            // Which page: a short bar on the box's right edge, down the box as pages go by.
+            let track = box.height - 4
+            let y = box.y + 2 + track * (page % pages) / pages
+            bitmap.fill(Rect(x: box.maxX - 2, y: y, width: 1, height: max(2, track / pages)), problem ? .clear : .set)
+        }
     }
 
-    /// Words on lines of at most `width` pixels; the last line ends in ".." when cut.
-    static func wrap(_ text: String, width: Int, maxLines: Int) -> [String] {
+    /// Words on lines of at most `width` pixels; a word wider than a line is broken across
+    /// lines (a long file name), never cut.
+    public static func wrap(_ text: String, width: Int) -> [String] {
         var lines: [String] = []
         var current = ""
         for word in text.split(separator: " ").map(String.init) {
             let candidate = current.isEmpty ? word : current + " " + word
             if SmallFont.width(of: candidate) <= width {
                 current = candidate
-            } else {
-                if !current.isEmpty { lines.append(current) }
-                current = SmallFont.fitting(word, maxWidth: width)
+                continue
+            }
+            if !current.isEmpty { lines.append(current) }
+            current = ""
+            for character in word {
+                let longer = current + String(character)
+                if !current.isEmpty && SmallFont.width(of: longer) > width {
+                    lines.append(current)
+                    current = String(character)
+                } else {
+                    current = longer
+                }
             }
         }
         if !current.isEmpty { lines.append(current) }
-        if lines.count > maxLines {
-            lines = Array(lines.prefix(maxLines))
-            lines[maxLines - 1] = SmallFont.fitting(lines[maxLines - 1] + " ..........", maxWidth: width)
-        }
         return lines
     }
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 extension ScreenRenderer {
     /// The song page: the song's name, its section and bar, the tempo as it ramps (large),
     /// and the field the wheel sets (trainer, gap, timer) with its value.

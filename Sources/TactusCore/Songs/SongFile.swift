@@ -29,8 +29,12 @@ import TOMLReader
 /// ```
 public enum SongFile {
     static let songKeys = ["name", "count_in", "loop", "practice_tempo", "section"]
-    static let sectionKeys = ["label", "bars", "meter", "beat_unit", "tempo", "accents", "subdivisions", "gap",
+    /// The keys written; a setting's other spellings (`beat-unit`, `SettingName.spellings`)
+    /// are read too.
+    static let sectionKeys = ["label", "bars", "meter", SettingName.beatUnit.songKey!, "tempo", "accents", "subdivisions", "gap",
                               "random_mute", "gain", "swing", "groove", "poly"]
+    static let otherSectionSpellings = SettingName.allCases.filter { $0.songKey != nil }.flatMap(\.spellings)
+        .filter { !sectionKeys.contains($0) }
 
     /// A whole songs.toml.
     public static func decode(_ text: String, file: String) throws(TOMLError) -> SongLibrary {
@@ -102,7 +106,7 @@ public enum SongFile {
             st["label"] = .string(s.label)
             st["bars"] = s.bars.map { .integer($0) } ?? .string("until-stop")
             st["meter"] = .string(s.meter.description)
-            st["beat_unit"] = .string(s.beatUnit.description)
+            st[SettingName.beatUnit.songKey!] = .string(s.beatUnit.description)
             st["tempo"] = .string(s.tempo.description)
             st["accents"] = .string(s.accents.description)
             st["subdivisions"] = .string(s.subdivisions.description)
@@ -173,7 +177,7 @@ public enum SongFile {
     }
 
     static func section(from s: TOMLSection) throws(TOMLError) -> SongSection {
-        try s.rejectUnknownKeys(allowed: sectionKeys)
+        try s.rejectUnknownKeys(allowed: sectionKeys, alsoAccepted: otherSectionSpellings)
         var section = SongSection()
         func check<T>(_ key: String, _ parse: () throws(SettingError) -> T) throws(TOMLError) -> T {
             do { return try parse() } catch { throw s.invalid(key, allowed: error.allowed) }
@@ -187,8 +191,9 @@ public enum SongFile {
             }
         }
         if let text = try s.string("meter") { section.meter = try check("meter") { () throws(SettingError) in try Meter(parsing: text) } }
-        if let text = try s.string("beat_unit") {
-            section.beatUnit = try check("beat_unit") { () throws(SettingError) in try BeatUnit(parsing: text) }
+        let beatUnitKey = SettingName.beatUnit.spellings.first { s.table[$0] != nil } ?? SettingName.beatUnit.songKey!
+        if let text = try s.string(beatUnitKey) {
+            section.beatUnit = try check(beatUnitKey) { () throws(SettingError) in try BeatUnit(parsing: text) }
         } else {
             section.beatUnit = try check("meter") { () throws(SettingError) in try BeatUnit(division: section.meter.denominator) }
         }

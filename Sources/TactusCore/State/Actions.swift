@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// The physical controls.
 public enum ControlButton: String, Sendable, Hashable, CaseIterable {
     case wheel        // the tempo wheel's push switch
@@ -34,12 +35,23 @@ public enum Action: Sendable, Hashable {
     /// The coach judged a hit: its error (negative = early) and the bar of its grid position;
     /// `gap` when that bar's clicks were muted.
     case coachHit(errorMilliseconds: Double, bar: Int64, gap: Bool, at: MonotonicTime)
+    /// The sync source or Link's start/stop sync set from outside the menu (a script line).
+    case sync(SyncSource, at: MonotonicTime)
+    case linkStartStopSync(Bool, at: MonotonicTime)
+    /// The Link session: its peer count changed; a peer set the tempo (already the box's
+    /// tempo unit); something about it the screen must say (a tempo out of range).
+    case linkPeers(Int, at: MonotonicTime)
+    case linkTempo(Tempo, at: MonotonicTime)
+    case linkNotice(String, at: MonotonicTime)
+    /// From the control socket (the companion, `tactus ctl`), already checked.
+    case remote(RemoteRequest, at: MonotonicTime)
 
     public var time: MonotonicTime {
         switch self {
         case .encoderEdge(_, _, let t), .buttonEdge(_, _, let t), .detent(_, let t), .pushedDetent(_, let t),
              .gesture(_, _, let t), .tick(let t), .saveFailed(_, let t), .part(_, _, let t), .songProgress(_, _, _, _, let t), .songEnded(let t),
-             .coachHit(_, _, _, let t):
+             .sync(_, let t), .linkStartStopSync(_, let t), .linkPeers(_, let t), .linkTempo(_, let t), .linkNotice(_, let t),
+             .remote(_, let t), .coachHit(_, _, _, let t):
             t
         }
     }
@@ -62,6 +74,8 @@ public enum Effect: Sendable, Hashable {
     case silentPractice(Bool)
     /// Dark gap switched: the LEDs and buzzer rest with a gap's muted bars, or keep counting.
     case darkGap(Bool)
+    /// The reference tone to sound from now (nil: off), whether or not the clicks play.
+    case tone(ReferenceTone?)
     /// Start playing at the beginning of a bar.
     case start
     /// Stop at once (clips in flight finish).
@@ -75,4 +89,6 @@ public enum Effect: Sendable, Hashable {
     /// Play these songs back to back from the next start instead of the bar pattern, with
     /// this random mute seed; nil returns to the bar pattern.
     case loadSong([Song]?, seed: UInt64 = 0)
+    /// Draw a random 6-digit pairing code and send it back as `.remote(.showPairingCode)`.
+    case drawPairingCode
 }

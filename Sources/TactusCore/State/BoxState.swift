@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// A message on the screen for a while: a few seconds for news, longer for problems.
 public struct Notice: Sendable, Hashable {
     public enum Kind: Sendable, Hashable { case info, problem }
@@ -6,14 +7,30 @@ public struct Notice: Sendable, Hashable {
     public static let infoDuration: Duration = .seconds(3)
     public static let problemDuration: Duration = .seconds(8)
 
+    /// A notice longer than its box is shown a page of lines at a time, this long each.
+    public static let pageDuration: Duration = .seconds(2)
+
     public var text: String
     public var kind: Kind
     public var until: MonotonicTime
+    public var shownAt: MonotonicTime
 
     public init(_ text: String, kind: Kind, at time: MonotonicTime) {
         self.text = text
         self.kind = kind
+        self.shownAt = time
         self.until = time + (kind == .problem ? Notice.problemDuration : Notice.infoDuration)
+    }
+
+    /// Which page of a long notice is up at `time` (the screen shows page n modulo its pages).
+    public func page(at time: MonotonicTime) -> Int {
+        Int(max(0, (time - shownAt).nanosecondCount) / Notice.pageDuration.nanosecondCount)
+    }
+
+    /// When the next page comes up, if before the notice ends.
+    func nextPageTime(after time: MonotonicTime) -> MonotonicTime? {
+        let next = shownAt + Notice.pageDuration * (page(at: time) + 1)
+        return next < until ? next : nil
     }
 }
 
@@ -56,12 +73,16 @@ public struct BoxView: Sendable, Hashable {
     public var dimmed: Bool
     /// A message that must be seen, shown for a while.
     public var notice: Notice?
+    /// The page of a notice too long for its box (`Notice.page(at:)`).
+    public var noticePage: Int = 0
     /// The knob's position between detents (-1 < x < 1), so rings turn part-way with it.
     public var turning: Double
     /// Song mode, or a song playing: what the song page shows.
     public var song: SongView? = nil
     /// The Coach page's figures (in coach mode).
     public var coach: CoachPanel? = nil
+    /// In a Link session (Sync: Link): the number of other peers, for the Link mark.
+    public var linkPeers: Int? = nil
 }
 
 public struct MenuModel: Sendable, Hashable {
@@ -71,6 +92,8 @@ public struct MenuModel: Sendable, Hashable {
     public var selected: Int
     /// The selected item's value is being changed by the wheel.
     public var editing: Bool
+    /// Menu > Tone: the page is the tone, not a list.
+    public var tone: ToneView? = nil
 
     public var items: [String] { entries.map(\.text) }
 }
@@ -95,12 +118,18 @@ public struct BoxState: Sendable {
     public internal(set) var saves = SaveSchedule()
     /// Song mode: the song chosen, the practice program, where the song is.
     public internal(set) var practice = SongPractice()
-    public let soundNames: [String]
+    /// Pairing with the browser companion: the code shown and the paired browsers' hashes.
+    public internal(set) var companion = Companion()
+    public internal(set) var soundNames: [String]
+    /// Other peers in the Link session (Sync: Link), as the box last heard.
+    public internal(set) var linkPeers = 0
 
     var decoder: QuadratureDecoder
     let reverseEncoder: Bool
     var buttons: [ControlButton: ButtonGestures]
     var lastActivity: MonotonicTime
+    /// Effects asked for deep inside a handler that returns none (a menu choice).
+    var pendingEffects: [Effect] = []
 
     public var isPlaying: Bool { transport.isPlaying }
     public var mode: WheelMode { navigation.mode }
@@ -136,8 +165,12 @@ public struct BoxState: Sendable {
     /// What the outside world must do before the first action: the engine's settings,
     /// whether silent practice mutes it and whether the LEDs rest in a gap.
     public var startupEffects: [Effect] {
+        // No tone: it starts off after every restart (Preferences.toneOn is not saved).
         [.silentPractice(saved.preferences.silentPractice), .darkGap(saved.preferences.darkGap), .applySettings(settings)]
     }
+
+    /// The reference tone as it should sound now (nil: off).
+    public var soundingTone: ReferenceTone? { saved.preferences.toneOn ? saved.preferences.tone : nil }
 
     /// The input layer lost encoder edges (LineEdge.missedBefore): the decoder must not count
     /// across the hole.
@@ -151,7 +184,9 @@ public struct BoxState: Sendable {
         if let d = tempo.nextDeadline { deadlines.append(d) }
         if let d = saves.due { deadlines.append(d) }
         if let d = notice?.until { deadlines.append(d) }
+        if let d = notice?.nextPageTime(after: now) { deadlines.append(d) }
         if let d = practice.timerEnds { deadlines.append(d) }
+        if let d = companion.codeUntil, d > now { deadlines.append(d) }
         if let dim = dimAt, dim > now { deadlines.append(dim) }
         return deadlines.min()
     }
@@ -170,12 +205,13 @@ public struct BoxState: Sendable {
             fieldLabel: FieldEditor.label(field),
             fieldValue: mode == .song ? SongFields.value(field, in: self) : FieldEditor.value(field, in: settings),
             menu: menu.map(menuModel), dimmed: dimAt.map { now >= $0 } ?? false, notice: notice,
-            turning: decoder.partialDetent * direction, song: songView, coach: mode == .coach ? coach : nil)
+            noticePage: notice?.page(at: now) ?? 0, turning: decoder.partialDetent * direction, song: songView, coach: mode == .coach ? coach : nil,
+            linkPeers: saved.preferences.sync == .link ? linkPeers : nil)
     }
 
     func menuModel(_ menu: MenuState) -> MenuModel {
-        MenuModel(page: menu.page, title: menu.page.title, entries: MenuState.entries(menu.page, saved: saved),
-                  selected: menu.selected, editing: menu.editing)
+        MenuModel(page: menu.page, title: menu.page.title, entries: MenuState.entries(menu.page, saved: saved, companion: companion),
+                  selected: menu.selected, editing: menu.editing, tone: menu.page == .tone ? ToneView(saved.preferences) : nil)
     }
 }
 
@@ -229,8 +265,36 @@ extension BoxState {
             effects += songEnded()
         case .coachHit(let error, let bar, let gap, _):
             coach.add(errorMilliseconds: error, bar: bar, gap: gap)
+        case .sync(let source, _):
+            saved.preferences.sync = source
+        case .linkStartStopSync(let on, _):
+            saved.preferences.linkStartStopSync = on
+        case .linkPeers(let count, _):
+            let before = linkPeers
+            linkPeers = count
+            if count != before {
+                let peers = count == 1 ? "1 peer" : "\(count) peers"
+                show(count > before ? "Link: a peer joined, \(peers)" : "Link: a peer left, \(peers)", .info)
+            }
+        case .linkTempo(let tempo, _):
+            // A peer's tempo becomes the box's; the wheel goes on from it.
+            if saved.settings.tempo != tempo {
+                saved.settings.tempo = tempo
+                self.tempo.set(tempo)
+            }
+        case .linkNotice(let text, _):
+            show(text, .info)
+        case .remote(let request, _):
+            effects += remote(request)
         }
+        if let until = companion.codeUntil, now >= until { companion.code = nil; companion.codeUntil = nil }
         if let until = notice?.until, now >= until { notice = nil }
+        effects += pendingEffects
+        pendingEffects = []
+        if !saved.preferences.companion, !companion.browsers.isEmpty || companion.code != nil {
+            // Switched off at the box: every pairing ends with it.
+            companion = Companion()
+        }
         navigation.clamp(to: settings)
         if saved != before.saved { saves.changed(at: now) }
         if saved.settings != before.saved.settings { effects.append(.applySettings(saved.settings)) }
@@ -238,6 +302,7 @@ extension BoxState {
             effects.append(.silentPractice(saved.preferences.silentPractice))
         }
         if saved.preferences.darkGap != before.saved.preferences.darkGap { effects.append(.darkGap(saved.preferences.darkGap)) }
+        if soundingTone != (before.saved.preferences.toneOn ? before.saved.preferences.tone : nil) { effects.append(.tone(soundingTone)) }
         if saves.isDue(at: now) { effects.append(.save(saved)) }
         let screen = self.screen
         if screen != before.screen { effects.append(.screen(screen)) }
@@ -298,6 +363,13 @@ extension BoxState {
     }
 
     mutating func turnFieldRing(_ direction: Int) -> [Effect] {
+        if menu?.page == .tone {
+            // Menu > Tone: a pushed turn sets A4, 1 Hz a detent.
+            let a4 = saved.preferences.tone.reference + direction
+            guard ReferenceTone.referenceRange.contains(a4) else { return [.buzzer(.bump, at: now)] }
+            saved.preferences.tone.reference = a4
+            return [.buzzer(.tick, at: now)]
+        }
         guard menu == nil else { return [] }
         return [.buzzer(navigation.turnFields(by: direction, settings: settings) ? .tick : .bump, at: now)]
     }
@@ -311,7 +383,14 @@ extension BoxState {
 
     mutating func menuTurn(_ direction: Int) -> [Effect] {
         guard var m = menu else { return [] }
-        let entries = MenuState.entries(m.page, saved: saved)
+        if m.page == .tone {
+            // Menu > Tone: the wheel sets the note, a semitone a detent, C4 to B5.
+            let note = saved.preferences.tone.note + direction
+            guard ReferenceTone.noteRange.contains(note) else { return [.buzzer(.bump, at: now)] }
+            saved.preferences.tone.note = note
+            return [.buzzer(.tick, at: now)]
+        }
+        let entries = MenuState.entries(m.page, saved: saved, companion: companion)
         if m.editing, case .edit(let preference) = entries[m.selected].action {
             let p = preference.adjust(saved.preferences, by: direction)
             if p == saved.preferences { return [.buzzer(.bump, at: now)] }
@@ -328,7 +407,7 @@ extension BoxState {
 
     mutating func menuSelect() {
         guard var m = menu else { return }
-        let entries = MenuState.entries(m.page, saved: saved)
+        let entries = MenuState.entries(m.page, saved: saved, companion: companion)
         switch entries[min(m.selected, entries.count - 1)].action {
         case .open(let page):
             m = MenuState.opening(page, settings: settings)
@@ -358,7 +437,70 @@ extension BoxState {
             return
         case .edit:
             m.editing.toggle()
+        case .pairBrowser:
+            pendingEffects.append(.drawPairingCode)
+        case .revokeBrowser(let id):
+            _ = companion.revoke(id)
+            m.selected = min(m.selected, MenuState.entries(m.page, saved: saved, companion: companion).count - 1)
+            show("Browser \(id) revoked", .info)
+        case .toggleTone:
+            saved.preferences.toneOn.toggle()
         }
         menu = m
+    }
+
+    // MARK: Companion and control socket
+
+    mutating func remote(_ request: RemoteRequest) -> [Effect] {
+        switch request {
+        case .settings(let new):
+            settings = new
+            tempo.set(new.tempo)
+        case .transport(let playing):
+            if playing != isPlaying { return gesture(.startStop, .press, at: now) }
+        case .playSong(let name):
+            guard let index = songChoices.firstIndex(where: { $0.name == name }) else { return [] }
+            var effects: [Effect] = isPlaying ? gesture(.startStop, .press, at: now) : []
+            menu = nil
+            navigation.open(.song)
+            practice.rebase()
+            practice.choice = index
+            practice.section = 0
+            effects += gesture(.startStop, .press, at: now)
+            return effects
+        case .library(let library):
+            saved.library = library
+        case .showPairingCode(let code):
+            guard saved.preferences.companion else { return [] }
+            companion.show(code: code, at: now)
+            notice = Notice("Pairing code \(code)", kind: .info, at: now)
+            notice?.until = now + Companion.codeLifetime
+        case .pair(let code, let token, let name):
+            let result = saved.preferences.companion ? companion.pair(code: code, token: token, name: name, at: now) : .wrongCode
+            companion.lastPairing = result
+            switch result {
+            case .paired(let id):
+                if notice?.text.hasPrefix("Pairing code") == true { notice = nil }
+                show("Browser \(id) paired: \(name)", .info)
+            case .locked(let until) where until == now + Companion.lockout:
+                show("Companion pairing locked for a minute (wrong codes)", .problem)
+            default: break
+            }
+        case .revoke(let id):
+            _ = companion.revoke(id)
+        case .preferences(let p):
+            var p = p
+            p.companion = saved.preferences.companion
+            saved.preferences = p
+            tempo.follow(p)
+        case .soundAdded(let name):
+            if !soundNames.contains(name) { soundNames.append(name) }
+        case .soundRemoved(let name):
+            soundNames.removeAll { $0 == name }
+            if settings.sound == name, let first = soundNames.first { settings.sound = first }
+        case .companion(let on):
+            saved.preferences.companion = on
+        }
+        return []
     }
 }

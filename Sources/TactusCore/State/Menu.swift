@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /// The menu's pages.
 public enum MenuPage: Sendable, Hashable {
-    case root, markings, presets, settings
+    case root, markings, presets, settings, companion
+    /// The reference tone: the wheel sets the note, a pushed turn A4, a push switches it.
+    case tone
 
     public var title: String {
         switch self {
@@ -9,13 +11,19 @@ public enum MenuPage: Sendable, Hashable {
         case .markings: "Tempo markings"
         case .presets: "Presets"
         case .settings: "Settings"
+        case .companion: "Companion"
+        case .tone: "Tone"
         }
     }
 }
 
 /// A box setting changed in Menu > Settings.
 public enum PreferenceField: Sendable, Hashable, CaseIterable {
-    case momentum, tapTolerance, screenDim, footswitch, silentPractice, darkGap
+    case momentum, tapTolerance, screenDim, footswitch, silentPractice, darkGap, toneTimbre, toneVolume, sync, linkStartStopSync, companion
+
+    /// The rows of Menu > Settings (the companion's switch lives on its own page).
+    public static let settingsPage: [PreferenceField] = [.momentum, .tapTolerance, .screenDim, .footswitch, .silentPractice, .darkGap,
+                                                         .toneTimbre, .toneVolume, .sync, .linkStartStopSync]
 
     public static let screenDimChoices = [0, 10, 30, 60, 120, 300, 600, 1800, 3600]
 
@@ -27,6 +35,11 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .footswitch: "Footswitch"
         case .silentPractice: "Silent practice"
         case .darkGap: "Dark gap"
+        case .companion: "Companion"
+        case .toneTimbre: "Tone timbre"
+        case .toneVolume: "Tone volume"
+        case .sync: "Sync"
+        case .linkStartStopSync: "Link start/stop"
         }
     }
 
@@ -38,6 +51,11 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .footswitch: p.footswitch == .tap ? "tap" : "start"
         case .silentPractice: p.silentPractice ? "on" : "off"
         case .darkGap: p.darkGap ? "on" : "off"
+        case .companion: p.companion ? "on" : "off"
+        case .toneTimbre: p.tone.timbre.rawValue
+        case .toneVolume: "\(p.tone.volume)%"
+        case .sync: p.sync.label
+        case .linkStartStopSync: p.linkStartStopSync ? "on" : "off"
         }
     }
 
@@ -56,6 +74,15 @@ public enum PreferenceField: Sendable, Hashable, CaseIterable {
         case .footswitch: p.footswitch = p.footswitch == .tap ? .startStop : .tap
         case .silentPractice: p.silentPractice.toggle()
         case .darkGap: p.darkGap.toggle()
+        case .companion: p.companion.toggle()
+        case .toneTimbre: p.tone.timbre = p.tone.timbre == .sine ? .organ : .sine
+        case .toneVolume:
+            // 5 % a detent: 20 detents from silence to full.
+            p.tone.volume = min(max(p.tone.volume + 5 * direction, ReferenceTone.volumeRange.lowerBound), ReferenceTone.volumeRange.upperBound)
+        case .sync:
+            let all = SyncSource.allCases
+            p.sync = all[min(max(all.firstIndex(of: p.sync)! + direction, 0), all.count - 1)]
+        case .linkStartStopSync: p.linkStartStopSync.toggle()
         }
         return p
     }
@@ -71,10 +98,16 @@ public enum MenuAction: Sendable, Hashable {
     case songs
     /// To the Coach page.
     case coach
+    /// The reference tone on or off (the Tone page's push).
+    case toggleTone
     /// Start (or end) changing a setting with the wheel.
     case edit(PreferenceField)
     /// To the root page, or out of the menu from the root.
     case back
+    /// Show a pairing code for the browser companion.
+    case pairBrowser
+    /// Forget a paired browser.
+    case revokeBrowser(Int)
 }
 
 /// One row of a menu page: what it reads and what it does.
@@ -107,11 +140,11 @@ public struct MenuState: Sendable, Hashable {
     }
 
     /// The rows of `page` for what is saved now.
-    public static func entries(_ page: MenuPage, saved: SavedState) -> [MenuEntry] {
+    public static func entries(_ page: MenuPage, saved: SavedState, companion: Companion = Companion()) -> [MenuEntry] {
         switch page {
         case .root:
             [MenuEntry("Tempo markings", .open(.markings)), MenuEntry("Presets", .open(.presets)),
-             MenuEntry("Songs", .songs), MenuEntry("Settings", .open(.settings)), MenuEntry("Coach", .coach), MenuEntry("Back", .back)]
+             MenuEntry("Songs", .songs), MenuEntry("Settings", .open(.settings)), MenuEntry("Tone", .open(.tone)), MenuEntry("Coach", .coach), MenuEntry("Back", .back)]
         case .markings:
             TempoMarking.alphabetical.map { MenuEntry($0.name, value: "\($0.typicalBPM)", .chooseMarking($0)) } + [MenuEntry("Back", .back)]
         case .presets:
@@ -119,7 +152,17 @@ public struct MenuState: Sendable, Hashable {
                 + saved.presets.enumerated().map { MenuEntry($0.element.name, .loadPreset($0.offset)) }
                 + [MenuEntry("Back", .back)]
         case .settings:
-            PreferenceField.allCases.map { MenuEntry($0.label, value: $0.value(in: saved.preferences), .edit($0)) } + [MenuEntry("Back", .back)]
+            PreferenceField.settingsPage.map { MenuEntry($0.label, value: $0.value(in: saved.preferences), .edit($0)) }
+                + [MenuEntry("Companion", value: PreferenceField.companion.value(in: saved.preferences), .open(.companion)), MenuEntry("Back", .back)]
+        case .companion:
+            // The switch, then (when on) pairing and the paired browsers, each revoked by a push.
+            [MenuEntry("Companion", value: PreferenceField.companion.value(in: saved.preferences), .edit(.companion))]
+                + (saved.preferences.companion ? [MenuEntry("Pair a browser", .pairBrowser)] : [])
+                + companion.browsers.map { MenuEntry("Revoke \($0.id)", value: String($0.name.prefix(12)), .revokeBrowser($0.id)) }
+                + [MenuEntry("Back", .back)]
+        case .tone:
+            // One row: the page is drawn whole (ToneScreen); the wheel never moves a selection here.
+            [MenuEntry("Tone", value: ToneView(saved.preferences).summary, .toggleTone)]
         }
     }
 
@@ -132,6 +175,9 @@ public struct MenuState: Sendable, Hashable {
 
     /// Back from `page` to the root, on the row that opened it.
     static func returning(from page: MenuPage, saved: SavedState) -> MenuState {
-        MenuState(page: .root, selected: entries(.root, saved: saved).firstIndex { $0.action == .open(page) } ?? 0)
+        if page == .companion {
+            return MenuState(page: .settings, selected: entries(.settings, saved: saved).firstIndex { $0.action == .open(.companion) } ?? 0)
+        }
+        return MenuState(page: .root, selected: entries(.root, saved: saved).firstIndex { $0.action == .open(page) } ?? 0)
     }
 }

@@ -5,6 +5,16 @@ public enum FootswitchFunction: String, Sendable, Hashable, CaseIterable {
     case tap
 }
 
+/// Where the box takes its tempo and beat from (Menu > Settings > Sync, `--sync`).
+public enum SyncSource: String, Sendable, Hashable, CaseIterable {
+    /// The box's own wheel, tap and songs.
+    case `internal`
+    /// An Ableton Link session on the LAN: one tempo, beat and phase with its peers.
+    case link
+
+    public var label: String { self == .internal ? "Internal" : "Link" }
+}
+
 /// The box's own settings, changed in the menu and saved with the musical settings.
 public struct Preferences: Sendable, Hashable {
     public static let screenDimRange: ClosedRange<Int> = 0...3600
@@ -20,6 +30,17 @@ public struct Preferences: Sendable, Hashable {
     /// Dark gap: in a gap click's muted bars the LEDs and buzzer rest too (else they keep
     /// counting, visual only).
     public var darkGap = false
+    /// Sync source (off, Internal, by default).
+    public var sync = SyncSource.internal
+    /// Link start/stop sync: START and STOP on any peer start and stop everyone (off by
+    /// default, as Link asks).
+    public var linkStartStopSync = false
+    /// The browser companion (issue 23): off by default, switched on at the box only.
+    public var companion = false
+    /// The reference tone's note, A4, timbre and volume (Menu > Tone, Menu > Settings).
+    public var tone = ReferenceTone()
+    /// The tone sounds (Menu > Tone, a push): until switched off, not across a restart.
+    public var toneOn = false
 
     public init() {}
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// The song mode's own state: which song, where it starts, the practice program (speed
 /// trainer, gap click, practice timer) and where the song playing is (from the engine's
 /// onsets). Choice 0 is "As set": the metronome as set, endless, so the trainer and the

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusBase
 /// Tempo from the hand: the wheel and the TAP button, and what the wheel tells the buzzer.
 public struct TempoControl: Sendable {
     public internal(set) var wheel: TempoWheel

@@ -76,6 +76,14 @@ public struct SteadyGrid: Sendable, Hashable {
 
     public var beatSeconds: Double { samplesPerBeat.doubleValue / Double(sampleRate) }
 
+    /// Whole notes since bar 0's downbeat at `sample` on this grid (a float: Link compares
+    /// its phase with it to well under a sample).
+    public func wholeNotes(atSample sample: Double) -> Double {
+        let beats = Double(anchorBar) * beatsPerBar.doubleValue + anchorBeatsEstimate
+            + (sample - Double(anchorTwice) / 2) / samplesPerBeat.doubleValue
+        return beats * settings.beatUnit.wholeNotes.doubleValue
+    }
+
     /// What this grid plays.
     public var sounding: Sounding {
         Sounding(bpm: settings.tempo.bpm.doubleValue, exactBPM: settings.tempo.bpm, isRamping: false, meter: settings.meter,

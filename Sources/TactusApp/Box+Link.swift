@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import ClickEngine
+import TactusBase
+import HAL
+import TactusCore
+
+/// What the box remembers about its Link session between two looks (control thread only).
+struct LinkFollow {
+    var enabled = false
+    var startStopSync = false
+    /// The box's tempo at the last look: a difference is the wheel, TAP or a song (to send).
+    var boxTempo: Tempo?
+    /// Our own tempo commit, until the session shows it (Link applies commits asynchronously).
+    var committed: (microsPerBeat: Int64, until: MonotonicTime)?
+    /// The tempo is outside Link's range: the box plays on its own until it is back inside.
+    var local = false
+    /// The session's start/stop state at the last look, and until when changes are only
+    /// noted (this box joined a session: joining never starts or stops anyone).
+    var sessionPlaying: Bool?
+    var transportQuietUntil = MonotonicTime.zero
+    /// Set while a peer's START or STOP goes through the reducer (not sent back).
+    var remoteTransport = false
+    var lastAlignment: MonotonicTime?
+    /// The tempo of the song's latest onset (songs lead the session tempo).
+    var songBPM: Double = 0
+}
+
+/// Link's numbers (TactusCore stays free of them): a Link beat is a quarter note, the
+/// quantum is the bar in quarter notes, the wire carries whole microseconds per beat.
+enum LinkMath {
+    static let tempoRange = 20.0...999.0
+
+    static func microsPerBeat(_ bpm: Double) -> Int64 { Int64((60e6 / bpm).rounded()) }
+
+    /// Quarter notes a minute for `bpm` counted in `unit` (a 1/8 unit at 120 is 60).
+    static func linkTempo(_ bpm: Rational, unit: BeatUnit) -> Double { (bpm * Rational(4) * unit.wholeNotes).doubleValue }
+
+    /// The bar in quarter notes: 7/8 is 3.5, 4/5 is 3.2.
+    static func quantum(_ meter: Meter) -> Rational { meter.wholeNotes * Rational(4) }
+
+    /// The box's tempo for a session tempo: the shortest decimal (whole BPM, then 1 to 3
+    /// decimals) that goes on the wire as the same microseconds per beat, so a peer's 120
+    /// (500000 µs) is 120 and its 137 (437956 µs, 137.0000639...) is 137; nil outside 1-999.
+    static func boxTempo(_ linkBPM: Double, unit: BeatUnit) -> Tempo? {
+        let wire = microsPerBeat(linkBPM)
+        let perQuarter = 4 * unit.wholeNotes.doubleValue
+        let exact = linkBPM / perQuarter
+        var scale: Int64 = 1
+        var candidate = Rational(Int64((exact * 1000).rounded()), 1000)
+        for _ in 0...3 {
+            let value = Rational(Int64((exact * Double(scale)).rounded()), scale)
+            if microsPerBeat(value.doubleValue * perQuarter) == wire { candidate = value; break }
+            scale *= 10
+        }
+        return try? Tempo(candidate)
+    }
+}
+
+extension Box {
+    private var linkWanted: Bool { state.saved.preferences.sync == .link }
+
+    /// In a Link session and following it (the tempo is inside Link's range).
+    var followsLink: Bool { link != nil && linkWanted && linkFollow.enabled && !linkFollow.local }
+
+    /// One look at the session: peers, tempo both ways, start/stop, and the grid's phase.
+    func followLink() {
+        guard let link else { return }
+        if linkWanted != linkFollow.enabled {
+            linkFollow = LinkFollow(enabled: linkWanted)
+            if linkWanted {
+                // The box's tempo goes in before Link is on: alone, the new session has it
+                // (TEMPO-5); joining, the session's wins (a commit after the join would not).
+                let settings = state.settings
+                let tempo = LinkMath.linkTempo(settings.tempo.bpm, unit: settings.beatUnit)
+                if LinkMath.tempoRange.contains(tempo) { link.commit(tempo: tempo, at: now) }
+                linkFollow.boxTempo = settings.tempo
+            }
+            link.enable(linkWanted)
+            if !linkWanted { perform(state.handle(.linkPeers(0, at: now)), at: now) }
+        }
+        guard linkWanted else { return }
+        let startStop = state.saved.preferences.linkStartStopSync
+        if startStop != linkFollow.startStopSync {
+            link.enableStartStopSync(startStop)
+            linkFollow.startStopSync = startStop
+            linkFollow.sessionPlaying = nil
+        }
+        let peers = link.peers
+        if peers != state.linkPeers {
+            // Joining a session (alone before) takes on its start/stop state: noted, not acted on.
+            if state.linkPeers == 0 { linkFollow.transportQuietUntil = now.advanced(byNanoseconds: 1_000_000_000) }
+            perform(state.handle(.linkPeers(peers, at: now)), at: now)
+        }
+        let settings = state.settings
+        let quantum = LinkMath.quantum(settings.meter)
+        var session = link.capture(quantum: quantum.doubleValue)
+        followTempo(link, session: &session, settings: settings, peers: peers)
+        if linkFollow.startStopSync { followTransport(session) }
+        guard !linkFollow.local else { return }
+        if peers == 0 { leadBeat(link, session, quantum: quantum) } else { alignGrid(session, quantum: quantum) }
+    }
+
+    private func followTempo(_ link: any LinkSession, session: inout LinkTimeline, settings: MetronomeSettings, peers: Int) {
+        let songPlaying = engine.song != nil && state.isPlaying
+        let local = songPlaying && linkFollow.songBPM > 0
+            ? linkFollow.songBPM * 4 * settings.beatUnit.wholeNotes.doubleValue
+            : LinkMath.linkTempo(settings.tempo.bpm, unit: settings.beatUnit)
+        let changedHere = settings.tempo != linkFollow.boxTempo
+        let first = linkFollow.boxTempo == nil
+        linkFollow.boxTempo = settings.tempo
+        guard LinkMath.tempoRange.contains(local) else {
+            if !linkFollow.local {
+                linkFollow.local = true
+                perform(state.handle(.linkNotice("Link: \(settings.tempo) BPM is outside Link's 20-999 quarter notes a minute; playing on its own",
+                                                 at: now)), at: now)
+            }
+            return
+        }
+        let wasLocal = linkFollow.local
+        linkFollow.local = false
+        let wire = LinkMath.microsPerBeat(local)
+        // A song leads the session all the way; the wheel, TAP or a return into range send
+        // once. On joining (peers already there) the session's tempo is taken instead.
+        if songPlaying || (changedHere && !(first && peers > 0)) || wasLocal {
+            if LinkMath.microsPerBeat(session.tempo) != wire {
+                link.commit(tempo: local, at: now)
+                linkFollow.committed = (wire, now.advanced(byNanoseconds: 1_000_000_000))
+            }
+            return
+        }
+        if let committed = linkFollow.committed {
+            if LinkMath.microsPerBeat(session.tempo) != committed.microsPerBeat && now < committed.until { return }
+            linkFollow.committed = nil
+        }
+        guard LinkMath.microsPerBeat(session.tempo) != wire else { return }
+        if let tempo = LinkMath.boxTempo(session.tempo, unit: settings.beatUnit) {
+            perform(state.handle(.linkTempo(tempo, at: now)), at: now)
+            linkFollow.boxTempo = state.settings.tempo
+        } else if linkFollow.boxTempo != nil {
+            perform(state.handle(.linkNotice("Link: the session's \(Int(session.tempo.rounded())) quarter notes a minute is outside 1-999 BPM in \(settings.beatUnit); playing on its own",
+                                             at: now)), at: now)
+            linkFollow.local = true
+        }
+    }
+
+    /// Start/stop sync: a peer's START or STOP goes through the reducer as a press would.
+    private func followTransport(_ session: LinkTimeline) {
+        guard let seen = linkFollow.sessionPlaying else {
+            linkFollow.sessionPlaying = session.isPlaying
+            return
+        }
+        guard session.isPlaying != seen else { return }
+        linkFollow.sessionPlaying = session.isPlaying
+        guard now >= linkFollow.transportQuietUntil, session.isPlaying != state.isPlaying else { return }
+        linkFollow.remoteTransport = true
+        perform(state.handle(.gesture(.startStop, .press, at: now)), at: now)
+        linkFollow.remoteTransport = false
+    }
+
+    /// START in a Link session: bar 0's downbeat on the next multiple of the quantum (a
+    /// peer's start: at or after its start time), far enough ahead to be rendered in time.
+    func startEngine() {
+        // Alone in the session the box starts at once, as without Link, and Link follows it.
+        guard followsLink, let link, link.peers > 0, let clock = outputClock, engine.song == nil else { return engine.start() }
+        let quantum = LinkMath.quantum(state.settings.meter).doubleValue
+        let session = link.capture(quantum: quantum)
+        let lead = Int64(4 * engine.renderer.maxFrameCount) * 1_000_000_000 / Int64(engine.renderer.sampleRate) + 20_000_000
+        var from = now.advanced(byNanoseconds: lead)
+        if linkFollow.remoteTransport, session.timeForIsPlaying > from { from = session.timeForIsPlaying }
+        let startBeat = (session.beat(at: from) / quantum).rounded(.up) * quantum
+        let start = session.time(atBeat: startBeat)
+        engine.start(atTwice: Int64((2 * clock.heardSample(atNanoseconds: start.nanoseconds)).rounded()))
+        linkFollow.lastAlignment = now
+        if linkFollow.startStopSync && !linkFollow.remoteTransport { link.commit(playing: true, at: start) }
+    }
+
+    /// STOP in a Link session with start/stop sync: everyone stops.
+    func linkStopped(at time: MonotonicTime) {
+        guard followsLink, linkFollow.startStopSync, !linkFollow.remoteTransport, let link else { return }
+        link.commit(playing: false, at: time)
+    }
+
+    /// Alone in its session the box leads the beat: Link's beat is put where the box's grid
+    /// is (enabling Link, a meter change), so nothing the box plays moves.
+    private func leadBeat(_ link: any LinkSession, _ session: LinkTimeline, quantum: Rational) {
+        guard state.isPlaying, engine.song == nil, let timeline, let clock = outputClock,
+              timeline.settings.meter == state.settings.meter else { return }
+        if let last = linkFollow.lastAlignment, now.nanoseconds - last.nanoseconds < 200_000_000 { return }
+        let quarters = 4 * timeline.wholeNotes(atSample: clock.heardSample(atNanoseconds: now.nanoseconds))
+        let samplesPerQuarter = timeline.samplesPerBeat.doubleValue / timeline.settings.beatUnit.wholeNotes.doubleValue / 4
+        guard abs(session.beat(at: now) - quarters) * samplesPerQuarter >= 1 else { return }
+        link.commit(beat: quarters, at: now, quantum: quantum.doubleValue)
+        linkFollow.lastAlignment = now
+    }
+
+    /// Keeps the grid on Link's: where the session's beat lands soon, compared with where
+    /// the engine's grid puts it on the heard-sample clock; moved through the engine when
+    /// they differ by a sample or more (a peer's tempo change, a join, clock drift).
+    private func alignGrid(_ session: LinkTimeline, quantum: Rational) {
+        guard state.isPlaying, engine.song == nil, let timeline, let clock = outputClock else { return }
+        // One move at a time: the render thread takes it up and publishes the new grid first.
+        if let last = linkFollow.lastAlignment, now.nanoseconds - last.nanoseconds < 40_000_000 { return }
+        // An eighth of a Link beat near 60 ms from now: exact in quarters, so the position is.
+        let eighths = Int64((session.beat(at: now.advanced(byNanoseconds: 60_000_000)) * 8).rounded())
+        let beat = Rational(eighths, 8)
+        let sample = clock.heardSample(atNanoseconds: session.time(atBeat: beat.doubleValue).nanoseconds)
+        let bar = timeline.settings.meter.wholeNotes
+        guard timeline.settings.meter == state.settings.meter else { return }
+        let here = timeline.wholeNotes(atSample: sample)
+        var barIndex = Int64((here / bar.doubleValue).rounded(.down))
+        let inBar = here - Double(barIndex) * bar.doubleValue
+        let quarters = beat - Rational(Rational.floorDivide(beat.numerator * quantum.denominator, beat.denominator * quantum.numerator)) * quantum
+        let wanted = quarters / Rational(4)
+        var error = wanted.doubleValue - inBar
+        if error > bar.doubleValue / 2 { error -= bar.doubleValue; barIndex -= 1 }
+        if error < -bar.doubleValue / 2 { error += bar.doubleValue; barIndex += 1 }
+        let samplesPerWhole = timeline.samplesPerBeat.doubleValue / timeline.settings.beatUnit.wholeNotes.doubleValue
+        guard abs(error * samplesPerWhole) >= 1 else { return }
+        engine.align(atTwice: Int64((2 * sample).rounded()), bar: barIndex, position: wanted)
+        linkFollow.lastAlignment = now
+    }
+}

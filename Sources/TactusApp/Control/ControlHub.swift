@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import ClickEngine
+import TactusBase
+import TactusCore
+
+/// A failure the control socket reports: an HTTP-like status and one message.
+public struct ControlError: Error, Sendable, CustomStringConvertible {
+    public var status: Int
+    public var description: String
+    /// More members for the reply (`,"line":3`).
+    public var extra = ""
+    public init(_ status: Int, _ description: String) {
+        self.status = status
+        self.description = description
+    }
+}
+
+/// The files behind the control socket's commands (the executable gives LinuxHAL's).
+public protocol ControlFiles: Sendable {
+    /// The practice log as a JSON object of day to minutes (`{"2026-11-23":42.5}`).
+    func practiceJSON() -> String
+    /// Checks a spooled WAV as the box checks its sounds and takes it into the sounds
+    /// folder as `set/file`; returns the whole set once accent, beat and sub are there.
+    func addSound(set: String, file: String, from path: String) throws(ControlError) -> SoundSet?
+    /// Removes a user sound set's folder.
+    func removeSound(set: String) throws(ControlError)
+}
+
+/// The companion's settings the box holds: where it listens (`[web] listen`).
+public struct CompanionConfiguration: Sendable {
+    public var listen: String
+    public init(listen: String = "0.0.0.0:8080") { self.listen = listen }
+}
+
+/// The box's side of the control socket (README "Control socket"): one JSON object a line
+/// in, one a line out (`id` echoed), plus the live lines of `subscribe`. Everything it
+/// changes goes through the reducer (`Action.remote`), checked first with the settings
+/// file's parsers and messages. Runs only on the box's control thread; `send` queues.
+public final class ControlHub: BoxControlObserver, @unchecked Sendable {
+    public typealias Send = @Sendable (_ client: Int32, _ line: String) -> Void
+    private let send: Send
+    private let files: any ControlFiles
+    public var configuration: CompanionConfiguration
+    private var subscribers: Set<Int32> = []
+    /// Added to the box's times to give CLOCK_MONOTONIC (a headless real-time simulation
+    /// counts from 0; the live box's clock is CLOCK_MONOTONIC itself).
+    public var clockOffset: Int64 = 0
+    private var lastState: String?
+
+    public init(send: @escaping Send, files: any ControlFiles, configuration: CompanionConfiguration) {
+        self.send = send
+        self.files = files
+        self.configuration = configuration
+    }
+
+    public static let commands = ["state", "set", "transport", "songs", "put-songs", "import-klick", "sounds", "add-sound", "delete-sound",
+                                  "preferences", "set-preferences", "practice", "web", "pair", "auth", "browsers", "revoke", "subscribe"]
+
+    /// A client hung up: its subscription ends.
+    public func closed(_ client: Int32) { subscribers.remove(client) }
+
+    /// One request line from `client`; the answer is sent before this returns.
+    public func handle(_ line: String, from client: Int32, box: Box) {
+        let request: JSONValue
+        do { request = try JSONValue.parse(line) } catch {
+            return send(client, failure(400, "request is not JSON: \(error)", id: nil))
+        }
+        let id = request["id"]
+        do {
+            let result = try answer(request, from: client, box: box)
+            send(client, "{\"ok\":true" + (id.map { ",\"id\":\($0.json)" } ?? "") + result + "}")
+        } catch let problem as RemotePatch.Problem {
+            send(client, "{\"ok\":false" + (id.map { ",\"id\":\($0.json)" } ?? "")
+                 + ",\"status\":422,\"field\":\(JSONValue.quoted(problem.field)),\"error\":\(JSONValue.quoted(problem.description))}")
+        } catch let error as ControlError {
+            send(client, failure(error.status, error.description, id: id, extra: error.extra))
+        } catch {
+            send(client, failure(500, "\(error)", id: id))
+        }
+    }
+
+    private func failure(_ status: Int, _ message: String, id: JSONValue?, extra: String = "") -> String {
+        "{\"ok\":false" + (id.map { ",\"id\":\($0.json)" } ?? "") + ",\"status\":\(status),\"error\":\(JSONValue.quoted(message))\(extra)}"
+    }
+
+    private func act(_ request: RemoteRequest, _ box: Box) { box.handle(.remote(request, at: box.now)) }
+
+    private func string(_ request: JSONValue, _ key: String) throws(ControlError) -> String {
+        guard let value = request[key]?.stringValue else { throw ControlError(400, "\(key) is missing: give it as a string") }
+        return value
+    }
+
+    /// The members after `"ok":true` (each with a leading comma).
+    private func answer(_ request: JSONValue, from client: Int32, box: Box) throws -> String {
+        let command = request["cmd"]?.stringValue ?? ""
+        switch command {
+        case "state":
+            return ",\"state\":" + StateJSON.object(box.state)
+        case "set":
+            guard let fields = request["fields"] else { throw ControlError(400, "fields is missing: give an object such as {\"bpm\":132}") }
+            let (settings, playing) = try RemotePatch.apply(fields, to: box.state.settings, soundNames: box.state.soundNames)
+            if settings != box.state.settings { act(.settings(settings), box) }
+            if let playing { act(.transport(playing: playing), box) }
+            return ",\"state\":" + StateJSON.object(box.state)
+        case "transport":
+            guard let playing = request["playing"]?.boolValue else { throw ControlError(400, "playing is missing: give true or false") }
+            if playing, let song = request["song"]?.stringValue {
+                guard SongPractice.choices(box.state.saved).contains(where: { $0.name == song }) else {
+                    throw ControlError(422, "song \(JSONValue.quoted(song)) is not on the box: allowed \(SongPractice.choices(box.state.saved).map(\.name).joined(separator: ", "))", extra: ",\"field\":\"song\"")
+                }
+                act(.playSong(song), box)
+            } else {
+                act(.transport(playing: playing), box)
+            }
+            return ",\"state\":" + StateJSON.object(box.state)
+        case "songs":
+            return ",\"toml\":" + JSONValue.quoted(RemotePatch.toml(box.state.saved.library))
+        case "put-songs":
+            let text = try string(request, "toml")
+            let library: SongLibrary
+            do { library = try RemotePatch.library(fromTOML: text) } catch {
+                let field = error.field.map { ",\"field\":\(JSONValue.quoted($0))" } ?? ""
+                throw ControlError(422, "\(error)", extra: ",\"line\":\(error.line)" + field)
+            }
+            act(.library(library), box)
+            return ",\"toml\":" + JSONValue.quoted(RemotePatch.toml(box.state.saved.library))
+        case "import-klick":
+            let text = try string(request, "map")
+            let name = request["name"]?.stringValue ?? "Imported"
+            do {
+                let song = try KlickTempoMap(parsing: text).song(name: name)
+                return ",\"toml\":" + JSONValue.quoted(SongFile.encode(SongLibrary(songs: [song])))
+            } catch { throw ControlError(422, "tempo map: \(error)") }
+        case "sounds":
+            let names = box.state.soundNames.map(JSONValue.quoted).joined(separator: ",")
+            let builtIn = BuiltInSounds.names.map(JSONValue.quoted).joined(separator: ",")
+            return ",\"sounds\":[\(names)],\"built_in\":[\(builtIn)],\"current\":\(JSONValue.quoted(box.state.settings.sound))"
+        case "add-sound":
+            let set = try string(request, "set"), file = try string(request, "file"), path = try string(request, "path")
+            guard !BuiltInSounds.names.contains(set) else { throw ControlError(409, "\(set) is a built-in sound set: choose another name") }
+            if let sounds = try files.addSound(set: set, file: file, from: path) {
+                box.engine.register(sounds)
+                act(.soundAdded(set), box)
+                return ",\"complete\":true"
+            }
+            return ",\"complete\":false"
+        case "delete-sound":
+            let set = try string(request, "set")
+            guard !BuiltInSounds.names.contains(set) else { throw ControlError(409, "\(set) is built in and cannot be deleted") }
+            try files.removeSound(set: set)
+            act(.soundRemoved(set), box)
+            return ""
+        case "preferences":
+            return ",\"preferences\":" + RemotePatch.json(box.state.saved.preferences)
+        case "set-preferences":
+            guard let fields = request["fields"] else { throw ControlError(400, "fields is missing: give an object such as {\"momentum\":false}") }
+            let p = try RemotePatch.preferences(fields, to: box.state.saved.preferences)
+            act(.preferences(p), box)
+            return ",\"preferences\":" + RemotePatch.json(box.state.saved.preferences)
+        case "practice":
+            return ",\"minutes\":" + files.practiceJSON()
+        case "web":
+            let state = box.state
+            return ",\"on\":\(state.saved.preferences.companion),\"listen\":\(JSONValue.quoted(configuration.listen))"
+        case "pair":
+            let code = try string(request, "code"), token = try string(request, "token")
+            let name = String((request["name"]?.stringValue ?? "browser").prefix(64))
+            guard token.utf8.count >= 32 else { throw ControlError(400, "token is too short: 256 random bits expected") }
+            act(.pair(code: code, token: token, name: name), box)
+            switch box.state.companion.lastPairing {
+            case .paired(let id): return ",\"browser\":\(id)"
+            case .locked(let until):
+                let seconds = max(1, (until.nanoseconds - box.now.nanoseconds + 999_999_999) / 1_000_000_000)
+                throw ControlError(429, "pairing is locked for \(seconds) s after 5 wrong codes", extra: ",\"retry_after\":\(seconds)")
+            default: throw ControlError(403, "wrong or expired pairing code: read the code on the box (Menu > Settings > Companion > Pair a browser)")
+            }
+        case "auth":
+            let token = try string(request, "token")
+            guard box.state.saved.preferences.companion, let browser = box.state.companion.browser(token: token) else {
+                throw ControlError(401, "not paired: pair this browser with the code shown on the box")
+            }
+            return ",\"browser\":\(browser.id)"
+        case "browsers":
+            let list = box.state.companion.browsers.map { "{\"id\":\($0.id),\"name\":\(JSONValue.quoted($0.name))}" }
+            return ",\"browsers\":[\(list.joined(separator: ","))]"
+        case "revoke":
+            guard let id = request["browser"]?.intValue else { throw ControlError(400, "browser is missing: give its number") }
+            act(.revoke(browser: id), box)
+            return ""
+        case "subscribe":
+            subscribers.insert(client)
+            lastState = nil
+            return ",\"state\":" + StateJSON.object(box.state)
+        default:
+            throw ControlError(400, "cmd '\(command)' is unknown: allowed \(ControlHub.commands.joined(separator: ", "))")
+        }
+    }
+
+    // MARK: live lines for subscribers
+
+    public func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime, next: (bar: Int64, beat: Int, time: MonotonicTime)?) {
+        guard !subscribers.isEmpty, onset.layer == 0, onset.kind <= .beat else { return }
+        let upcoming = next.map { ",\"next\":{\"bar\":\($0.bar),\"beat\":\($0.beat),\"ns\":\($0.time.nanoseconds + clockOffset)}" } ?? ""
+        let line = "{\"type\":\"beat\",\"bar\":\(onset.bar),\"beat\":\(onset.beat),\"kind\":\"\(onset.kind.name)\",\"ns\":\(time.nanoseconds + clockOffset)\(onset.muted ? ",\"muted\":true" : "")\(upcoming)}"
+        for client in subscribers { send(client, line) }
+    }
+
+    public func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime) {
+        guard !subscribers.isEmpty else { return }
+        let fields = StateJSON.fields(state) + ",\"companion\":\(state.saved.preferences.companion)"
+        guard fields != lastState else { return }
+        lastState = fields
+        let line = "{\"type\":\"state\",\"ns\":\(time.nanoseconds + clockOffset),\(fields)}"
+        for client in subscribers { send(client, line) }
+    }
+}
+
+extension ControlError {
+    /// With more members for the reply (`,"line":3`).
+    init(_ status: Int, _ description: String, extra: String) {
+        self.init(status, description)
+        self.extra = extra
+    }
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Glibc
+import HTTPTypes
+import Hummingbird
+import TactusCore
+
+/// The companion's rules for every request (README "Companion", "Safe on a shared LAN"):
+///
+/// 1. `Host` must be one of the box's own names or addresses with the port (DNS rebinding).
+/// 2. No path may hold `..` (raw or percent-encoded).
+/// 3. Every request but the pairing page (`/pair`, its script and style, `POST /api/pair`)
+///    carries the token: the `tactus_token` cookie or `Authorization: Bearer`, checked by the
+///    box, which keeps only hashes.
+/// 4. State-changing requests (POST, PUT, PATCH, DELETE) and the WebSocket upgrade check
+///    `Origin` against the box's own origin (a request sent with the cookie must have one);
+///    their bodies are JSON, but a sound file upload, which is `audio/wav`.
+struct CompanionSecurity<Context: RequestContext>: RouterMiddleware {
+    let allowedHosts: Set<String>
+    let box: BoxLink
+
+    static var cookieName: String { "tactus_token" }
+    static var publicPaths: Set<String> { ["/pair", "/pair.js", "/style.css", "/api/pair", "/favicon.svg"] }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let host = (request.head.authority ?? "").lowercased()
+        guard allowedHosts.contains(host) else {
+            return Problem.response(.forbidden, "Host '\(host)' is not this box: open the companion by the box's address")
+        }
+        let rawPath = request.uri.path
+        let decodedPath = rawPath.removingPercentEncoding ?? rawPath
+        guard !rawPath.contains(".."), !decodedPath.contains(".."), !decodedPath.contains("\\"), !decodedPath.contains("\0") else {
+            return Problem.response(.badRequest, "the path may not contain '..'")
+        }
+        let changing = [HTTPRequest.Method.post, .put, .patch, .delete].contains(request.method)
+        let isUpgrade = request.headers[.upgrade]?.lowercased() == "websocket"
+        let cookieToken = request.cookies[Self.cookieName]?.value
+        var bearer: String?
+        if let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") {
+            bearer = String(authorization.dropFirst(7)).trimmingSpaces
+        }
+        if changing || isUpgrade {
+            let origin = request.headers[.origin]
+            // Browsers always send Origin on these; only a script with a Bearer token may omit it.
+            if let origin {
+                guard origin.lowercased() == "http://\(host)" else {
+                    return Problem.response(.forbidden, "Origin '\(origin)' is not this box's page")
+                }
+            } else if bearer == nil {
+                return Problem.response(.forbidden, "Origin is missing: state-changing requests come from the companion's page or carry a Bearer token")
+            }
+        }
+        if changing {
+            let type = (request.headers[.contentType] ?? "").split(separator: ";").first.map { String($0).trimmingSpaces.lowercased() } ?? ""
+            let wantsWAV = request.method == .put && rawPath.hasPrefix("/api/sounds/")
+            let expected = wantsWAV ? "audio/wav" : "application/json"
+            guard type == expected || (request.method == .delete && type.isEmpty) else {
+                return Problem.response(.unsupportedMediaType, "Content-Type must be \(expected)")
+            }
+        }
+        if Self.publicPaths.contains(rawPath) { return try await next(request, context) }
+        guard let token = bearer ?? cookieToken, !token.isEmpty else {
+            if request.method == .get, !rawPath.hasPrefix("/api/"), rawPath != "/ws" {
+                return Response(status: .seeOther, headers: [.location: "/pair"])
+            }
+            return Problem.response(.unauthorized, "not paired: pair this browser with the code shown on the box")
+        }
+        guard token.utf8.count <= 128 else { return Problem.response(.unauthorized, "not paired: the token is not this box's") }
+        let answer = try await box.request("\"cmd\":\"auth\",\"token\":\(JSONValue.quoted(token))")
+        guard answer["ok"]?.boolValue == true else {
+            if request.method == .get, !rawPath.hasPrefix("/api/"), rawPath != "/ws" {
+                return Response(status: .seeOther, headers: [.location: "/pair"])
+            }
+            return Problem.response(.unauthorized, "not paired: the token is not this box's (or was revoked)")
+        }
+        return try await next(request, context)
+    }
+}
+
+/// JSON error bodies: `{"error":"..."}` and, for a field, `"field"`.
+enum Problem {
+    static func response(_ status: HTTPResponse.Status, _ message: String, extra: String = "") -> Response {
+        Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"error\":\(JSONValue.quoted(message))\(extra)}\n")))
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
+        while s.last == " " || s.last == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+
+    /// Percent-decoding without Foundation; nil for a broken escape.
+    var removingPercentEncoding: String? {
+        var bytes: [UInt8] = []
+        var iterator = Array(utf8)[...]
+        while let b = iterator.popFirst() {
+            if b == UInt8(ascii: "%") {
+                guard iterator.count >= 2, let v = UInt8(String(decoding: iterator.prefix(2), as: UTF8.self), radix: 16) else { return nil }
+                bytes.append(v)
+                iterator = iterator.dropFirst(2)
+            } else {
+                bytes.append(b)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}
+
+/// The box's own names and addresses with the port: what `Host` may say.
+func allowedHosts(listen: ListenAddress) -> Set<String> {
+    var names: Set<String> = ["localhost", "127.0.0.1"]
+    if listen.host != "0.0.0.0" { names.insert(listen.host) }
+    var buffer = [CChar](repeating: 0, count: 256)
+    if gethostname(&buffer, buffer.count) == 0 {
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
+        if !name.isEmpty { names.formUnion([name, name + ".local"]) }
+    }
+    var list: UnsafeMutablePointer<ifaddrs>?
+    if getifaddrs(&list) == 0 {
+        var entry = list
+        while let current = entry {
+            if let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) {
+                var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+                address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { inet in
+                    var addr = inet.pointee.sin_addr
+                    _ = inet_ntop(AF_INET, &addr, &text, socklen_t(INET_ADDRSTRLEN))
+                }
+                names.insert(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            }
+            entry = current.pointee.ifa_next
+        }
+        freeifaddrs(list)
+    }
+    var hosts: Set<String> = []
+    for name in names {
+        hosts.insert("\(name):\(listen.port)")
+        if listen.port == 80 { hosts.insert(name) }
+    }
+    return hosts
+}

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import ClickEngine
+import Glibc
+import LinuxHAL
+import Logging
+import Synchronization
+import TactusApp
+import TactusCore
+
+/// The files behind the control socket: the practice log beside the settings, and sound
+/// sets taken from the companion's spool folder into the box's sounds folder.
+struct LinuxControlFiles: ControlFiles {
+    /// The practice log (nil: none kept, e.g. a simulation without --state).
+    let practicePath: String?
+    /// The sounds folder (nil: the configuration has none, uploads are refused).
+    let soundsFolder: String?
+    let sampleRate: Int
+
+    /// One file of a set: 20 MB, as the companion's upload limit.
+    static let maximumFileBytes = 20_000_000
+    static let files = ["accent.wav", "beat.wav", "sub.wav", "poly.wav"]
+
+    func practiceJSON() -> String {
+        guard let practicePath, let log = try? PracticeLogFile(path: practicePath).load() else { return "{}" }
+        let days = log.seconds.keys.sorted().map { day in
+            "\(JSONValue.quoted(day)):\(fixedDecimal(log.minutes(on: day), decimals: 2))"
+        }
+        return "{" + days.joined(separator: ",") + "}"
+    }
+
+    /// A set's name: letters, digits, space, `-` and `_`, 1-32 characters, not starting
+    /// with a dot or a space, so it never leaves the sounds folder.
+    static func checkName(_ set: String) throws(ControlError) {
+        let allowed = set.utf8.allSatisfy { b in
+            (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) || b == 0x2D || b == 0x5F || b == 0x20
+        }
+        guard !set.isEmpty, set.utf8.count <= 32, allowed, set.first != " " else {
+            throw ControlError(400, "sound set name \(JSONValue.quoted(set)) is invalid: allowed 1 to 32 letters, digits, spaces, - and _")
+        }
+    }
+
+    func addSound(set: String, file: String, from path: String) throws(ControlError) -> SoundSet? {
+        try LinuxControlFiles.checkName(set)
+        guard LinuxControlFiles.files.contains(file) else {
+            throw ControlError(400, "file \(JSONValue.quoted(file)) is invalid: allowed \(LinuxControlFiles.files.joined(separator: ", "))")
+        }
+        guard let soundsFolder else { throw ControlError(409, "this box has no sounds_folder in its configuration") }
+        // The spooled file as it is, never through a link, and no larger than the limit.
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw ControlError(400, "the uploaded file \(path) is missing or not a regular file")
+        }
+        guard Int(info.st_size) <= LinuxControlFiles.maximumFileBytes else { throw ControlError(413, "\(file) is larger than 20 MB") }
+        let bytes: [UInt8]
+        do { bytes = try BoundedFile.read(path, limit: LinuxControlFiles.maximumFileBytes) } catch {
+            throw ControlError(400, "the uploaded \(file) cannot be read: \(error)")
+        }
+        let kind = SoundLoadError.File(rawValue: file)!
+        // The same checks as a sounds folder's files at start: a WAV the decoder takes, at most 2 s.
+        do { _ = try UserSoundSet.clip(bytes, file: kind, sampleRate: sampleRate) } catch {
+            throw ControlError(422, "\(set)/\(error.description)")
+        }
+        let folder = "\(soundsFolder)/\(set)"
+        do {
+            try FileSystem.createFolders(folder)
+            try AtomicFile.write(bytes, to: "\(folder)/\(file)")
+        } catch { throw ControlError(500, "\(folder)/\(file) cannot be written: \(error)") }
+        guard ["accent.wav", "beat.wav", "sub.wav"].allSatisfy({ AtomicFile.exists("\(folder)/\($0)") }) else { return nil }
+        do { return try SoundFolder.load(folder, name: set, sampleRate: sampleRate) } catch {
+            throw ControlError(422, "\(folder): \(error.message)")
+        }
+    }
+
+    func removeSound(set: String) throws(ControlError) {
+        try LinuxControlFiles.checkName(set)
+        guard let soundsFolder else { throw ControlError(409, "this box has no sounds_folder in its configuration") }
+        let folder = "\(soundsFolder)/\(set)"
+        guard FileSystem.isDirectory(folder) else { throw ControlError(404, "no sound set \(JSONValue.quoted(set))") }
+        for file in LinuxControlFiles.files { unlink("\(folder)/\(file)") }
+        guard rmdir(folder) == 0 else { throw ControlError(409, "\(folder) holds other files: remove them by hand") }
+    }
+}
+
+/// The control socket wired to a running box: requests go to the box's control thread,
+/// answers come back through the socket's thread.
+final class ControlSocketLink: @unchecked Sendable {
+    static let defaultPath = "/run/tactus/control.sock"
+    let server: ControlSocketServer
+    let hub: ControlHub
+
+    /// Runs work on the box's own thread (its control loop, or a headless simulation's steps).
+    typealias Post = @Sendable (@escaping @Sendable (Box) -> Void) -> Void
+
+    convenience init(path: String, loop: ControlLoop, files: LinuxControlFiles, configuration: CompanionConfiguration) throws(SystemError) {
+        try self.init(path: path, post: { loop.post(work: $0) }, files: files, configuration: configuration)
+    }
+
+    init(path: String, post loopPost: @escaping Post, files: LinuxControlFiles, configuration: CompanionConfiguration) throws(SystemError) {
+        let loop = (post: loopPost, ())
+        let server = try ControlSocketServer(path: path)
+        let hub = ControlHub(send: { [weak server] client, line in server?.send(line, to: client) }, files: files,
+                             configuration: configuration)
+        self.server = server
+        self.hub = hub
+        loop.post { box in box.controlObserver = hub }
+        server.start(line: { client, line in loop.post { box in hub.handle(line, from: client, box: box) } },
+                     closed: { client in loop.post { _ in hub.closed(client) } })
+    }
+
+    func stop() { server.stop() }
+}
+
+/// Work for a headless simulation's thread, taken at each of its steps.
+final class ControlQueue: @unchecked Sendable {
+    private let items = Mutex<[@Sendable (Box) -> Void]>([])
+
+    func post(_ work: @escaping @Sendable (Box) -> Void) { items.withLock { $0.append(work) } }
+
+    func drain(_ box: Box) {
+        for work in items.withLock({ items -> [@Sendable (Box) -> Void] in defer { items = [] }; return items }) { work(box) }
+    }
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import ArgumentParser
+import Glibc
+import LinuxHAL
+import TactusCore
+
+/// `tactus ctl`: the running box's control socket from a shell (README "Control socket").
+struct CtlCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ctl",
+        abstract: "Talks to the running box over its control socket: state, set NAME=VALUE..., start, stop, practice, browsers, revoke N, send JSON.",
+        discussion: """
+            tactus ctl state                    the box's state as one JSON object
+            tactus ctl set bpm=132 meter=7/8    change settings (volume.master=80, swing=none); prints the new state
+            tactus ctl start | stop             START/STOP
+            tactus ctl practice                 minutes played per day
+            tactus ctl browsers | revoke N      the companion's paired browsers
+            tactus ctl send '{"cmd":"songs"}'   any request line; prints the answer
+            """
+    )
+
+    @Option(help: "The box's control socket.") var socket = "/run/tactus/control.sock"
+    @Argument(help: "state, set, start, stop, practice, browsers, revoke, send") var command: String
+    @Argument(help: "NAME=VALUE pairs for set, N for revoke, a JSON line for send.") var arguments: [String] = []
+
+    func run() throws {
+        let request: String
+        var member = "state"
+        switch command {
+        case "state": request = #"{"cmd":"state"}"#
+        case "set":
+            guard !arguments.isEmpty else { throw ExitError("ctl set needs NAME=VALUE pairs, e.g. bpm=132 meter=7/8") }
+            request = #"{"cmd":"set","fields":"# + (try CtlCommand.fields(arguments)) + "}"
+        case "start", "stop": request = #"{"cmd":"transport","playing":\#(command == "start")}"#
+        case "practice": request = #"{"cmd":"practice"}"#; member = "minutes"
+        case "browsers": request = #"{"cmd":"browsers"}"#; member = "browsers"
+        case "revoke":
+            guard arguments.count == 1, let id = Int(arguments[0]) else { throw ExitError("ctl revoke needs the browser's number (see ctl browsers)") }
+            request = #"{"cmd":"revoke","browser":\#(id)}"#; member = ""
+        case "send":
+            guard arguments.count == 1 else { throw ExitError("ctl send needs one JSON request line") }
+            request = arguments[0]; member = ""
+        default:
+            throw ExitError("ctl '\(command)' is unknown: allowed state, set, start, stop, practice, browsers, revoke, send")
+        }
+        let answer = try CtlCommand.exchange(request, socket: socket)
+        guard let reply = try? JSONValue.parse(answer) else { throw ExitError("the box answered something that is not JSON: \(answer)", code: 1) }
+        guard reply["ok"]?.boolValue == true else {
+            throw ExitError(reply["error"]?.stringValue ?? answer, code: 2)
+        }
+        print(member.isEmpty ? answer : (reply[member]?.json ?? answer))
+    }
+
+    /// `bpm=132 meter=7/8 volume.master=80 swing=none` as the fields object of `set`.
+    static func fields(_ pairs: [String]) throws(ExitError) -> String {
+        var top: [(String, String)] = []
+        var volumes: [(String, String)] = []
+        for pair in pairs {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw ExitError("'\(pair)' is invalid: allowed NAME=VALUE, e.g. bpm=132")
+            }
+            let name = String(pair[..<equals]), text = String(pair[pair.index(after: equals)...])
+            let value: String
+            if name == "bpm" || name.hasPrefix("volume."), (try? JSONValue.parse(text)).map({ if case .number = $0 { true } else { false } }) == true {
+                value = text
+            } else if name == "playing", text == "true" || text == "false" {
+                value = text
+            } else if (name == "swing" || name == "groove"), text == "none" {
+                value = "null"
+            } else {
+                value = JSONValue.quoted(text)
+            }
+            if name.hasPrefix("volume.") { volumes.append((String(name.dropFirst(7)), value)) } else { top.append((name.replacingDash, value)) }
+        }
+        var members = top.map { "\(JSONValue.quoted($0.0)):\($0.1)" }
+        if !volumes.isEmpty { members.append("\"volume\":{" + volumes.map { "\(JSONValue.quoted($0.0)):\($0.1)" }.joined(separator: ",") + "}") }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+
+    /// One request line out, one answer line back.
+    static func exchange(_ request: String, socket path: String) throws(ExitError) -> String {
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ExitError("socket: \(String(cString: strerror(errno)))", code: 1) }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw ExitError("--socket '\(path)' is too long") }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            throw ExitError("cannot connect to the box at \(path): \(String(cString: strerror(errno))) (is tactus running, and may this user use its socket?)", code: 1)
+        }
+        let line = Array((request + "\n").utf8)
+        var sent = 0
+        while sent < line.count {
+            let n = line.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, line.count - sent, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { throw ExitError("writing to \(path) failed: \(String(cString: strerror(errno)))", code: 1) }
+            sent += n
+        }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while !answer.contains(0x0A) {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            guard n > 0 else { throw ExitError("the box closed \(path) without an answer", code: 1) }
+            answer.append(contentsOf: buffer[0..<n])
+        }
+        return String(decoding: answer[..<answer.firstIndex(of: 0x0A)!], as: UTF8.self)
+    }
+}
+
+private extension String {
+    /// `beat-unit` as the state object spells it (`beat_unit`).
+    var replacingDash: String { self == "beat-unit" ? "beat_unit" : self }
+}

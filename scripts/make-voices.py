@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Builds the spoken-count sound sets (voice-LANG folders) from Debian's espeak-ng.
+
+Usage: scripts/make-voices.py OUT_DIR [LANG ...]     (default: every language below)
+
+Each word is synthesized by espeak-ng (no recorded files of others), trimmed to its sound,
+level-matched, resampled once from espeak-ng's 22050 Hz to 48000 Hz (the box's rate, so
+the box loads the words without resampling them; Kaiser-windowed sinc, numpy) and stored
+as a 16-bit mono WAV. Its perceptual centre is measured once, at 22050 Hz, by an
+energy-rise rule:
+
+  1. envelope: RMS over a 10 ms window, every sample (a running sum of squares);
+  2. trim: the word starts 5 ms before the envelope first passes 2 % of its maximum
+     (-34 dB) and ends 20 ms after it last does;
+  3. the first vowel peak is the first local maximum of the envelope that reaches 60 % of
+     the word's maximum;
+  4. the perceptual centre is the first sample where the envelope reaches half way from its
+     value at the word's start to that peak (notes/sync-and-companion.md section 4).
+
+The centre's distance from the word's first sample is the word's lead, converted to frames
+of the 48 kHz WAV (rounded half up) and written to voice.toml; the engine starts the clip that many frames before the onset, so
+the beat's sample is the word's centre. Words are scaled so the envelope's maximum is the
+same in every word (level matching; 0.3 full scale, peaks stay below 0.9).
+
+A voice folder is a sound folder like a user's: accent.wav, beat.wav and sub.wav (short
+synthesized clicks, played where there is no word: beats past 16, subdivision words that
+give way, layers other than 2, 3, 4) plus one WAV per word and voice.toml.
+"""
+import array
+import math
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import wave
+
+import numpy
+
+RATE = 22050                  # espeak-ng's output rate: where words are measured
+OUT_RATE = 48000              # the WAVs' rate
+WINDOW = RATE // 100          # 10 ms
+TRIM_LEVEL = 0.02
+PEAK_SHARE = 0.6
+TARGET = 0.3
+
+# espeak-ng voice, speed (words a minute), numbers 1-16, the layer words, count-in.
+# Words are (file name, text for espeak-ng); file names are ASCII, numbers are 1..16.
+LANGUAGES = {
+    "en": {
+        "voice": "en-us", "speed": 190,
+        "numbers": ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen"],
+        "layer2": [("and", "and")],
+        "layer3": [("trip", "trip"), ("let", "let")],
+        "layer4": [("e", "ee"), ("and", "and"), ("a", "uh")],
+        "count_in": [("ready", "ready"), ("go", "go")],
+    },
+    "de": {
+        "voice": "de", "speed": 190,
+        "numbers": ["eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun", "zehn",
+                    "elf", "zwölf", "dreizehn", "vierzehn", "fünfzehn", "sechzehn"],
+        "layer2": [("und", "und")],
+        "layer3": [("la", "la"), ("li", "li")],
+        "layer4": [("e", "e"), ("und", "und"), ("e", "e")],
+        "count_in": [("fertig", "fertig"), ("los", "los")],
+    },
+    "es": {
+        "voice": "es", "speed": 190,
+        "numbers": ["uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve", "diez",
+                    "once", "doce", "trece", "catorce", "quince", "dieciséis"],
+        "layer2": [("y", "i")],
+        "layer3": [("la", "la"), ("li", "li")],
+        "layer4": [("e", "e"), ("y", "i"), ("a", "a")],
+        "count_in": [("listos", "listos"), ("ya", "ya")],
+    },
+}
+
+
+def speak(voice, speed, text):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "w.wav")
+        subprocess.run(["espeak-ng", "-v", voice, "-s", str(speed), "-w", path, text], check=True)
+        with wave.open(path) as w:
+            assert w.getframerate() == RATE and w.getnchannels() == 1 and w.getsampwidth() == 2, path
+            data = array.array("h", w.readframes(w.getnframes()))
+    if sys.byteorder == "big":
+        data.byteswap()
+    return [x / 32768.0 for x in data]
+
+
+def envelope(x):
+    """RMS over the WINDOW samples centred on each sample."""
+    squares = [0.0]
+    for v in x:
+        squares.append(squares[-1] + v * v)
+    half = WINDOW // 2
+    n = len(x)
+    return [math.sqrt((squares[min(n, i + half)] - squares[max(0, i - half)]) / WINDOW) for i in range(n)]
+
+
+def measure(x):
+    """(start, end, centre) in samples of x: the trimmed word and its perceptual centre."""
+    env = envelope(x)
+    top = max(env)
+    above = [i for i, e in enumerate(env) if e >= TRIM_LEVEL * top]
+    start = max(0, above[0] - RATE * 5 // 1000)
+    end = min(len(x), above[-1] + RATE * 20 // 1000)
+    peak = next(i for i in range(start + 1, end - 1)
+                if env[i] >= PEAK_SHARE * top and env[i] >= env[i - 1] and env[i] >= env[i + 1])
+    level = env[start] + 0.5 * (env[peak] - env[start])
+    centre = next(i for i in range(start, peak + 1) if env[i] >= level)
+    return start, end, centre, top
+
+
+def fade(x, rate=OUT_RATE, start_ms=2, end_ms=10):
+    """Raised-cosine edges, so every clip starts from and ends in silence."""
+    n = len(x)
+    a = max(2, rate * start_ms // 1000)
+    b = max(2, rate * end_ms // 1000)
+    for i in range(min(a, n)):
+        x[i] *= 0.5 - 0.5 * math.cos(math.pi * i / a)
+    for j in range(min(b, n)):
+        x[n - b + j] *= 0.5 + 0.5 * math.cos(math.pi * (j + 1) / b)
+    x[0] = 0.0
+    x[-1] = 0.0
+    return x
+
+
+def resample(x):
+    """RATE -> OUT_RATE: output n sits exactly at input n * RATE / OUT_RATE; windowed sinc
+    (Kaiser, beta 9, 32 input periods each side, cutoff 0.475 of the input rate)."""
+    x = numpy.asarray(x, dtype=numpy.float64)
+    half = 32
+    count = (len(x) * OUT_RATE + RATE - 1) // RATE
+    t = numpy.arange(count) * (RATE / OUT_RATE)
+    base = numpy.floor(t).astype(numpy.int64)
+    taps = numpy.arange(-half + 1, half + 1)
+    index = base[:, None] + taps[None, :]
+    d = t[:, None] - index
+    window = numpy.kaiser(2 * half + 1, 9.0)
+    w = numpy.interp(d, numpy.arange(-half, half + 1), window, left=0, right=0)
+    h = 0.95 * numpy.sinc(0.95 * d) * w
+    valid = (index >= 0) & (index < len(x))
+    samples = numpy.where(valid, x[numpy.clip(index, 0, len(x) - 1)], 0.0)
+    return list((samples * h).sum(axis=1))
+
+
+def write_wav(path, x, rate=OUT_RATE):
+    data = array.array("h", (max(-32767, min(32767, int(round(v * 32767)))) for v in x))
+    if sys.byteorder == "big":
+        data.byteswap()
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(data.tobytes())
+
+
+def click(frequency, seconds=0.03, level=0.8):
+    """A short decaying sine: the set's sound where no word is spoken."""
+    n = int(OUT_RATE * seconds)
+    return fade([level * math.exp(-i / (OUT_RATE * 0.006)) * math.sin(2 * math.pi * frequency * i / OUT_RATE) for i in range(n)],
+                rate=OUT_RATE, start_ms=1, end_ms=3)
+
+
+def word(voice, speed, text):
+    """(samples at OUT_RATE, lead in frames of OUT_RATE): trimmed, level-matched, faded."""
+    x = speak(voice, speed, text)
+    start, end, centre, top = measure(x)
+    gain = TARGET / top
+    clip = resample([v * gain for v in x[start:end]])
+    peak = max(abs(v) for v in clip)
+    if peak > 0.9:
+        clip = [v * 0.9 / peak for v in clip]
+    lead = (2 * (centre - start) * OUT_RATE + RATE) // (2 * RATE)
+    return fade(clip), lead
+
+
+def build(out, lang):
+    spec = LANGUAGES[lang]
+    folder = os.path.join(out, "voice-" + lang)
+    partial = folder + ".partial"
+    os.makedirs(partial, exist_ok=True)
+    leads = {}
+    seconds = {}
+
+    def make(name, text):
+        if name in leads:
+            return
+        samples, lead = word(spec["voice"], spec["speed"], text)
+        write_wav(os.path.join(partial, name + ".wav"), samples)
+        leads[name] = lead
+        seconds[name] = len(samples) / OUT_RATE
+
+    for i, text in enumerate(spec["numbers"]):
+        make(str(i + 1), text)
+    for key in ("layer2", "layer3", "layer4", "count_in"):
+        for name, text in spec[key]:
+            make(name, text)
+    write_wav(os.path.join(partial, "accent.wav"), click(1760))
+    write_wav(os.path.join(partial, "beat.wav"), click(1320))
+    write_wav(os.path.join(partial, "sub.wav"), click(990, level=0.6))
+
+    def words(key):
+        return "[" + ", ".join('"%s"' % name for name, _ in spec[key]) + "]"
+
+    lines = [
+        "# SPDX-License-Identifier: GPL-3.0-or-later",
+        "# Tactus voice set, made by scripts/make-voices.py from espeak-ng (voice %s, %d words/min)."
+        % (spec["voice"], spec["speed"]),
+        "# Each word is WORD.wav in this folder; numbers are 1.wav ... 16.wav.",
+        'language = "%s"' % lang,
+        "numbers = [" + ", ".join('"%d"' % (i + 1) for i in range(16)) + "]",
+        "layer2 = " + words("layer2"),
+        "layer3 = " + words("layer3"),
+        "layer4 = " + words("layer4"),
+        "count_in = " + words("count_in") + "   # the count-in's last two beats",
+        "",
+        "# Frames of each word's WAV (48000 Hz) from its first sample to its perceptual centre (energy rise).",
+        "[lead]",
+    ]
+    for name in leads:
+        lines.append('%s = %d   # %.1f ms of %.0f ms' % (name, leads[name], 1000 * leads[name] / OUT_RATE, 1000 * seconds[name]))
+    with open(os.path.join(partial, "voice.toml"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    # Replace the folder whole: a half-built set is never left under the real name.
+    if os.path.isdir(folder):
+        for name in os.listdir(folder):
+            os.remove(os.path.join(folder, name))
+        os.rmdir(folder)
+    os.rename(partial, folder)
+    print("voices: %s (%d words)" % (folder, len(leads)))
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.stderr.write("usage: scripts/make-voices.py OUT_DIR [LANG ...]\n")
+        sys.exit(2)
+    out = sys.argv[1]
+    langs = sys.argv[2:] or sorted(LANGUAGES)
+    for lang in langs:
+        if lang not in LANGUAGES:
+            sys.stderr.write("make-voices.py: unknown language '%s' (have %s)\n" % (lang, ", ".join(sorted(LANGUAGES))))
+            sys.exit(2)
+    os.makedirs(out, exist_ok=True)
+    for lang in langs:
+        build(out, lang)
+
+
+if __name__ == "__main__":
+    main()

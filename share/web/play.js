@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Play: tempo wheel, +/-, TAP, START/STOP, pattern fields, volumes, and the live beat view
+// drawn at the time each click is heard from the box (the box's timeline, mapped to this page's clock).
+import { api, clock, on, state as initial } from "/app.js";
+
+const $ = (id) => document.getElementById(id);
+let current = null;
+let pending = false;
+// For tests and curious users: each beat shown, with the box time it was due and was drawn.
+window.tactusBeats = [];
+
+async function patch(fields, fieldName) {
+  const error = $("play-error");
+  try {
+    const s = await api("PATCH", "/api/state", fields);
+    error.textContent = "";
+    for (const el of document.querySelectorAll("#page-play .bad")) el.classList.remove("bad");
+    show(s);
+  } catch (e) {
+    error.textContent = e.message;
+    const field = (e.data && e.data.field) || fieldName;
+    if (field && $(field)) $(field).classList.add("bad");
+  }
+}
+
+function show(s) {
+  current = s;
+  $("bpm").textContent = s.bpm;
+  $("startstop").textContent = s.playing ? "STOP" : "START";
+  $("startstop").classList.toggle("playing", s.playing);
+  for (const key of ["meter", "accents", "subdivisions"]) if (document.activeElement !== $(key)) $(key).value = s[key];
+  if ($("sound").value !== s.sound) $("sound").value = s.sound;
+  const beats = Number(String(s.meter).split("/")[0]) || 4;
+  const box = $("beats");
+  if (box.children.length !== beats) {
+    box.innerHTML = "";
+    for (let i = 0; i < beats; i++) box.appendChild(document.createElement("span"));
+  }
+  [...box.children].forEach((el, i) => el.classList.toggle("accent", (s.accents || "")[i] === "X"));
+  volumes(s.volume);
+  if (!s.playing) $("beatinfo").textContent = "stopped";
+  const angle = ((Number(s.bpm) - 1) / 998) * 300 - 150;
+  $("wheel-dot").setAttribute("transform", `rotate(${angle} 85 85)`);
+}
+
+function volumes(v) {
+  const box = $("volumes");
+  const names = Object.keys(v).filter((k) => k !== "poly");
+  if (box.dataset.names !== names.join()) {
+    box.dataset.names = names.join();
+    box.innerHTML = "";
+    for (const name of names) {
+      const label = document.createElement("label");
+      label.textContent = name;
+      const input = document.createElement("input");
+      Object.assign(input, { type: "range", min: 0, max: 100, id: `volume-${name}` });
+      input.addEventListener("change", () => patch({ volume: { [name]: Number(input.value) } }));
+      label.appendChild(input);
+      box.appendChild(label);
+    }
+  }
+  for (const name of names) if (document.activeElement !== $(`volume-${name}`)) $(`volume-${name}`).value = v[name];
+}
+
+function wheel() {
+  // Dragging around the wheel: 36 degrees a step of 1 BPM, as detents on the box.
+  const svg = $("wheel");
+  let last = null, carry = 0;
+  const angleOf = (e) => { const r = svg.getBoundingClientRect(); return Math.atan2(e.clientY - r.top - r.height / 2, e.clientX - r.left - r.width / 2) * 180 / Math.PI; };
+  svg.addEventListener("pointerdown", (e) => { svg.setPointerCapture(e.pointerId); last = angleOf(e); });
+  svg.addEventListener("pointerup", () => { last = null; });
+  svg.addEventListener("pointermove", (e) => {
+    if (last === null || !current) return;
+    const a = angleOf(e);
+    let d = a - last;
+    if (d > 180) d -= 360;
+    if (d < -180) d += 360;
+    last = a;
+    carry += d / 12;
+    const steps = Math.trunc(carry);
+    if (steps !== 0 && !pending) {
+      carry -= steps;
+      pending = true;
+      const bpm = Math.min(999, Math.max(1, Math.round(Number(current.bpm)) + steps));
+      $("bpm").textContent = bpm;
+      patch({ bpm }).finally(() => { pending = false; });
+    }
+  });
+}
+
+function tapTempo() {
+  let taps = [];
+  $("tap").addEventListener("click", () => {
+    const now = performance.now();
+    if (taps.length && now - taps[taps.length - 1] > 2000) taps = [];
+    taps.push(now);
+    if (taps.length >= 2) {
+      const bpm = Math.round(60000 * (taps.length - 1) / (taps[taps.length - 1] - taps[0]));
+      patch({ bpm: Math.min(999, Math.max(30, bpm)) });
+    }
+  });
+}
+
+function beatView() {
+  let lastNs = null, period = 500, lastBeat = 0;
+  // Beats drawn or waiting, by "bar:beat": the box sends each beat with the next one as its
+  // grid has it, so the next is drawn on time; the beat's own line then confirms or corrects it.
+  const planned = new Map();
+  const plan = (bar, beat, ns, confirmed) => {
+    const key = `${bar}:${beat}`;
+    const known = planned.get(key);
+    if (known) {
+      if (Math.abs(known.ns - ns) < 1e6) { known.ns = ns; if (known.entry) known.entry.ns = ns; return; }
+      if (known.entry) { known.entry.ns = ns; return; }
+      clearTimeout(known.timer);
+    }
+    const item = { ns, entry: null, timer: null };
+    planned.set(key, item);
+    if (planned.size > 64) planned.delete(planned.keys().next().value);
+    const draw = () => {
+      const shown = performance.now();
+      item.entry = { bar, beat, ns: item.ns, shownNs: clock.toBox(shown) };
+      window.tactusBeats.push(item.entry);
+      if (window.tactusBeats.length > 2000) window.tactusBeats.splice(0, 1000);
+      const boxes = $("beats").children;
+      for (const el of boxes) el.classList.remove("lit");
+      if (boxes[beat]) boxes[beat].classList.add("lit");
+      $("beatinfo").textContent = `bar ${bar + 1} beat ${beat + 1}`;
+      if (lastNs !== null && item.ns > lastNs) period = (item.ns - lastNs) / 1e6;
+      lastNs = item.ns;
+      lastBeat = beat;
+    };
+    // Timers fire late by a few ms on a busy machine: wake 3 ms early and wait out the rest.
+    const due = clock.toPage(ns);
+    const settle = () => { while (performance.now() < due) { /* at most 3 ms */ } draw(); };
+    const wait = due - performance.now();
+    if (wait > 4) item.timer = setTimeout(settle, wait - 3); else settle();
+  };
+  on("beat", (m) => {
+    if (clock.offset === null) return;
+    plan(m.bar, m.beat, m.ns, true);
+    if (m.next && current && current.playing) plan(m.next.bar, m.next.beat, m.next.ns, false);
+  });
+  const frame = () => {
+    if (current && current.playing && lastNs !== null) {
+      const since = performance.now() - clock.toPage(lastNs);
+      const phase = Math.min(since / period, 1);
+      // The bob reaches an end on each beat: cosine swing from side to side.
+      const side = lastBeat % 2 === 0 ? 1 : -1;
+      const x = 110 + side * 80 * Math.cos(Math.PI * phase);
+      $("rod").setAttribute("x2", x);
+      $("bob").setAttribute("cx", x);
+    }
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+}
+
+export const playPage = {
+  async start() {
+    $("minus").addEventListener("click", () => current && patch({ bpm: Math.max(1, Math.round(Number(current.bpm)) - 1) }));
+    $("plus").addEventListener("click", () => current && patch({ bpm: Math.min(999, Math.round(Number(current.bpm)) + 1) }));
+    $("startstop").addEventListener("click", async () => show(await api("POST", "/api/transport", { playing: !(current && current.playing) })));
+    for (const key of ["meter", "accents", "subdivisions"]) $(key).addEventListener("change", () => patch({ [key]: $(key).value }, key));
+    $("sound").addEventListener("change", () => patch({ sound: $("sound").value }, "sound"));
+    const sounds = await api("GET", "/api/sounds");
+    $("sound").innerHTML = sounds.sounds.map((n) => `<option>${n.replace(/[<&]/g, "")}</option>`).join("");
+    wheel();
+    tapTempo();
+    beatView();
+    on("state", show);
+    if (initial) show(initial);
+  },
+  async show() { $("sound").innerHTML = (await api("GET", "/api/sounds")).sounds.map((n) => `<option>${n.replace(/[<&]/g, "")}</option>`).join(""); if (current) show(current); },
+};
