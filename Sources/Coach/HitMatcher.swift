@@ -23,6 +23,12 @@ public struct MatchedHit: Sendable, Hashable {
     public var point: GridPoint
     /// Milliseconds from the grid position to the hit: negative = early.
     public var errorMilliseconds: Double
+
+    public init(sample: Int64, point: GridPoint, errorMilliseconds: Double) {
+        self.sample = sample
+        self.point = point
+        self.errorMilliseconds = errorMilliseconds
+    }
 }
 
 /// Each hit goes to the nearest grid position (the earlier one on an exact tie).

@@ -34,6 +34,12 @@ public protocol BoxObserver: AnyObject {
     func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime)
     func box(_ box: Box, didPulse pulse: IndicatorPulse, because reason: PulseReason)
     func box(_ box: Box, didShow frame: Bitmap, at time: MonotonicTime)
+    /// The coach judged a hit heard at `time` (the round trip or MIDI offset taken off).
+    func box(_ box: Box, didJudge hit: CoachHit, heardAt time: MonotonicTime)
+}
+
+extension BoxObserver {
+    public func box(_ box: Box, didJudge hit: CoachHit, heardAt time: MonotonicTime) {}
 }
 
 /// What the control socket follows: the onsets as heard and every state change.
@@ -87,6 +93,11 @@ public final class Box {
     /// The Ableton Link session (Sync: Link), when the box has one; see Box+Link.swift.
     public var link: (any LinkSession)?
     var linkFollow = LinkFollow()
+    /// The coach's grid and latencies (`[coach]` settings, the calibrated round trip).
+    public var coachTuning = CoachTuning() {
+        didSet { coachJudging = JudgingGrid(perWholeNote: coachTuning.perWholeNote) }
+    }
+    var coachJudging = JudgingGrid()
 
     public init(
         board: BoardDefinition, state: BoxState, engine: ClickEngine, audio: any AudioClockSource,

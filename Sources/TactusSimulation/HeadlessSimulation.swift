@@ -119,12 +119,15 @@ public final class HeadlessSimulation: BoxObserver {
                 nextEdge = edges.next()
             }
             betweenSteps?(box)
+            var heard: [Int64]?
             if periodTime <= next {
                 try output.audio(sink.pull(frameCount: format.periodFrames))
                 framesRendered += Int64(format.periodFrames)
-                recordHits(coach?.hear(upTo: framesRendered * 1_000_000_000 / rate))
+                heard = coach?.hear(upTo: framesRendered * 1_000_000_000 / rate)
             }
             box.advance(to: MonotonicTime(nanoseconds: next))
+            // After the advance: the anchors of what was just rendered are on the timeline.
+            recordHits(heard)
             if records.count >= 256 { try writeRecords(before: min(next - Self.recordHorizon, end + 1)) }
             // Live readers (a browser, a test) see lines within a fraction of a second: nothing
             // recorded later is dated before the moment being simulated.
@@ -159,7 +162,6 @@ public final class HeadlessSimulation: BoxObserver {
     // MARK: BoxObserver
 
     public func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime) {
-        recordHits(coach?.onset(onset, heardAt: time.nanoseconds))
         // The fields render's events have (one writer), after the time it is heard.
         let schedule = box.state.practice.isLoaded ? box.engine.song : nil
         record(at: time.nanoseconds, "{\"t\":\(seconds(time.nanoseconds)),\"type\":\"onset\",\(OnsetEventJSON.fields(onset, schedule: schedule))}")
@@ -197,13 +199,15 @@ public final class HeadlessSimulation: BoxObserver {
 
     // MARK: records
 
-    private func recordHits(_ hits: [MatchedHit]?) {
-        guard let coach, let hits else { return }
-        for hit in hits {
-            record(at: coach.nanoseconds(of: hit), coach.line(hit))
-            // The Coach page follows, as it would from the capture thread.
-            box.handle(.coachHit(errorMilliseconds: hit.errorMilliseconds, bar: hit.point.bar,
-                                 gap: coach.isGap(bar: hit.point.bar), at: clock.now()))
+    /// Hits the take holds (its samples): the box judges them as the live capture's; each
+    /// judged one is a `hit` line at its time.
+    private func recordHits(_ samples: [Int64]?) {
+        guard let coach, let samples else { return }
+        let grid = box.coachTuning.perWholeNote.map { "1/\($0)" }
+        for sample in samples {
+            let time = coach.nanoseconds(ofSample: sample)
+            guard let hit = box.coachHit(at: MonotonicTime(nanoseconds: time)) else { continue }
+            record(at: time, coach.line(hit, sample: sample, grid: grid))
         }
     }
 

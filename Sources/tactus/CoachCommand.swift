@@ -39,10 +39,10 @@ struct CoachJob {
     let offset: Rational
     let gridText: String?
     let settings: MetronomeSettings
-    let gridSettings: MetronomeSettings
+    /// `--grid 1/N`: N (nil: the beats and the sounding subdivision layers).
+    let gridPerWholeNote: Int?
     let userSounds: [SoundSet]
     let song: SongRequest?
-    let gridSongs: [Song]?
 
     init(_ options: CoachCommand) throws {
         guard let input = options.input else { throw ExitError("--input is required: the take (a WAV file) to measure") }
@@ -78,34 +78,19 @@ struct CoachJob {
         userSounds = Array(loaded.values)
         song = try SongRequest.make(options.music, bars: nil, settings: settings, sampleRate: sampleRate)
 
-        // The grid's own program: every beat sounds (a muted accent is still a grid
-        // position), poly layers are not the grid, and with --grid the layer is that note.
-        var layer: Int?
+        // The grid is the one timeline's (JudgingGrid over BeatGrid); --grid is checked
+        // against every beat unit it meets.
+        var perWhole: Int?
         if let text = options.grid {
-            layer = try CoachJob.gridLayer(text, beatUnit: settings.beatUnit, flag: "--grid")
+            _ = try CoachJob.gridLayer(text, beatUnit: settings.beatUnit, flag: "--grid")
             if let song {
                 for s in song.songs { for section in s.sections {
                     _ = try CoachJob.gridLayer(text, beatUnit: section.beatUnit, flag: "--grid", section: section.label)
                 } }
             }
+            perWhole = Int(text.dropFirst(2))
         }
-        gridSettings = CoachJob.gridPattern(settings, layer: layer)
-        gridSongs = song.map { request in
-            request.songs.map { song in
-                var song = song
-                for i in song.sections.indices {
-                    var section = song.sections[i]
-                    let pattern = CoachJob.gridPattern(section.patternSettings, layer: layer.map { _ in
-                        (try? CoachJob.gridLayer(options.grid!, beatUnit: section.beatUnit, flag: "--grid")) ?? 1 })
-                    section.accents = pattern.accents
-                    section.subdivisions = pattern.subdivisions
-                    if layer != nil { (section.swing, section.groove) = (nil, nil) }
-                    section.poly = nil
-                    song.sections[i] = section
-                }
-                return song
-            }
-        }
+        gridPerWholeNote = perWhole
     }
 
     /// Seconds as a decimal or fraction, with a sign.
@@ -124,26 +109,11 @@ struct CoachJob {
         guard parts.count == 2, parts[0] == "1", let n = Int(parts[1]), (1...99).contains(n) else {
             throw ExitError("\(flag) '\(text)' is invalid: allowed a note value 1/N, N 1 to 99 (e.g. 1/8, 1/16, 1/12)")
         }
-        let perBeat = beatUnit.wholeNotes * Rational(Int64(n))
-        guard perBeat.denominator == 1, (1...9).contains(perBeat.numerator) else {
+        guard let layer = JudgingGrid.layer(perWholeNote: n, beatUnit: beatUnit) else {
             let place = section.map { " in section '\($0)'" } ?? ""
             throw ExitError("\(flag) '\(text)' is invalid\(place): the beat (\(beatUnit)) must hold 1 to 9 of them")
         }
-        return Int(perBeat.numerator)
-    }
-
-    /// `settings` with every beat sounding and no poly layers; with `layer` (1: beats only)
-    /// that layer alone, straight.
-    static func gridPattern(_ settings: MetronomeSettings, layer: Int?) -> MetronomeSettings {
-        var grid = settings
-        grid.accents = AccentPattern(Array(repeating: .normal, count: max(1, settings.beatCount)))
-        try? grid.assign("poly", "none")
-        if let layer {
-            try? grid.assign("swing", "none")
-            try? grid.assign("groove", "none")
-            grid.subdivisions = layer > 1 ? ((try? Subdivisions([layer])) ?? .none) : .none
-        }
-        return grid
+        return layer
     }
 
     static func sameFile(_ a: String, _ b: String) -> Bool {
@@ -198,6 +168,8 @@ struct CoachJob {
         var output: [Float] = []
         var events: [OnsetEvent] = []
         var barZero: Int64?
+        /// The song the engine scheduled (its beats are the timeline's song piece).
+        var schedule: SongSchedule?
     }
 
     private struct Enough: Error {}
@@ -217,6 +189,7 @@ struct CoachJob {
             }
         }
         var result = Rendered()
+        result.schedule = engine.song
         var frames: Int64 = 0
         do {
             try OfflineRender.run(engine: engine, changes: [], end: .sample(Int64.max / 4)) { block in
@@ -234,11 +207,8 @@ struct CoachJob {
 
     func run() throws {
         let heard = try render(settings: settings, songs: song?.songs, keepAudio: true)
-        let gridRender = try render(settings: gridSettings, songs: gridSongs, keepAudio: false)
         let rate = Double(sampleRate)
         let offsetSamples = (offset * Rational(Int64(sampleRate))).doubleValue
-        let zero = gridRender.barZero ?? 0
-
         // The click in the take: output sample j is heard at take sample j - barZero + offset + round trip.
         let base = Int((offset * Rational(Int64(sampleRate))).rounded) - Int(heard.barZero ?? 0)
         let clickStarts = heard.events.filter { !$0.muted }.map { Int($0.sample) }
@@ -249,22 +219,26 @@ struct CoachJob {
             throw ExitError("--input \(Escaped.quoted(inputPath)) has no hits: the take is silent (nothing rises above its noise)")
         }
 
-        var points: [GridPoint] = []
-        var bar = Int64.min
-        var index = 0
-        for event in gridRender.events where event.kind != .poly {
-            if event.bar != bar { (bar, index) = (event.bar, 0) }
-            points.append(GridPoint(sample: Double(event.sample - zero) + offsetSamples, bar: event.bar,
-                                    beat: Int(event.beat), index: index))
-            index += 1
+        // The one timeline in engine samples: a steady grid with bar 0 at engine sample 0, or
+        // the song's beats as the engine scheduled them; take sample t is engine sample
+        // t - offset (+ bar 0's engine sample in a song).
+        let grid: BeatGrid
+        var shift = -offsetSamples
+        if let schedule = heard.schedule {
+            grid = BeatGrid(.song(SongGrid(beats: schedule.beats, origin: 0, sampleRate: sampleRate)))
+            shift += Double(heard.barZero ?? 0)
+        } else {
+            grid = BeatGrid(.steady(SteadyGrid(settings: settings, sampleRate: sampleRate, downbeatSample: .zero)))
         }
-        let matcher = HitMatcher(points: points, sampleRate: sampleRate)
+        var judging = JudgingGrid(perWholeNote: gridPerWholeNote, songs: song?.songs ?? [])
         var matched: [MatchedHit] = []
         var outside = 0
         for onset in onsets {
-            guard let hit = matcher.match(onset) else { outside += 1; continue }
-            if abs(hit.errorMilliseconds) * rate / 1000 > matcher.halfStep(around: hit.point) { outside += 1; continue }
-            matched.append(hit)
+            let engineSample = Double(onset) + shift
+            guard let (position, halfStep) = judging.nearest(toSample: engineSample, on: grid),
+                  abs(engineSample - Double(position.sample)) <= halfStep else { outside += 1; continue }
+            let point = GridPoint(sample: Double(position.sample) - shift, bar: position.bar, beat: position.beat, index: position.index)
+            matched.append(MatchedHit(sample: onset, point: point, errorMilliseconds: (engineSample - Double(position.sample)) * 1000 / rate))
         }
         guard !matched.isEmpty else {
             throw ExitError("every hit of --input \(Escaped.quoted(inputPath)) (\(onsets.count)) is more than half a grid step from the grid: the tempo or --offset is probably wrong")
