@@ -79,6 +79,8 @@ public enum BoxAssembly {
                       indicators: parts.indicators, persistence: parts.persistence, at: now,
                       report: { logger.warning("\($0)") }, inform: { logger.info("\($0)") })
         box.link = parts.link
+        box.coachTuning = CoachTuning(perWholeNote: parts.configuration.coachGrid,
+                                      midiOffsetNanoseconds: Int64(parts.configuration.coachMIDIOffsetMilliseconds) * 1_000_000)
         // A settings file on disk keeps the practice log beside it.
         box.practiceLog = parts.persistence as? any PracticeLogStore
         return box
