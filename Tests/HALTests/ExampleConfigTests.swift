@@ -28,7 +28,7 @@ import TactusCore
             return line.dropFirst()
         }.joined(separator: "\n")
         #expect(keys.sorted() == ["board", "debounce_ms", "device", "double_press_ms", "listen", "long_press_ms",
-                                  "period_frames", "periods", "sample_rate", "settings_file", "sounds_folder"])
+                                  "midi", "midi_offset_ms", "period_frames", "periods", "sample_rate", "settings_file", "sounds_folder"])
 
         let config = try ConfigurationFile.parse(uncommented, file: "\(Self.file) (uncommented)")
         let board = try Repository.board("pi4b")
