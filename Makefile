@@ -37,7 +37,9 @@ DESTDIR ?=
 OVERLAY_DIR ?= /boot/firmware/overlays
 # An already built binary to install instead of running the release build.
 TACTUS_BINARY ?=
-INSTALL_ENV = SWIFT='$(SWIFT)' PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' OVERLAY_DIR='$(OVERLAY_DIR)' TACTUS_BINARY='$(TACTUS_BINARY)'
+# The companion's binary to install (default: the tactus-web beside TACTUS_BINARY, else built).
+TACTUS_WEB_BINARY ?=
+INSTALL_ENV = SWIFT='$(SWIFT)' PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' OVERLAY_DIR='$(OVERLAY_DIR)' TACTUS_BINARY='$(TACTUS_BINARY)' TACTUS_WEB_BINARY='$(TACTUS_WEB_BINARY)'
 
 deps:
 	@scripts/install-deps.sh build
@@ -96,7 +98,8 @@ fuzz: deps
 fuzz-smoke:
 	FUZZ_SMOKE=1 SWIFT='$(SWIFT)' scripts/fuzz.sh 6
 
-# Release build, then binary, boards, overlays, unit and (if missing) /etc/tactus/config.toml.
+# Release build, then binaries (tactus, tactus-web), boards, overlays, the companion's pages,
+# both units and (if missing) /etc/tactus/config.toml.
 install:
 	@$(if $(TACTUS_BINARY),,scripts/install-deps.sh install)
 	@$(INSTALL_ENV) scripts/install.sh install

@@ -22,13 +22,19 @@ func libgpiodMajorVersion() -> Int {
 }
 let gpioBackend: [SwiftSetting] = libgpiodMajorVersion() >= 2 ? [.define("TACTUS_LIBGPIOD2")] : []
 
-// Layers (see README "Layout"): TactusCore and ClickEngine are pure Swift with no C
-// imports and no I/O; the executable wires them to files and, later, to hardware.
+// Layers (see README "Layout"), bottom up, each target depending only on those below it:
+// TactusArithmetic, TactusMusic, TactusTimeline, TactusInstrument, TactusScreen and
+// ClickEngine are pure Swift with no C imports and no I/O; HAL and its drivers sit beside
+// them on TactusBase; TactusApp wires them to hardware and files.
 let package = Package(
     name: "Tactus",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "TactusCore", targets: ["TactusCore"]),
+        .library(name: "TactusArithmetic", targets: ["TactusArithmetic"]),
+        .library(name: "TactusMusic", targets: ["TactusMusic"]),
+        .library(name: "TactusTimeline", targets: ["TactusTimeline"]),
+        .library(name: "TactusInstrument", targets: ["TactusInstrument"]),
+        .library(name: "TactusScreen", targets: ["TactusScreen"]),
         .library(name: "ClickEngine", targets: ["ClickEngine"]),
         .executable(name: "tactus", targets: ["tactus"]),
         .executable(name: "tactus-web", targets: ["tactus-web"]),
@@ -50,8 +56,21 @@ let package = Package(
         // The base both floors use: monotonic time, 1-bit bitmaps (screen frames), the
         // indicator channels. No logic of the box, no I/O.
         .target(name: "TactusBase"),
-        .target(name: "TactusCore", dependencies: ["TactusBase", "TOMLReader", "Coach"]),
-        .target(name: "ClickEngine", dependencies: ["TactusBase", "TactusCore"]),
+        // The pure core, bottom up. Exact arithmetic: Rational, fixed decimals, sample times,
+        // double-double and the big-number fallback (BigInt, BigFraction).
+        .target(name: "TactusArithmetic"),
+        // The musical model: tempo, meter, beat unit, accents, subdivisions, volumes, grooves,
+        // poly layers, the bar pattern, setting names; songs, song files, klick tempo maps.
+        .target(name: "TactusMusic", dependencies: ["TactusArithmetic", "TOMLReader"]),
+        // The one timeline: where beat x is and what is played there (BeatGrid: steady and
+        // song pieces; the half-sample rule; song timing; the audio output clock).
+        .target(name: "TactusTimeline", dependencies: ["TactusArithmetic", "TactusMusic"]),
+        // The instrument: input decoding, wheel and tap, the box's state machine (reducer),
+        // menu, configuration and settings files, indicator scheduling, the companion's model.
+        .target(name: "TactusInstrument", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline", "Coach"]),
+        // The screen: fonts, icons, image formats, the screen model, pages and pendulum.
+        .target(name: "TactusScreen", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "Coach"]),
+        .target(name: "ClickEngine", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
         // The coach's ears (issue 22): onset detector, click-bleed fit, hit matcher and
         // statistics, and the synthetic takes its tests measure. Pure Swift, no imports.
         .target(name: "Coach"),
@@ -75,7 +94,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("m"), .linkedLibrary("stdc++")]),
         // Devices only for HardwareCheck (`tactus check`), which drives the real display.
         // GPIO/*V2.swift is the libgpiod 2 backend, compiled when gpioBackend defines it.
-        .target(name: "LinuxHAL", dependencies: ["TactusBase", "TactusCore", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim", "CLink"],
+        .target(name: "LinuxHAL", dependencies: ["TactusBase", "TactusInstrument", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim", "CLink"],
                 swiftSettings: gpioBackend),
         .target(name: "SimHAL", dependencies: ["TactusBase", "HAL"]),
         // The box: services and wiring, written against HAL only, so `tactus run` (LinuxHAL
@@ -83,7 +102,8 @@ let package = Package(
         .target(
             name: "TactusApp",
             dependencies: [
-                "TactusBase", "TactusCore", "ClickEngine", "Coach", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim",
+                "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen",
+                "ClickEngine", "Coach", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -93,14 +113,15 @@ let package = Package(
         .target(
             name: "TactusSimulation",
             dependencies: [
-                "TactusBase", "TactusCore", "ClickEngine", "Coach", "HAL", "SimHAL", "TOMLReader", "TactusApp",
+                "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "Coach", "HAL", "SimHAL", "TOMLReader", "TactusApp",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "tactus",
             dependencies: [
-                "TactusBase", "TactusCore", "TOMLReader", "ClickEngine", "Coach", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp", "TactusSimulation", "TactusCommandLine",
+                "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen",
+                "TOMLReader", "ClickEngine", "Coach", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp", "TactusSimulation", "TactusCommandLine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -111,7 +132,7 @@ let package = Package(
         .executableTarget(
             name: "tactus-web",
             dependencies: [
-                "TactusCore",
+                "TactusInstrument",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ]
@@ -120,31 +141,31 @@ let package = Package(
         // that renders); tactus-fuzz is the libFuzzer binary (scripts/fuzz.sh builds it with
         // -sanitize=fuzzer,address -D FUZZING) and, built plainly, a replayer of files.
         // What the command line reads beside its flags (change scripts), shared with the fuzzers.
-        .target(name: "TactusCommandLine", dependencies: ["TOMLReader", "TactusCore"]),
-        .target(name: "FuzzTargets", dependencies: ["TactusBase", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp",
+        .target(name: "TactusCommandLine", dependencies: ["TOMLReader", "TactusArithmetic", "TactusMusic"]),
+        .target(name: "FuzzTargets", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusInstrument", "ClickEngine", "HAL", "TactusApp",
                                                     "TactusSimulation", "TactusCommandLine"]),
         .executableTarget(name: "tactus-fuzz", dependencies: ["FuzzTargets"]),
         .executableTarget(
             name: "tactus-bench",
-            dependencies: ["TactusBase", "TactusCore", "ClickEngine", "RealtimeAudit"],
+            dependencies: ["TactusBase", "TactusMusic", "TactusTimeline", "ClickEngine", "RealtimeAudit"],
             path: "Benchmarks/RenderBench"
         ),
         // The coach against aubio on the same synthetic takes, and its live cost.
         .executableTarget(
             name: "tactus-coach-bench",
-            dependencies: ["Coach", "TestSupport", "ClickEngine", "TactusCore"],
+            dependencies: ["Coach", "TestSupport", "ClickEngine", "TactusMusic", "TactusTimeline", "RealtimeAudit"],
             path: "Benchmarks/CoachBench"
         ),
         // The hand model: detents and time to reach a tempo on Tactus's wheel and two others.
         .executableTarget(
             name: "tactus-wheel-bench",
-            dependencies: ["TactusBase", "TactusCore", "TestSupport"],
+            dependencies: ["TactusBase", "TactusInstrument", "TestSupport"],
             path: "Benchmarks/WheelBench"
         ),
         // Screen frame pacing over the simulated I2C bus: bytes per frame, fps at 400 kHz.
         .executableTarget(
             name: "tactus-screen-bench",
-            dependencies: ["TactusBase", "TactusCore", "HAL", "Devices", "SimHAL", "TactusApp"],
+            dependencies: ["TactusBase", "TactusMusic", "TactusScreen", "HAL", "Devices", "SimHAL", "TactusApp"],
             path: "Benchmarks/ScreenBench"
         ),
         // A Link peer written against our C API, for the Link tests (Tests/Link).
@@ -154,24 +175,27 @@ let package = Package(
         .target(name: "RealtimeAudit", path: "Tests/RealtimeAudit"),
         // Helpers shared by the test targets (a seeded random generator).
         // (and the coach's synthetic takes on the engine's grid, for its tests and bench).
-        .target(name: "TestSupport", dependencies: ["Coach", "ClickEngine", "TactusCore"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Coach", "ClickEngine", "TactusArithmetic", "TactusMusic", "TactusTimeline"], path: "Tests/TestSupport"),
         .testTarget(name: "TOMLReaderTests", dependencies: ["TestSupport", "TOMLReader"]),
-        .testTarget(name: "TactusCoreTests", dependencies: ["TactusBase", "TestSupport", "TactusCore", "TOMLReader", "Coach"]),
-        .testTarget(name: "ClickEngineTests", dependencies: ["TactusBase", "TestSupport", "ClickEngine", "TactusCore", "RealtimeAudit"]),
-        .testTarget(name: "HALTests", dependencies: ["TactusBase", "TestSupport", "HAL", "Devices", "SimHAL", "TOMLReader", "TactusCore"]),
-        .testTarget(name: "LinuxHALTests", dependencies: ["TactusBase", "TactusCore", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
-        .testTarget(name: "ScreenTests", dependencies: ["TactusBase", "TactusCore", "Coach", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
+        .testTarget(name: "TactusMusicTests", dependencies: ["TactusBase", "TestSupport", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
+        .testTarget(name: "TactusInstrumentTests", dependencies: ["TactusBase", "TestSupport", "TactusArithmetic", "TactusMusic", "TactusTimeline",
+                                                               "TactusInstrument", "TactusScreen", "TOMLReader", "Coach"]),
+        .testTarget(name: "ClickEngineTests", dependencies: ["TactusBase", "TestSupport", "ClickEngine", "TactusArithmetic", "TactusMusic", "TactusTimeline",
+                                                          "RealtimeAudit"]),
+        .testTarget(name: "HALTests", dependencies: ["TactusBase", "TestSupport", "HAL", "Devices", "SimHAL", "TOMLReader", "TactusInstrument", "TactusScreen"]),
+        .testTarget(name: "LinuxHALTests", dependencies: ["TactusBase", "TactusMusic", "TactusInstrument", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
+        .testTarget(name: "ScreenTests", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen", "Coach", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TactusAppTests", dependencies: [
-            "TactusBase", "TactusApp", "TactusSimulation", "TactusCore", "ClickEngine", "HAL", "Devices", "SimHAL", "LinuxHAL",
+            "TactusBase", "TactusApp", "TactusSimulation", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen", "ClickEngine", "Coach", "HAL", "Devices", "SimHAL", "LinuxHAL",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),
         // Seeded, bounded fuzzing of every parser of user input (`swift test --filter Fuzz`).
         // The corpora and every crash the fuzzers found (Fuzz/) replay here too.
-        .testTarget(name: "FuzzTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusCore", "ClickEngine", "HAL", "TactusApp", "TactusSimulation", "TactusCommandLine", "FuzzTargets"]),
-        .testTarget(name: "CoachTests", dependencies: ["TestSupport", "Coach", "ClickEngine", "TactusCore", "RealtimeAudit"]),
-        .testTarget(name: "tactusTests", dependencies: ["TactusBase", "TestSupport", "TactusCore", "ClickEngine", "Coach"]),
+        .testTarget(name: "FuzzTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusInstrument", "ClickEngine", "HAL", "TactusApp", "TactusSimulation", "TactusCommandLine", "FuzzTargets"]),
+        .testTarget(name: "CoachTests", dependencies: ["TestSupport", "Coach", "ClickEngine", "TactusMusic", "TactusTimeline", "RealtimeAudit"]),
+        .testTarget(name: "tactusTests", dependencies: ["TactusBase", "TestSupport", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "Coach"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

@@ -11,6 +11,8 @@
 #   OVERLAY_DIR=/boot/firmware/overlays
 #                        compiled overlays (.dtbo) go here, only when DESTDIR/OVERLAY_DIR exists
 #   TACTUS_BINARY=       install this binary instead of building one (see build_command)
+#   TACTUS_WEB_BINARY=   the same for the companion, tactus-web (default: with TACTUS_BINARY,
+#                        the tactus-web beside it; else built like tactus)
 #   SWIFT=swift          the Swift driver used for the build
 #   DT_MODEL=/proc/device-tree/model
 #                        read to choose the board in a new /etc/tactus/config.toml (read only
@@ -54,6 +56,10 @@ fi
 # Sources "@binary", "@unit" and "@dtbo:NAME" are produced by install_file.
 plan() {
   echo "0755 @binary $bindir/tactus"
+  # The companion (README "Companion"): its binary, its pages and its unit.
+  echo "0755 @webbinary $bindir/tactus-web"
+  for f in share/web/*; do echo "0644 $f $sharedir/web/${f#share/web/}"; done
+  echo "0644 @webunit $unitdir/tactus-web.service"
   local f
   for f in boards/*.toml boards/README.md; do echo "0644 $f $sharedir/boards/${f#boards/}"; done
   for f in overlays/*.dts overlays/README.md; do echo "0644 $f $sharedir/overlays/${f#overlays/}"; done
@@ -74,12 +80,16 @@ plan() {
 # (ProtectHome=yes, and swiftly installs there), and the box keeps working when Swift is
 # removed or upgraded.
 build_command="build -c release --product tactus --static-swift-stdlib"
+web_build_command="build -c release --product tactus-web --static-swift-stdlib"
 
 # The binary: TACTUS_BINARY, or a release build (as the user who ran sudo, so .build stays theirs).
 find_binary() {
   if [ -n "${TACTUS_BINARY:-}" ]; then
     { [ -f "$TACTUS_BINARY" ] && [ -x "$TACTUS_BINARY" ]; } || die "TACTUS_BINARY '$TACTUS_BINARY' is not an executable file"
     binary=$TACTUS_BINARY
+    web_binary=${TACTUS_WEB_BINARY:-$(dirname "$TACTUS_BINARY")/tactus-web}
+    { [ -f "$web_binary" ] && [ -x "$web_binary" ]; } \
+      || die "the companion '$web_binary' is not an executable file (put tactus-web beside TACTUS_BINARY, or give TACTUS_WEB_BINARY)"
     return
   fi
   local swift
@@ -91,6 +101,8 @@ find_binary() {
     if [ -n "$(find Sources Package.swift -newer "$binary" -print -quit)" ]; then
       die "'$SWIFT' is not on the PATH and $binary is older than the sources: run 'swift $build_command' as yourself first (or sudo env PATH=\"\$PATH\" make install)"
     fi
+    web_binary=${TACTUS_WEB_BINARY:-$repo/.build/release/tactus-web}
+    [ -x "$web_binary" ] || die "'$SWIFT' is not on the PATH and there is no $web_binary: run 'swift $web_build_command' as yourself first"
     say "$SWIFT is not on the PATH; installing the existing build $binary (newer than every source)"
     return
   fi
@@ -105,6 +117,15 @@ find_binary() {
   "${as_user[@]}" "$swift" $build_command
   binary=$("${as_user[@]}" "$swift" build -c release --show-bin-path)/tactus
   [ -x "$binary" ] || die "the build did not produce $binary"
+  if [ -n "${TACTUS_WEB_BINARY:-}" ]; then
+    web_binary=$TACTUS_WEB_BINARY
+  else
+    say "building: $SWIFT $web_build_command"
+    # shellcheck disable=SC2086
+    "${as_user[@]}" "$swift" $web_build_command
+    web_binary=$("${as_user[@]}" "$swift" build -c release --show-bin-path)/tactus-web
+  fi
+  { [ -f "$web_binary" ] && [ -x "$web_binary" ]; } || die "the companion '$web_binary' is not an executable file"
 }
 
 # A binary that loads the Swift runtime from the toolchain only works while that toolchain
@@ -148,6 +169,8 @@ install_file() {
     @binary) cp "$binary" "$tmp" ;;
     # The unit names /usr/local/bin/tactus: follow PREFIX.
     @unit) sed "s#/usr/local/#$PREFIX/#g" systemd/tactus.service >"$tmp" ;;
+    @webbinary) cp "$web_binary" "$tmp" ;;
+    @webunit) sed "s#/usr/local/#$PREFIX/#g" systemd/tactus-web.service >"$tmp" ;;
     @dtbo:*)
       if ! dtc -@ -I dts -O dtb -o "$tmp" "overlays/${source#@dtbo:}.dts"; then
         rm -f "$tmp"; die "dtc could not compile overlays/${source#@dtbo:}.dts"
@@ -171,6 +194,15 @@ create_user() {
   # The unit grants these groups too (SupplementaryGroups); membership also lets
   # `sudo -u tactus tactus check` reach the hardware.
   usermod -a -G gpio,i2c,audio tactus
+  # The companion's own user, in no device group: the group tactus opens the box's control
+  # socket; the box, in the group tactus-web, reads the uploads it spools.
+  getent passwd tactus-web >/dev/null || {
+    useradd --system --user-group --home-dir /var/lib/tactus-web --no-create-home \
+      --shell /usr/sbin/nologin --comment "Tactus companion" tactus-web
+    say "created the system user tactus-web"
+  }
+  usermod -a -G tactus tactus-web
+  usermod -a -G tactus-web tactus
   if [ ${#created[@]} -gt 0 ]; then
     say "created the missing group(s) ${created[*]} (the unit needs them to start; on Raspberry Pi OS udev gives them the devices, elsewhere add udev rules)"
   fi
@@ -226,10 +258,13 @@ do_install() {
         systemctl restart tactus
         say "restarted the running service with the new version"
       fi
+      if systemctl is-active --quiet tactus-web; then
+        systemctl restart tactus-web
+      fi
     fi
   fi
 
-  say "installed into ${DESTDIR:-/} (binary $bindir/tactus, unit $unitdir/tactus.service)"
+  say "installed into ${DESTDIR:-/} (binaries $bindir/tactus and tactus-web, units $unitdir/tactus.service and tactus-web.service)"
   if [ -d "$DESTDIR$OVERLAY_DIR" ]; then
     say "compiled overlays into $OVERLAY_DIR"
     local boot_config
@@ -244,12 +279,16 @@ do_install() {
   fi
   if $live && $systemd_running && ! systemctl is-enabled --quiet tactus 2>/dev/null; then
     say "next: tactus check --board <board>, then sudo systemctl enable --now tactus"
+    say "the companion: sudo systemctl enable --now tactus-web (it listens only once switched on at the box: Menu > Settings > Companion)"
   fi
 }
 
 do_uninstall() {
   if $systemd_running && [ -e "$unitdir/tactus.service" ]; then
     systemctl disable --now tactus || true
+  fi
+  if $systemd_running && [ -e "$unitdir/tactus-web.service" ]; then
+    systemctl disable --now tactus-web || true
   fi
   local dest files=()
   while read -r _ _ dest; do files+=("$dest"); done < <(plan)
@@ -265,12 +304,12 @@ do_uninstall() {
   for dir in "$DESTDIR$sharedir"/voices/voice-*; do
     [ -d "$dir" ] && rmdir --ignore-fail-on-non-empty "$dir"
   done
-  for dir in "$sharedir/boards" "$sharedir/overlays" "$sharedir/voices" "$sharedir" "$docdir"; do
+  for dir in "$sharedir/boards" "$sharedir/overlays" "$sharedir/voices" "$sharedir/web" "$sharedir" "$docdir"; do
     [ -d "$DESTDIR$dir" ] && rmdir --ignore-fail-on-non-empty "$DESTDIR$dir"
   done
   $systemd_running && systemctl daemon-reload
   say "removed Tactus from ${DESTDIR:-/}"
-  say "kept: $confdir (your config and boards), /var/lib/tactus (settings, sounds), the user tactus"
+  say "kept: $confdir (your config and boards), /var/lib/tactus (settings, sounds), the users tactus and tactus-web"
   say "(sudo userdel tactus) and the dtparam/dtoverlay lines in config.txt"
 }
 

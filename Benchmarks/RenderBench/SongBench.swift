@@ -3,7 +3,8 @@
 // (the whole schedule is made again from the song's start with the change), and offline
 // renders of songs against real time. `tactus-bench --songs` runs only these.
 import ClickEngine
-import TactusCore
+import TactusMusic
+import TactusTimeline
 import TactusBase
 
 /// About 10 minutes: a count-in, a ramp in time, steps, a klick-model ramp, 7/8 with

@@ -5,7 +5,7 @@
 import ClickEngine
 import Foundation
 import RealtimeAudit
-import TactusCore
+import TactusMusic
 import TactusBase
 
 func now() -> Double {

@@ -6,7 +6,8 @@
 // simulated panel shows exactly the frame, and reports bytes per frame and the frame rate a
 // 400 kHz bus allows (bytes x 9 bits / 400000). Also: `tactus-screen-bench png IN.pbm OUT.png`.
 import Foundation
-import TactusCore
+import TactusMusic
+import TactusScreen
 import TactusBase
 import HAL
 import Devices

@@ -2,7 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TactusCore
+import TactusInstrument
 import TestSupport
 import TactusBase
 

@@ -2,7 +2,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TactusCore
 import TactusBase
 import TestSupport
 

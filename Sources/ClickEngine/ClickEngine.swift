@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
 import TactusBase
 
 /// A sound set name that is neither built in nor registered.
@@ -185,12 +187,7 @@ public final class ClickEngine {
     /// a program no longer kept (the last 256).
     public func gridPiece(for anchor: GridAnchor) -> BeatGrid.Piece? {
         guard let program = recentPrograms.last(where: { $0.serial == anchor.program }) else { return nil }
-        if let song = program.song {
-            return .song(SongGrid(beats: song.beats, origin: Rational.floorDivide(anchor.sampleTwice, 2), sampleRate: renderer.sampleRate))
-        }
-        return .steady(SteadyGrid(settings: program.settings, sampleRate: renderer.sampleRate, sampleTwice: anchor.sampleTwice,
-                                  bar: anchor.bar, positionNumerator: anchor.positionNumerator,
-                                  positionDenominator: anchor.positionDenominator))
+        return EngineProgram.piece(settings: program.settings, song: program.song, sampleRate: renderer.sampleRate, anchor: anchor)
     }
 
     /// Next onset reported by the render thread, if any.
@@ -208,6 +205,14 @@ public final class ClickEngine {
         return set
     }
 
+    /// What the render thread sends over MIDI (clocks, Start, Stop), from the next program on.
+    public var midiClock = MIDIClockOptions() {
+        didSet { publish() }
+    }
+
+    /// Next MIDI message placed by the render thread, if any.
+    public func nextMIDIEvent() -> MIDIOutEvent? { renderer.midi.pop() }
+
     private func publish() {
         collectGarbage()
         // The sound set was resolved (and cached) when the settings were accepted.
@@ -217,7 +222,7 @@ public final class ClickEngine {
         if recentPrograms.count > 256 { recentPrograms.removeFirst(recentPrograms.count - 256) }
         let program = EngineProgram(settings: settings, sounds: sounds, sampleRate: renderer.sampleRate,
                                     playing: isPlaying, transportEpoch: transportEpoch, serial: programSerial, song: song,
-                                    tone: tone.map { ToneParameters($0, sampleRate: renderer.sampleRate) })
+                                    tone: tone.map { ToneParameters($0, sampleRate: renderer.sampleRate) }, midiClock: midiClock)
         program.startTwice = startTwice
         if let alignment {
             // The position on this program's grid, exactly (whole notes x grid units per whole).

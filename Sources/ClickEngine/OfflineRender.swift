@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
+import TactusMusic
+import TactusTimeline
 import TactusBase
 
 /// A change applied at an exact sample, as a live change arriving just before that
@@ -39,7 +40,8 @@ public enum OfflineRender {
         end: RenderEnd,
         periodFrames: Int = 128,
         output: (UnsafeBufferPointer<Float>) throws -> Void,
-        onEvent: (OnsetEvent) throws -> Void
+        onEvent: (OnsetEvent) throws -> Void,
+        onMIDI: ((MIDIOutEvent) throws -> Void)? = nil
     ) throws {
         let renderer = engine.renderer
         let period = min(periodFrames, renderer.maxFrameCount)
@@ -51,7 +53,24 @@ public enum OfflineRender {
         func renderBlock(_ frames: Int) throws {
             renderer.render(into: buffer, frameCount: frames)
             if frames > 0 { try output(UnsafeBufferPointer(start: buffer, count: frames * renderer.channels)) }
-            while let event = engine.nextEvent() { try onEvent(event) }
+            guard let onMIDI else {
+                while let event = engine.nextEvent() { try onEvent(event) }
+                while engine.nextMIDIEvent() != nil {}
+                return
+            }
+            // In sample order, a MIDI message before a click on the same sample (Start
+            // precedes the downbeat).
+            var onset = engine.nextEvent()
+            var message = engine.nextMIDIEvent()
+            while onset != nil || message != nil {
+                if let m = message, onset.map({ m.sample <= $0.sample }) ?? true {
+                    try onMIDI(m)
+                    message = engine.nextMIDIEvent()
+                } else if let o = onset {
+                    try onEvent(o)
+                    onset = engine.nextEvent()
+                }
+            }
         }
 
         // Where clicks stop: it moves only when a change is applied (a new program, a new anchor).

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Synchronization
-import TactusCore
+import TactusArithmetic
 import TactusBase
+import TactusTimeline
 
 /// The real-time half of the engine: turns the current program into samples. Only the audio
 /// thread calls `render`; it never allocates, locks, logs or does I/O. New programs arrive
@@ -21,6 +22,8 @@ public final class ClickRenderer: @unchecked Sendable {
     /// Every re-anchoring of the grid (start, change, a song's start and each live change in
     /// it): the timeline (`BeatGrid`) that the screen, LEDs and buzzer read.
     public let anchors: SPSCRing<GridAnchor>
+    /// Every MIDI message to send (clocks, Start, Stop), at its exact sample.
+    public let midi: SPSCRing<MIDIOutEvent>
     private let droppedOnsets = Atomic<Int>(0)
     /// What `render` leaves behind for other threads (the control thread, the service's
     /// stop): stored at the end of every call, relaxed (a count, not a handoff).
@@ -63,6 +66,32 @@ public final class ClickRenderer: @unchecked Sendable {
     /// after a change the new program skips them rather than play them twice. With clicks
     /// only (no lead) it is the block's first sample and skips nothing.
     private var startedUntil: Int64 = 0
+    /// MIDI clock out, one more reader of the timeline: clock k is tick `k - clockOffset` of
+    /// the current program's piece (`EngineProgram.piece`, what `ClickEngine.gridPiece(for:)`
+    /// gives every other reader), k / 96 of a whole note from bar 0's downbeat. The offset
+    /// keeps k counting on where a change renumbers the bars; a start sets it to 0 (bar 0).
+    /// Only bitwise state is kept: the piece is made from `current` when read, so nothing
+    /// the control side frees is ever released here.
+    private var clockGrid = ClockGrid.none
+    private var clockAnchor = GridAnchor(sampleTwice: 0, bar: 0, positionNumerator: 0, positionDenominator: 1, program: 0)
+    private var clockOffset: Int64 = 0
+    private var nextClock: Int64 = 0
+    private var lastClockSample: Int64 = 0
+    private var sentAnyClock = false
+    /// Start (or Song Position Pointer then Continue) goes out just before clock `transportClock`.
+    private var transport: MIDIMessage?
+    private var transportPosition: Int64 = 0
+    private var transportClock: Int64 = 0
+
+    private enum ClockGrid {
+        case none
+        /// The program's own grid (its settings, pinned at `clockAnchor`).
+        case steady
+        /// The song's ticks.
+        case song
+        /// After the song's last tick: its last beat's tempo, pinned at `clockAnchor`.
+        case afterSong
+    }
     private var voices: VoicePool
     /// The reference tone, mixed under the clicks before the limiter.
     private var tone: ToneSource
@@ -76,6 +105,7 @@ public final class ClickRenderer: @unchecked Sendable {
         retired = SPSCRing(minimumCapacity: 64)
         events = SPSCRing(minimumCapacity: eventCapacity)
         anchors = SPSCRing(minimumCapacity: 256)
+        midi = SPSCRing(minimumCapacity: 4096)
         voices = VoicePool(capacity: voiceCount)
         tone = ToneSource(sampleRate: sampleRate)
         limiter = Limiter(sampleRate: sampleRate, maxFrames: maxFrameCount)
@@ -99,6 +129,7 @@ public final class ClickRenderer: @unchecked Sendable {
         defer { publishCounters() }
         takePendingProgram()
         let blockEnd = clock + Int64(frameCount)
+        sendClocks(before: blockEnd)
         var program: Unmanaged<EngineProgram>?
         if playing, let current {
             program = Unmanaged<EngineProgram>.fromOpaque(current)
@@ -163,6 +194,128 @@ public final class ClickRenderer: @unchecked Sendable {
 
     // MARK: render thread
 
+    /// Where the MIDI clock goes under a new program (called after the placement changed,
+    /// before `playing` and `current` do): a start realigns it to bar 0 (Start just before
+    /// bar 0's clock, or SPP and Continue for a song started further in); a stop sends Stop at
+    /// its sample; a change goes on on the new grid with k counting on; while stopped it goes
+    /// on from the last clock at the program's tempo, or stops when `clock_when_stopped` is off.
+    private func updateClock(for program: EngineProgram, restart: Bool) {
+        let options = program.midiClock
+        guard options.enabled else {
+            clockGrid = .none
+            transport = nil
+            return
+        }
+        if program.playing && (restart || !playing) {
+            clockOffset = 0
+            // A start placed a little in the past (an outside timeline's) still sends bar 0's
+            // clock, late as its click is (the onsets' 5 ms rule); earlier ones are skipped.
+            let late = clock - Int64(sampleRate / 200)
+            if let song = program.song {
+                clockGrid = .song
+                let ticks = song.beats.ticks
+                guard ticks.count > 0 else { clockGrid = .none; return }
+                var first = ticks[0]
+                if songOrigin + first.sample < late {
+                    guard let due = pieceOfClock(program)?.firstTick(atOrAfter: late) else { clockGrid = .none; return }
+                    first = SongTick(k: due.k, sample: due.sample - songOrigin)
+                }
+                nextClock = first.k
+                // Count-in clocks (k < 0) run before Start unless it goes at the count-in.
+                transportClock = options.startAtCountIn ? first.k : max(0, first.k)
+                transportPosition = options.songPosition
+                transport = options.songPosition > 0 ? .continue : .start
+            } else {
+                clockGrid = .steady
+                clockAnchor = anchor(of: program)
+                let start = Rational.floorDivide(placement.anchor.twice + 1, 2)
+                let first = pieceOfClock(program)?.firstTick(atOrAfter: max(late, start))
+                nextClock = first?.k ?? 0
+                transportClock = nextClock
+                transportPosition = 0
+                transport = .start
+            }
+            return
+        }
+        if playing && !program.playing {
+            _ = midi.push(MIDIOutEvent(sample: clock, message: .stop))
+            transport = nil
+        }
+        guard program.playing else {
+            guard options.whenStopped else {
+                clockGrid = .none
+                return
+            }
+            // On from the last clock sent, at this program's tempo.
+            clockGrid = .steady
+            let pin = sentAnyClock ? lastClockSample : clock
+            clockAnchor = GridAnchor(sampleTwice: 2 * pin, bar: 0, positionNumerator: 0, positionDenominator: 1, program: program.serial)
+            clockOffset = sentAnyClock ? nextClock - 1 : nextClock
+            return
+        }
+        // A change while playing (tempo, meter, a live song change, an outside timeline's
+        // re-placement): the new grid from here on, k counting on.
+        clockGrid = program.song != nil ? .song : .steady
+        if program.song == nil { clockAnchor = anchor(of: program) }
+        let from = sentAnyClock ? max(clock, lastClockSample + 1) : clock
+        guard let first = pieceOfClock(program)?.firstTick(atOrAfter: from) else { return }
+        clockOffset = nextClock - first.k
+    }
+
+    /// The piece the clock reads, made from `program` (no allocation; it holds the program's
+    /// own settings or song, so their storage stays the control side's to free). No
+    /// `Optional.map`: its closure's generic metadata would be instantiated (a lock) here.
+    @inline(__always)
+    private func pieceOfClock(_ program: EngineProgram) -> BeatGrid.Piece? {
+        switch clockGrid {
+        case .none:
+            return nil
+        case .steady:
+            return EngineProgram.piece(settings: program.settings, song: nil, sampleRate: sampleRate, anchor: clockAnchor)
+        case .song:
+            guard let song = program.song else { return nil }
+            return .song(SongGrid(beats: song.beats, origin: songOrigin, sampleRate: sampleRate))
+        case .afterSong:
+            guard let settings = program.afterSong else { return nil }
+            return EngineProgram.piece(settings: settings, song: nil, sampleRate: sampleRate, anchor: clockAnchor)
+        }
+    }
+
+    /// Every clock (and Start, SPP, Continue) before `blockEnd`, at its sample on the grid.
+    private func sendClocks(before blockEnd: Int64) {
+        guard clockGrid != .none, let current else { return }
+        Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { program in
+            while let piece = pieceOfClock(program) {
+                guard let onGrid = piece.sample(tick: nextClock - clockOffset) else {
+                    // Past the song's last tick: on from the last clock at its last beat's tempo.
+                    guard clockGrid == .song, sentAnyClock, program.afterSong != nil else {
+                        clockGrid = .none
+                        return
+                    }
+                    clockGrid = .afterSong
+                    clockAnchor = GridAnchor(sampleTwice: 2 * lastClockSample, bar: 0, positionNumerator: 0, positionDenominator: 1,
+                                             program: program.serial)
+                    clockOffset = nextClock - 1
+                    continue
+                }
+                guard onGrid < blockEnd else { return }
+                // A full ring drops a message for the MIDI thread; the audio never waits.
+                let sample = max(onGrid, clock)
+                if let message = transport, nextClock >= transportClock {
+                    if message == .continue {
+                        _ = midi.push(MIDIOutEvent(sample: sample, message: .songPosition(sixteenths: transportPosition)))
+                    }
+                    _ = midi.push(MIDIOutEvent(sample: sample, message: message))
+                    transport = nil
+                }
+                _ = midi.push(MIDIOutEvent(sample: sample, message: .clock, clock: nextClock))
+                lastClockSample = sample
+                sentAnyClock = true
+                nextClock += 1
+            }
+        }
+    }
+
     private func publishCounters() {
         publishedClock.store(clock, ordering: .relaxed)
         publishedVoices.store(voices.activeCount, ordering: .relaxed)
@@ -216,6 +369,7 @@ public final class ClickRenderer: @unchecked Sendable {
                 }
                 if let alignment = program.alignment { appliedAlignment = alignment.serial }
             }
+            updateClock(for: program, restart: restart)
             appliedEpoch = program.transportEpoch
             playing = program.playing
             if program.playing { publishAnchor(of: program) }
@@ -386,19 +540,22 @@ public final class ClickRenderer: @unchecked Sendable {
     }
 
     private func publishAnchor(of program: EngineProgram) {
+        // A full ring only costs the screen an update; the audio never waits.
+        _ = anchors.push(anchor(of: program))
+    }
+
+    /// Where the grid is pinned now, as the timeline's readers get it.
+    private func anchor(of program: EngineProgram) -> GridAnchor {
         if program.song != nil {
             // A song's beats are all placed in its schedule: the anchor is its start.
-            _ = anchors.push(GridAnchor(sampleTwice: 2 * songOrigin, bar: 0, positionNumerator: 0, positionDenominator: 1,
-                                        program: program.serial))
-            return
+            return GridAnchor(sampleTwice: 2 * songOrigin, bar: 0, positionNumerator: 0, positionDenominator: 1, program: program.serial)
         }
         let anchor = placement.anchor
         let numerator = Int128(anchor.grid) * Int128(anchor.denominator) + Int128(anchor.numerator)
         let denominator = Int128(anchor.denominator) * Int128(program.gridPerWhole)
         let g = Rational.gcd(numerator, denominator)
-        // A full ring only costs the screen an update; the audio never waits.
-        _ = anchors.push(GridAnchor(sampleTwice: anchor.twice, bar: anchor.bar, positionNumerator: numerator / g,
-                                    positionDenominator: denominator / g, program: program.serial))
+        return GridAnchor(sampleTwice: anchor.twice, bar: anchor.bar, positionNumerator: numerator / g,
+                          positionDenominator: denominator / g, program: program.serial)
     }
 
     @inline(__always)
@@ -511,6 +668,20 @@ public final class ClickRenderer: @unchecked Sendable {
         return level
     }
 
+    /// One onset of `upcoming`, heard at `sample`: its clip's first frames go into `mix` when
+    /// it begins in the block and was not started by an earlier block; returns its level then.
+    @inline(__always)
+    private func upcomingOnset(_ onset: CompiledOnset, at sample: Int64, from: Int64, count: Int,
+                               into mix: UnsafeMutablePointer<Float>?) -> Float {
+        let begin = max(sample - Int64(onset.lead), from)
+        guard begin < from + Int64(count) && sample >= startedUntil else { return 0 }
+        if let mix {
+            let offset = Int(begin - from)
+            VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
+        }
+        return onset.level
+    }
+
     /// The onsets the current cursor will start in `from ..< from + count`, without moving
     /// it: their clips' first frames are added into `mix` (frame 0 = `from`) when given.
     /// Returns the sum of their levels.
@@ -532,28 +703,14 @@ public final class ClickRenderer: @unchecked Sendable {
             let sample = max(program.sample(bar: cursorBar, offset: leadInOffset(program), placement: placement), from)
             guard sample < horizon else { return level }
             let onset = program.onsets[Int(program.leadIn[leadInIndex])]
-            let begin = max(sample - Int64(onset.lead), from)
-            if begin < end && sample >= startedUntil {
-                level += onset.level
-                if let mix {
-                    let offset = Int(begin - from)
-                    VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
-                }
-            }
+            level += upcomingOnset(onset, at: sample, from: from, count: count, into: mix)
             advanceLeadIn(program)
         }
         while true {
             let sample = max(sampleOfCursor(program), from)
             guard sample < horizon else { return level }
             let onset = program.onsets[cursorIndex]
-            let begin = max(sample - Int64(onset.lead), from)
-            if begin < end && sample >= startedUntil {
-                level += onset.level
-                if let mix {
-                    let offset = Int(begin - from)
-                    VoicePool.addScaled(onset.clip, gain: onset.gain, into: mix + offset, count: min(count - offset, onset.clipFrames))
-                }
-            }
+            level += upcomingOnset(onset, at: sample, from: from, count: count, into: mix)
             cursorIndex += 1
             if cursorIndex == program.onsetCount {
                 cursorIndex = 0

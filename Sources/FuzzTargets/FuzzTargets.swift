@@ -3,7 +3,9 @@ import ClickEngine
 import HAL
 import TOMLReader
 import TactusApp
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusInstrument
 import TactusBase
 import TactusCommandLine
 import TactusSimulation
@@ -114,6 +116,13 @@ public enum FuzzTargets {
         } catch { fail("an accepted song does not render: \(error)") }
     }
 
+    /// The shape every reader's target starts with: what the reader makes of the bytes, or
+    /// nil once its refusal is checked to be one line (a setting's: what is allowed).
+    static func parsed<T>(_ read: () throws -> T) -> T? {
+        do { return try read() } catch let error as SettingError { expectOneLine(error.allowed) } catch { expectOneLine("\(error)") }
+        return nil
+    }
+
     // MARK: the targets
 
     static func toml(_ bytes: [UInt8], _ budget: Budget) {
@@ -135,8 +144,7 @@ public enum FuzzTargets {
     }
 
     static func settings(_ bytes: [UInt8], _ budget: Budget) {
-        let saved: SavedState
-        do { saved = try SettingsFile.decode(text(bytes), file: "s.toml") } catch { expectOneLine(error.description); return }
+        guard let saved = parsed({ try SettingsFile.decode(text(bytes), file: "s.toml") }) else { return }
         render(saved.settings, seconds: budget.scale / 2 + 1)
         // What the box saves it reads back.
         do {
@@ -147,8 +155,7 @@ public enum FuzzTargets {
     }
 
     static func songs(_ bytes: [UInt8], _ budget: Budget) {
-        let library: SongLibrary
-        do { library = try SongFile.decode(text(bytes), file: "songs.toml") } catch { expectOneLine(error.description); return }
+        guard let library = parsed({ try SongFile.decode(text(bytes), file: "songs.toml") }) else { return }
         for song in library.songs.prefix(3) { render([song], bars: 2 * budget.scale) }
         do { _ = try SongFile.decode(SongFile.encode(library), file: "songs.toml") } catch {
             fail("a songs file Tactus wrote is refused: \(error)")
@@ -192,8 +199,7 @@ public enum FuzzTargets {
     }
 
     static func changes(_ bytes: [UInt8], _ budget: Budget) {
-        let script: ChangeScript
-        do { script = try ChangeScript(text: text(bytes), file: "c.txt") } catch { expectOneLine(error.description); return }
+        guard let script = parsed({ try ChangeScript(text: text(bytes), file: "c.txt") }) else { return }
         var current = MetronomeSettings()
         var timed: [TimedChange] = []
         for (seconds, _, step) in script.steps.prefix(64) {
@@ -233,9 +239,12 @@ public enum FuzzTargets {
         let names = SettingName.names.filter { $0 != "sound" }
         let name = names[Int(first) % names.count]
         let value = text(Array(bytes.dropFirst()))
-        var settings = MetronomeSettings()
-        do { try settings.assign(name, value) } catch { expectOneLine(error.allowed); return }
-        do { try settings.validate() } catch { expectOneLine(error.allowed); return }
+        guard let settings = parsed({ () throws -> MetronomeSettings in
+            var settings = MetronomeSettings()
+            try settings.assign(name, value)
+            try settings.validate()
+            return settings
+        }) else { return }
         render(settings, seconds: budget.scale / 2 + 1)
     }
 

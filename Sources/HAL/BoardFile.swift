@@ -47,6 +47,16 @@ public enum BoardFile {
         }
         try rejectSharedLines(inputs: inputs, outputs: outputs, tables: lineTables)
 
+        let display = try displaySection(root)
+        let audio = try audioSection(root)
+        let encoder = try encoderSection(root)
+
+        return BoardDefinition(identifier: identifier, model: model, inputs: inputs, outputs: outputs, display: display,
+                               audio: audio, encoder: encoder)
+    }
+
+    /// [display]: the panel's controller, size, bus, address and transfer mode (none: no panel).
+    private static func displaySection(_ root: TOMLSection) throws(TOMLError) -> DisplayDefinition? {
         var display: DisplayDefinition?
         if let section = try root.section("display") {
             try section.rejectUnknownKeys(allowed: ["controller", "width", "height", "i2c_bus", "address", "transfer"])
@@ -62,7 +72,11 @@ public enum BoardFile {
                                         address: I2CAddress(UInt8(addressValue))!,
                                         transferMode: try section.string("transfer", oneOf: ["auto", "i2c", "smbus"]).flatMap(I2CTransferMode.init(rawValue:)) ?? .automatic)
         }
+        return display
+    }
 
+    /// [audio]: the ALSA device and its format (defaults where absent).
+    private static func audioSection(_ root: TOMLSection) throws(TOMLError) -> AudioDefinition {
         var audio = AudioDefinition()
         if let section = try root.section("audio") {
             try section.rejectUnknownKeys(allowed: ["device", "sample_rate", "channels", "period_frames", "periods"])
@@ -72,7 +86,11 @@ public enum BoardFile {
             audio.periodFrames = try section.integer("period_frames", in: 16...8192) ?? audio.periodFrames
             audio.periodCount = try section.integer("periods", in: 2...16) ?? audio.periodCount
         }
+        return audio
+    }
 
+    /// [encoder]: steps per detent and direction.
+    private static func encoderSection(_ root: TOMLSection) throws(TOMLError) -> EncoderDefinition {
         var encoder = EncoderDefinition()
         if let section = try root.section("encoder") {
             try section.rejectUnknownKeys(allowed: ["steps_per_detent", "reverse"])
@@ -82,9 +100,7 @@ public enum BoardFile {
             }
             encoder.reverse = try section.bool("reverse") ?? false
         }
-
-        return BoardDefinition(identifier: identifier, model: model, inputs: inputs, outputs: outputs, display: display,
-                               audio: audio, encoder: encoder)
+        return encoder
     }
 
     private static func selector(_ section: TOMLSection) throws(TOMLError) -> GPIOLineSelector {

@@ -3,7 +3,6 @@ import CLink
 import TactusBase
 import Glibc
 import HAL
-import TactusCore
 
 /// Ableton Link through Tactus's C interface (Sources/CLink). Link keeps its own threads and
 /// sockets (UDP multicast 224.76.78.75:20808 and unicast on every interface that is up).

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
 import HAL
-import TactusCore
 import TactusBase
 import Synchronization
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TactusBase
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
+import TactusInstrument
 
 /// A hit the coach judged: where on the engine's clock it was heard, the grid position it
 /// went to and its error (negative = early).

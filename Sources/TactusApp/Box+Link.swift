@@ -2,7 +2,8 @@
 import ClickEngine
 import TactusBase
 import HAL
-import TactusCore
+import TactusArithmetic
+import TactusMusic
 
 /// What the box remembers about its Link session between two looks (control thread only).
 struct LinkFollow {
@@ -25,7 +26,7 @@ struct LinkFollow {
     var songBPM: Double = 0
 }
 
-/// Link's numbers (TactusCore stays free of them): a Link beat is a quarter note, the
+/// Link's numbers (the music and timeline targets stay free of them): a Link beat is a quarter note, the
 /// quantum is the bar in quarter notes, the wire carries whole microseconds per beat.
 enum LinkMath {
     static let tempoRange = 20.0...999.0

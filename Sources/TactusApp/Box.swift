@@ -3,7 +3,10 @@ import ClickEngine
 import Glibc
 import Devices
 import HAL
-import TactusCore
+import TactusMusic
+import TactusTimeline
+import TactusInstrument
+import TactusScreen
 import TactusBase
 
 /// Where the engine's samples are being heard, if anywhere: the active audio sink.
@@ -19,7 +22,8 @@ public protocol SettingsPersistence: Sendable {
 /// Keeps the minutes played per day (the practice log in the state folder). The box adds
 /// each stretch of playing when it stops.
 public protocol PracticeLogStore: Sendable {
-    func addPractice(seconds: Int64) throws
+    /// A stretch of playing: how long, the song ("" for none) and the fastest tempo played.
+    func addPractice(seconds: Int64, song: String, bpm: Double) throws
 }
 
 /// Why an LED or the buzzer pulsed.
@@ -34,12 +38,24 @@ public protocol BoxObserver: AnyObject {
     func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime)
     func box(_ box: Box, didPulse pulse: IndicatorPulse, because reason: PulseReason)
     func box(_ box: Box, didShow frame: Bitmap, at time: MonotonicTime)
+    /// A MIDI message the engine placed for sending (`heardAt`: when its sample is heard).
+    func box(_ box: Box, willSend message: MIDIOutEvent, heardAt time: MonotonicTime)
+    /// A MIDI message that came in.
+    func box(_ box: Box, didReceive message: MIDIMessage, at time: MonotonicTime)
     /// The coach judged a hit heard at `time` (the round trip or MIDI offset taken off).
     func box(_ box: Box, didJudge hit: CoachHit, heardAt time: MonotonicTime)
 }
 
 extension BoxObserver {
+    public func box(_ box: Box, willSend message: MIDIOutEvent, heardAt time: MonotonicTime) {}
+    public func box(_ box: Box, didReceive message: MIDIMessage, at time: MonotonicTime) {}
     public func box(_ box: Box, didJudge hit: CoachHit, heardAt time: MonotonicTime) {}
+}
+
+/// Where MIDI messages placed by the engine go on a real box (the MIDI thread).
+public protocol MIDISender: AnyObject {
+    /// Called on the control thread with each message and when it is heard.
+    func schedule(_ message: MIDIOutEvent, heardAtNanoseconds: Int64)
 }
 
 /// What the control socket follows: the onsets as heard and every state change.
@@ -89,7 +105,7 @@ public final class Box {
     private var screenChanged = true
     private var lastFrame: Bitmap?
     private var lastContrast: UInt8?
-    public private(set) var now: MonotonicTime
+    public internal(set) var now: MonotonicTime
     /// The Ableton Link session (Sync: Link), when the box has one; see Box+Link.swift.
     public var link: (any LinkSession)?
     var linkFollow = LinkFollow()
@@ -98,6 +114,17 @@ public final class Box {
         didSet { coachJudging = JudgingGrid(perWholeNote: coachTuning.perWholeNote) }
     }
     var coachJudging = JudgingGrid()
+    /// `[midi]` of the configuration: the control map, the offset, the clock's options.
+    public var midiConfiguration = MIDIConfiguration() {
+        didSet {
+            engine.midiClock.whenStopped = midiConfiguration.clockWhenStopped
+            engine.midiClock.startAtCountIn = midiConfiguration.startAtCountIn
+        }
+    }
+    /// The MIDI thread on a real box: it sends each message when its sample is heard.
+    public var midiSender: (any MIDISender)?
+    /// Following a MIDI clock (Sync: MIDI); see Box+MIDI.swift.
+    var midiFollow = MIDIFollow()
 
     public init(
         board: BoardDefinition, state: BoxState, engine: ClickEngine, audio: any AudioClockSource,
@@ -189,13 +216,19 @@ public final class Box {
     /// Where the practice log goes (nil: not kept) and when the current stretch of playing began.
     public var practiceLog: (any PracticeLogStore)?
     private var practiceStartedAt: MonotonicTime?
+    /// The song and the fastest tempo of the current stretch (from the beats heard).
+    private var practiceSong = ""
+    private var practiceTopBPM = 0.0
 
     private func logPractice(until time: MonotonicTime) {
         guard let started = practiceStartedAt else { return }
         practiceStartedAt = nil
         let seconds = (time.nanoseconds - started.nanoseconds) / 1_000_000_000
+        let song = practiceSong, bpm = practiceTopBPM
+        practiceSong = ""
+        practiceTopBPM = 0
         guard seconds > 0, let practiceLog else { return }
-        do { try practiceLog.addPractice(seconds: seconds) } catch { report("practice log: \(error)") }
+        do { try practiceLog.addPractice(seconds: seconds, song: song, bpm: bpm) } catch { report("practice log: \(error)") }
     }
     /// The settings the reducer last asked for (the engine may have them muted).
     private var settings: MetronomeSettings
@@ -217,6 +250,7 @@ public final class Box {
         if let deadline = state.nextDeadline, deadline <= now {
             perform(state.handle(.tick(at: now)), at: now)
         }
+        checkMIDIClock()
         drainOnsets()
         followLink()
         checkSongEnd()
@@ -322,7 +356,7 @@ public final class Box {
                 screenChanged = true
                 stateChanged = true
             case .start:
-                startEngine()
+                if !startFollowedClock() { startEngine() }
                 if practiceStartedAt == nil { practiceStartedAt = time }
                 startPressedAt = time
                 grid.removeAll() // anchored by the grid the engine publishes at the start
@@ -337,6 +371,8 @@ public final class Box {
                 stateChanged = true
             case .darkGap(let on):
                 darkGap = on
+            case .sync:
+                midiSyncChanged()
             case .tone(let tone):
                 engine.setTone(tone)
                 stateChanged = true
@@ -362,6 +398,8 @@ public final class Box {
                 do {
                     // An endless song (looped, until stopped) is scheduled an hour ahead.
                     let endless = songs?.contains(where: \.isEndless) ?? false
+                    // A song started from a later section: its clock out starts with SPP and Continue.
+                    engine.midiClock.songPosition = songs == nil ? 0 : state.practice.startSixteenths(state.saved)
                     try engine.load(songs: songs, seed: seed, samples: endless ? Int64(engine.renderer.sampleRate) * 3600 : nil)
                 } catch { report("song: \(error)") }
             case .drawPairingCode:
@@ -411,7 +449,13 @@ public final class Box {
         if let heard = heardSample(at: now) { grid.forget(before: heard) }
         guard let clock = outputClock else {
             while engine.nextEvent() != nil {}
+            while engine.nextMIDIEvent() != nil {}
             return
+        }
+        while let message = engine.nextMIDIEvent() {
+            let heard = clock.outputNanoseconds(ofSample: message.sample)
+            midiSender?.schedule(message, heardAtNanoseconds: heard - Int64(midiConfiguration.offsetMilliseconds) * 1_000_000)
+            observer?.box(self, willSend: message, heardAt: MonotonicTime(nanoseconds: heard))
         }
         while let event = engine.nextEvent() {
             let heard = MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: event.sample))
@@ -424,6 +468,11 @@ public final class Box {
             if let controlObserver {
                 let next = event.layer == 0 && event.kind <= .beat ? nextBeat(after: event.sample, clock: clock) : nil
                 controlObserver.box(self, didStart: event, heardAt: heard, next: next)
+            }
+            if event.layer == 0 && event.kind.isBeat && !event.isCount {
+                // A song's beats carry its tempo; free play's is the setting's.
+                practiceTopBPM = max(practiceTopBPM, event.bpm > 0 ? event.bpm : state.settings.tempo.bpm.doubleValue)
+                if state.practice.isLoaded, let song = state.songView?.name { practiceSong = song }
             }
             if state.practice.isLoaded && (event.kind.isBeat || event.isCount) {
                 perform(state.handle(.songProgress(section: Int(event.section), bar: event.bar, bpm: event.bpm,

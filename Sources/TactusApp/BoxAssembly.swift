@@ -3,7 +3,8 @@ import ClickEngine
 import HAL
 import TactusBase
 import Logging
-import TactusCore
+import TactusMusic
+import TactusInstrument
 
 /// What a box is made of. `tactus run` fills it with LinuxHAL parts, `tactus simulate`
 /// with SimHAL parts; everything after this point is the same code.
@@ -81,6 +82,7 @@ public enum BoxAssembly {
         box.link = parts.link
         box.coachTuning = CoachTuning(perWholeNote: parts.configuration.coachGrid,
                                       midiOffsetNanoseconds: Int64(parts.configuration.coachMIDIOffsetMilliseconds) * 1_000_000)
+        box.midiConfiguration = parts.configuration.midi
         // A settings file on disk keeps the practice log beside it.
         box.practiceLog = parts.persistence as? any PracticeLogStore
         return box

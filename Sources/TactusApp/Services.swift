@@ -3,7 +3,7 @@ import CLinuxShim
 import ClickEngine
 import Glibc
 import HAL
-import TactusCore
+import TactusInstrument
 import Logging
 import ServiceLifecycle
 import Synchronization

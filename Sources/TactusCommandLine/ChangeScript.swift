@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TOMLReader
-import TactusCore
+import TactusArithmetic
+import TactusMusic
 import TactusBase
 
 /// A line of a change script that cannot be used; names the file and line.

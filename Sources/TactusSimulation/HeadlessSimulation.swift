@@ -6,8 +6,10 @@ import HAL
 import Logging
 import SimHAL
 import TactusApp
-import TactusCore
+import TactusArithmetic
+import TactusInstrument
 import TactusBase
+import TactusTimeline
 
 /// Where a headless simulation's results go: `tactus simulate` writes audio.wav,
 /// events.jsonl and frames/*.pbm; tests keep them in memory.
@@ -88,6 +90,8 @@ public final class HeadlessSimulation: BoxObserver {
         monoOrigin = pacer?.originNanoseconds
         var edges = script.edgeStream(stepsPerDetent: box.board.encoder.stepsPerDetent, origin: .zero)
         var nextEdge = edges.next()
+        var midi = script.midiStream()
+        var nextMIDI = midi.next()
         var actions = script.actions(origin: .zero)[...]
         var end = (script.endTime * Rational(1_000_000_000)).rounded
         let rate = Int64(format.sampleRate)
@@ -99,6 +103,7 @@ public final class HeadlessSimulation: BoxObserver {
             var next = periodTime
             if let edge = nextEdge { next = min(next, edge.timestamp.nanoseconds) }
             if let action = actions.first { next = min(next, action.time.nanoseconds) }
+            if let input = nextMIDI { next = min(next, max(input.nanoseconds, clock.now().nanoseconds)) }
             // A wakeup that is already due was just handled: time must move on (by 1 µs at least).
             if let wake = box.nextWakeup { next = min(next, max(wake.nanoseconds, clock.now().nanoseconds + 1_000)) }
             guard next < end else { break }
@@ -117,6 +122,12 @@ public final class HeadlessSimulation: BoxObserver {
                 record(at: next, input(edge))
                 box.handle(edge)
                 nextEdge = edges.next()
+            }
+            while let input = nextMIDI, input.nanoseconds <= next {
+                switch input.input {
+                case .message(let message): box.handleMIDI(message, at: MonotonicTime(nanoseconds: max(input.nanoseconds, clock.now().nanoseconds)))
+                }
+                nextMIDI = midi.next()
             }
             betweenSteps?(box)
             var heard: [Int64]?
@@ -165,6 +176,14 @@ public final class HeadlessSimulation: BoxObserver {
         // The fields render's events have (one writer), after the time it is heard.
         let schedule = box.state.practice.isLoaded ? box.engine.song : nil
         record(at: time.nanoseconds, "{\"t\":\(seconds(time.nanoseconds)),\"type\":\"onset\",\(OnsetEventJSON.fields(onset, schedule: schedule))}")
+    }
+
+    public func box(_ box: Box, willSend message: MIDIOutEvent, heardAt time: MonotonicTime) {
+        record(at: time.nanoseconds, #"{"t":\#(seconds(time.nanoseconds)),"type":"midi","dir":"out","bytes":"\#(message.message.hex)","sample":\#(message.sample)}"#)
+    }
+
+    public func box(_ box: Box, didReceive message: MIDIMessage, at time: MonotonicTime) {
+        record(at: time.nanoseconds, #"{"t":\#(seconds(time.nanoseconds)),"type":"midi","dir":"in","bytes":"\#(message.hex)"}"#)
     }
 
     public func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime) {

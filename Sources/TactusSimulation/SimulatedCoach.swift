@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Coach
 import TactusApp
-import TactusCore
+import TactusInstrument
 
 /// The coach's input in `tactus simulate --headless --input TAKE.wav`: the take is what the
 /// box's input hears from simulated time 0 (sample i at i / rate seconds). The detector hears

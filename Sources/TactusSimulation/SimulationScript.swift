@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
 import TOMLReader
-import TactusCore
+import TactusArithmetic
+import TactusInstrument
 import TactusBase
+import TactusTimeline
 
 /// A line of a simulation script that cannot be used; names the file and line.
 public struct SimulationScriptError: Error, CustomStringConvertible, Equatable {
@@ -22,6 +24,16 @@ public struct SimulationScriptError: Error, CustomStringConvertible, Equatable {
 ///     7.000 press wheel long       # short (default), long or double
 ///     9.000 end
 ///
+/// MIDI in (`tactus simulate` follows it with `--sync midi` or a `sync` line):
+///
+///     0.000 sync midi                          # or internal: switch the source
+///     0.000 midi clock 100 until 12 jitter 0.5 seed 7   # 24 a quarter note from 0 to 12 s
+///     0.500 midi start                         # start, stop or continue
+///     0.600 midi spp 16                        # Song Position Pointer, in 16ths
+///     1.000 midi note 36 velocity 100          # note on (velocity 0 is a note off)
+///     1.200 midi cc 64 127
+///     1.300 midi program 2
+///
 /// Times are seconds of simulated time and may not go back. Everything becomes line edges
 /// (quadrature A/B for turns, contact closed/open for presses), which go through the same
 /// decoders as the box's GPIO edges.
@@ -32,7 +44,11 @@ public struct SimulationScript: Equatable {
         case press(InputRole, Press)
         /// `pushed`: the wheel is held down from the step's time until 50 ms after the last detent.
         case turn(detents: Int, seconds: Rational, pushed: Bool)
-        /// `sync internal|link`: the sync source; `link start-stop-sync on|off`.
+        /// A MIDI clock at `bpm` quarter notes a minute from the step's time until `until`
+        /// (seconds), each tick moved by a uniform random amount within +-`jitter` ms.
+        case midiClock(bpm: Rational, until: Rational, jitter: Rational, seed: UInt64)
+        case midi(MIDIMessage)
+        /// `sync internal|midi|link`: the sync source; `link start-stop-sync on|off`.
         case sync(SyncSource)
         case linkStartStopSync(Bool)
         case end
@@ -93,6 +109,8 @@ public struct SimulationScript: Equatable {
                     throw fail("turn time '\(rest[3])' is invalid: allowed more than 0 up to 3600 seconds, e.g. 0.3")
                 }
                 step = .turn(detents: detents, seconds: seconds, pushed: rest.count == 5)
+            case "midi":
+                step = try SimulationScript.midiStep(Array(rest.dropFirst()), time: time, fail: fail)
             case "sync":
                 guard rest.count == 2, let source = SyncSource(rawValue: rest[1]) else {
                     throw fail("expected 'sync \(SyncSource.allCases.map(\.rawValue).joined(separator: "|"))'")
@@ -108,12 +126,137 @@ public struct SimulationScript: Equatable {
                 step = .end
                 end = time
             default:
-                throw fail("'\(rest.joined(separator: " "))' is invalid: expected press, tap, turn, sync, link or end")
+                throw fail("'\(rest.joined(separator: " "))' is invalid: expected press, tap, turn, midi, sync, link or end")
             }
             steps.append((time, line, step))
         }
         guard let end else { throw SimulationScriptError(file: file, line: steps.last?.line ?? 1, problem: "the script must finish with 'TIME end'") }
         endTime = end
+    }
+
+    static func midiStep(_ words: [String], time: Rational, fail: (String) -> SimulationScriptError) throws(SimulationScriptError) -> Step {
+        func byte(_ text: String, _ what: String) throws(SimulationScriptError) -> UInt8 {
+            guard let n = Int(text), (0...127).contains(n) else { throw fail("\(what) '\(text)' is invalid: allowed 0 to 127") }
+            return UInt8(n)
+        }
+        switch (words.first, words.count) {
+        case ("clock", _):
+            // clock BPM until T2 [jitter MS] [seed N]
+            guard words.count >= 4, words[2] == "until" else {
+                throw fail("expected 'midi clock BPM until SECONDS [jitter MS] [seed N]'")
+            }
+            guard let bpm = Rational(parsing: words[1]), !words[1].contains("/"), bpm >= Rational(1), bpm <= Rational(999) else {
+                throw fail("clock tempo '\(words[1])' is invalid: allowed 1 to 999 BPM")
+            }
+            guard let until = Rational(parsing: words[3]), !words[3].contains("/"), until > time, until <= Rational(86_400) else {
+                throw fail("clock end '\(words[3])' is invalid: allowed seconds after the line's time, up to 86400")
+            }
+            var jitter = Rational.zero
+            var seed: UInt64 = 1
+            var i = 4
+            while i < words.count {
+                guard i + 1 < words.count else { throw fail("'\(words[i])' needs a value") }
+                switch words[i] {
+                case "jitter":
+                    guard let j = Rational(parsing: words[i + 1]), !words[i + 1].contains("/"), j >= .zero, j <= Rational(20) else {
+                        throw fail("jitter '\(words[i + 1])' is invalid: allowed 0 to 20 ms")
+                    }
+                    jitter = j
+                case "seed":
+                    guard let n = UInt64(words[i + 1]) else { throw fail("seed '\(words[i + 1])' is invalid: allowed a whole number from 0") }
+                    seed = n
+                default:
+                    throw fail("'\(words[i])' is invalid: expected jitter MS or seed N")
+                }
+                i += 2
+            }
+            return .midiClock(bpm: bpm, until: until, jitter: jitter, seed: seed)
+        case ("start", 1): return .midi(.start)
+        case ("stop", 1): return .midi(.stop)
+        case ("continue", 1): return .midi(.continue)
+        case ("spp", 2):
+            guard let n = Int(words[1]), (0...MIDIMessage.maximumSongPosition).contains(n) else {
+                throw fail("song position '\(words[1])' is invalid: allowed 0 to 16383 (16ths)")
+            }
+            return .midi(.songPosition(n))
+        case ("note", 2), ("note", 4):
+            let note = try byte(words[1], "note")
+            var velocity: UInt8 = 100
+            if words.count == 4 {
+                guard words[2] == "velocity" else { throw fail("expected 'midi note N [velocity V]'") }
+                velocity = try byte(words[3], "velocity")
+            }
+            return .midi(velocity == 0 ? .noteOff(channel: 0, note: note, velocity: 0) : .noteOn(channel: 0, note: note, velocity: velocity))
+        case ("cc", 3): return .midi(.controlChange(channel: 0, controller: try byte(words[1], "controller"), value: try byte(words[2], "value")))
+        case ("program", 2): return .midi(.programChange(channel: 0, program: try byte(words[1], "program")))
+        default:
+            throw fail("expected 'midi clock BPM until T [jitter MS] [seed N]', 'midi start|stop|continue', 'midi spp N', 'midi note N [velocity V]', 'midi cc N V' or 'midi program N'")
+        }
+    }
+
+    /// What the script sends over MIDI, in time order; clocks are made as they are read, so
+    /// memory stays flat over a long clock.
+    public func midiStream() -> MIDIStream { MIDIStream(steps: steps.map { ($0.time, $0.step) }) }
+
+    public enum MIDIInput: Equatable {
+        case message(MIDIMessage)
+    }
+
+    public struct MIDIStream: IteratorProtocol {
+        private var fixed: [(nanoseconds: Int64, order: Int, input: MIDIInput)] = []
+        private var fixedIndex = 0
+        /// Running clocks: next tick index, first tick, period (ns, exact), end, jitter, generator.
+        private var clocks: [(order: Int, start: Rational, period: Rational, until: Rational, jitter: Double, state: UInt64, index: Int64)] = []
+
+        init(steps: [(time: Rational, step: Step)]) {
+            let billion = Rational(1_000_000_000)
+            for (order, (time, step)) in steps.enumerated() {
+                switch step {
+                case .midi(let message): fixed.append(((time * billion).rounded, order, .message(message)))
+                case .midiClock(let bpm, let until, let jitter, let seed):
+                    clocks.append((order, time * billion, Rational(60) * billion / (Rational(24) * bpm), until * billion,
+                                   jitter.doubleValue * 1e6, seed, 0))
+                default: break
+                }
+            }
+        }
+
+        /// SplitMix64: the same jitter for the same seed on every machine.
+        private static func random(_ state: inout UInt64) -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+
+        private func clockTime(_ c: Int) -> Rational? {
+            let clock = clocks[c]
+            let t = clock.start + clock.period * Rational(clock.index)
+            return t < clock.until ? t : nil
+        }
+
+        public mutating func next() -> (nanoseconds: Int64, input: MIDIInput)? {
+            var best: (time: Int64, order: Int, clock: Int?)?
+            if fixedIndex < fixed.count { best = (fixed[fixedIndex].nanoseconds, fixed[fixedIndex].order, nil) }
+            for c in clocks.indices {
+                guard let t = clockTime(c) else { continue }
+                let ns = t.rounded
+                if best.map({ (ns, clocks[c].order) < ($0.time, $0.order) }) ?? true { best = (ns, clocks[c].order, c) }
+            }
+            guard let best else { return nil }
+            guard let c = best.clock else {
+                defer { fixedIndex += 1 }
+                return (fixed[fixedIndex].nanoseconds, fixed[fixedIndex].input)
+            }
+            clocks[c].index += 1
+            var jitter: Int64 = 0
+            if clocks[c].jitter > 0 {
+                let unit = Double(MIDIStream.random(&clocks[c].state) >> 11) / Double(1 << 53) // 0 ..< 1
+                jitter = Int64(((unit * 2 - 1) * clocks[c].jitter).rounded())
+            }
+            return (max(best.time + jitter, 0), .message(.clock))
+        }
     }
 
     /// The physical edges of every step, in time order, starting at `origin` and with the
@@ -123,8 +266,6 @@ public struct SimulationScript: Equatable {
         Array(IteratorSequence(edgeStream(stepsPerDetent: stepsPerDetent, origin: origin)))
     }
 
-    /// The same edges, made as they are read: memory depends on how many steps overlap,
-    /// never on the length of the script or of the simulated time.
     /// The steps that are settings rather than input edges, as actions at their times.
     public func actions(origin: MonotonicTime) -> [Action] {
         steps.compactMap { time, _, step in
@@ -137,6 +278,8 @@ public struct SimulationScript: Equatable {
         }
     }
 
+    /// The same edges, made as they are read: memory depends on how many steps overlap,
+    /// never on the length of the script or of the simulated time.
     public func edgeStream(stepsPerDetent: Int, origin: MonotonicTime) -> EdgeStream {
         EdgeStream(steps: steps.map { ($0.time, $0.step) }, stepsPerDetent: stepsPerDetent, origin: origin)
     }
@@ -236,7 +379,7 @@ public struct SimulationScript: Equatable {
                 source = Source(order: 2 * index + 1)
                 source.turn = (at(time), nanoseconds, quarterSteps, direction, 0, encoderPhase)
                 encoderPhase = ((encoderPhase + direction * quarterSteps) % 4 + 4) % 4
-            case .end, .sync, .linkStartStopSync: return
+            case .end, .midi, .midiClock, .sync, .linkStartStopSync: return
             }
             if source.head != nil { sources.append(source) }
         }

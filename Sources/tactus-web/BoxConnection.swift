@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import Synchronization
-import TactusCore
+import TactusInstrument
 
 struct BoxUnavailable: Error, CustomStringConvertible {
     var description: String

@@ -2,7 +2,7 @@
 import Glibc
 import HTTPTypes
 import Hummingbird
-import TactusCore
+import TactusInstrument
 
 /// The companion's rules for every request (README "Companion", "Safe on a shared LAN"):
 ///
@@ -21,32 +21,44 @@ struct CompanionSecurity<Context: RequestContext>: RouterMiddleware {
     static var cookieName: String { "tactus_token" }
     static var publicPaths: Set<String> { ["/pair", "/pair.js", "/style.css", "/api/pair", "/favicon.svg"] }
 
+    static func bearer(_ request: Request) -> String? {
+        guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") else { return nil }
+        return String(authorization.dropFirst(7)).trimmingSpaces
+    }
+
+    /// The request's token: `Authorization: Bearer`, else the cookie.
+    static func token(_ request: Request) -> String? { bearer(request) ?? request.cookies[cookieName]?.value }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let isUpgrade = request.headers[.upgrade]?.lowercased() == "websocket"
+        // A refused upgrade is answered by the connection (CompanionChannel), with this status and body.
+        let refuse = { (status: HTTPResponse.Status, message: String) -> Response in
+            if isUpgrade, let channel = (context as? CompanionContext)?.channel {
+                UpgradeRefusals.shared.record(status, Problem.body(message), on: channel)
+            }
+            return Problem.response(status, message)
+        }
         let host = (request.head.authority ?? "").lowercased()
         guard allowedHosts.contains(host) else {
-            return Problem.response(.forbidden, "Host '\(host)' is not this box: open the companion by the box's address")
+            return refuse(.forbidden, "Host '\(host)' is not this box: open the companion by the box's address")
         }
         let rawPath = request.uri.path
         let decodedPath = rawPath.removingPercentEncoding ?? rawPath
         guard !rawPath.contains(".."), !decodedPath.contains(".."), !decodedPath.contains("\\"), !decodedPath.contains("\0") else {
-            return Problem.response(.badRequest, "the path may not contain '..'")
+            return refuse(.badRequest, "the path may not contain '..'")
         }
         let changing = [HTTPRequest.Method.post, .put, .patch, .delete].contains(request.method)
-        let isUpgrade = request.headers[.upgrade]?.lowercased() == "websocket"
         let cookieToken = request.cookies[Self.cookieName]?.value
-        var bearer: String?
-        if let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") {
-            bearer = String(authorization.dropFirst(7)).trimmingSpaces
-        }
+        let bearer = Self.bearer(request)
         if changing || isUpgrade {
             let origin = request.headers[.origin]
             // Browsers always send Origin on these; only a script with a Bearer token may omit it.
             if let origin {
                 guard origin.lowercased() == "http://\(host)" else {
-                    return Problem.response(.forbidden, "Origin '\(origin)' is not this box's page")
+                    return refuse(.forbidden, "Origin '\(origin)' is not this box's page")
                 }
             } else if bearer == nil {
-                return Problem.response(.forbidden, "Origin is missing: state-changing requests come from the companion's page or carry a Bearer token")
+                return refuse(.forbidden, "Origin is missing: state-changing requests come from the companion's page or carry a Bearer token")
             }
         }
         if changing {
@@ -54,7 +66,7 @@ struct CompanionSecurity<Context: RequestContext>: RouterMiddleware {
             let wantsWAV = request.method == .put && rawPath.hasPrefix("/api/sounds/")
             let expected = wantsWAV ? "audio/wav" : "application/json"
             guard type == expected || (request.method == .delete && type.isEmpty) else {
-                return Problem.response(.unsupportedMediaType, "Content-Type must be \(expected)")
+                return refuse(.unsupportedMediaType, "Content-Type must be \(expected)")
             }
         }
         if Self.publicPaths.contains(rawPath) { return try await next(request, context) }
@@ -62,15 +74,15 @@ struct CompanionSecurity<Context: RequestContext>: RouterMiddleware {
             if request.method == .get, !rawPath.hasPrefix("/api/"), rawPath != "/ws" {
                 return Response(status: .seeOther, headers: [.location: "/pair"])
             }
-            return Problem.response(.unauthorized, "not paired: pair this browser with the code shown on the box")
+            return refuse(.unauthorized, "not paired: pair this browser with the code shown on the box")
         }
-        guard token.utf8.count <= 128 else { return Problem.response(.unauthorized, "not paired: the token is not this box's") }
+        guard token.utf8.count <= 128 else { return refuse(.unauthorized, "not paired: the token is not this box's") }
         let answer = try await box.request("\"cmd\":\"auth\",\"token\":\(JSONValue.quoted(token))")
         guard answer["ok"]?.boolValue == true else {
             if request.method == .get, !rawPath.hasPrefix("/api/"), rawPath != "/ws" {
                 return Response(status: .seeOther, headers: [.location: "/pair"])
             }
-            return Problem.response(.unauthorized, "not paired: the token is not this box's (or was revoked)")
+            return refuse(.unauthorized, "not paired: the token is not this box's (or was revoked)")
         }
         return try await next(request, context)
     }
@@ -80,8 +92,10 @@ struct CompanionSecurity<Context: RequestContext>: RouterMiddleware {
 enum Problem {
     static func response(_ status: HTTPResponse.Status, _ message: String, extra: String = "") -> Response {
         Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                 body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"error\":\(JSONValue.quoted(message))\(extra)}\n")))
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: body(message, extra: extra))))
     }
+
+    static func body(_ message: String, extra: String = "") -> String { "{\"error\":\(JSONValue.quoted(message))\(extra)}\n" }
 }
 
 extension String {

@@ -5,7 +5,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import Synchronization
-import TactusCore
+import TactusInstrument
 
 /// The request connection to the box, opened again when the box restarts.
 final class BoxLink: Sendable {
@@ -57,7 +57,7 @@ struct CompanionServer {
     let budget = UploadBudget()
     let logger: Logger
 
-    typealias Context = BasicWebSocketRequestContext
+    typealias Context = CompanionContext
 
     func makeApplication(onRunning: @escaping @Sendable () async -> Void) -> some ApplicationProtocol {
         let router = Router(context: Context.self)
@@ -65,7 +65,7 @@ struct CompanionServer {
         addRoutes(router)
         var configuration = ApplicationConfiguration(address: .hostname(listen.host, port: listen.port), serverName: "tactus-web")
         configuration.serverName = nil
-        return Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: router), configuration: configuration,
+        return Application(router: router, server: CompanionChannel.builder(webSocketRouter: router), configuration: configuration,
                            onServerRunning: { _ in await onRunning() }, logger: logger)
     }
 
@@ -171,9 +171,10 @@ struct CompanionServer {
         router.get("/api/practice") { _, _ -> Response in
             let answer = try await box.request("\"cmd\":\"practice\"")
             guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
-            return json("{\"minutes\":\(answer["minutes"]?.json ?? "{}")}")
+            return json("{\"minutes\":\(answer["minutes"]?.json ?? "{}"),\"sessions\":\(answer["sessions"]?.json ?? "[]")}")
         }
-        router.ws("/ws") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, _ in
+        router.ws("/ws") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, context in
+            let token = CompanionSecurity<Context>.token(context.request) ?? ""
             let (id, stream) = live.subscribe()
             defer { live.unsubscribe(id) }
             try await outbound.write(.text("{\"type\":\"hello\",\"ns\":\(monotonicNanoseconds())}"))
@@ -186,6 +187,14 @@ struct CompanionServer {
                     for try await message in inbound.messages(maxSize: 4096) {
                         guard case .text(let text) = message, let ping = try? JSONValue.parse(text), ping["type"]?.stringValue == "ping" else { continue }
                         try await outbound.write(.text("{\"type\":\"pong\",\"id\":\(ping["id"]?.json ?? "null"),\"ns\":\(monotonicNanoseconds())}"))
+                    }
+                }
+                group.addTask {
+                    // A browser revoked at the box loses its live view too: the token is asked about every 5 s.
+                    while true {
+                        try await Task.sleep(for: .seconds(5))
+                        let answer = try await box.request("\"cmd\":\"auth\",\"token\":\(JSONValue.quoted(token))")
+                        if answer["ok"]?.boolValue != true { return }
                     }
                 }
                 try await group.next()

@@ -4,7 +4,7 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 import Synchronization
-import TactusCore
+import TactusInstrument
 
 /// `tactus-web`: the browser companion (README "Companion"). Its own process and user: it
 /// reaches the box only through the control socket, and listens only while the box says

@@ -5,7 +5,9 @@ import Coach
 import Glibc
 import LinuxHAL
 import TOMLReader
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
 
 struct CoachCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -5,7 +5,8 @@ import LinuxHAL
 import Logging
 import Synchronization
 import TactusApp
-import TactusCore
+import TactusArithmetic
+import TactusInstrument
 
 /// The files behind the control socket: the practice log beside the settings, and sound
 /// sets taken from the companion's spool folder into the box's sounds folder.
@@ -21,11 +22,20 @@ struct LinuxControlFiles: ControlFiles {
     static let files = ["accent.wav", "beat.wav", "sub.wav", "poly.wav"]
 
     func practiceJSON() -> String {
-        guard let practicePath, let log = try? PracticeLogFile(path: practicePath).load() else { return "{}" }
+        guard let practicePath, let log = try? PracticeLogFile(path: practicePath).load() else { return "\"minutes\":{},\"sessions\":[]" }
         let days = log.seconds.keys.sorted().map { day in
             "\(JSONValue.quoted(day)):\(fixedDecimal(log.minutes(on: day), decimals: 2))"
         }
-        return "{" + days.joined(separator: ",") + "}"
+        let sessions = log.sessions.map { s in
+            var members = "\"day\":\(JSONValue.quoted(s.day)),\"song\":\(JSONValue.quoted(s.song)),"
+                + "\"minutes\":\(fixedDecimal(Double(s.seconds) / 60, decimals: 2)),\"bpm\":\(fixedDecimal(s.bpm, decimals: 3))"
+            if let c = s.coach {
+                members += ",\"hits\":\(c.hits),\"mean_ms\":\(fixedDecimal(c.meanMs, decimals: 1)),\"sd_ms\":\(fixedDecimal(c.sdMs, decimals: 1)),"
+                    + "\"within_10ms\":\(fixedDecimal(c.within10Percent, decimals: 1)),\"within_25ms\":\(fixedDecimal(c.within25Percent, decimals: 1))"
+            }
+            return "{" + members + "}"
+        }
+        return "\"minutes\":{" + days.joined(separator: ",") + "},\"sessions\":[" + sessions.joined(separator: ",") + "]"
     }
 
     /// A set's name: letters, digits, space, `-` and `_`, 1-32 characters, not starting

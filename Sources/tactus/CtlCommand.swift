@@ -2,7 +2,7 @@
 import ArgumentParser
 import Glibc
 import LinuxHAL
-import TactusCore
+import TactusInstrument
 
 /// `tactus ctl`: the running box's control socket from a shell (README "Control socket").
 struct CtlCommand: ParsableCommand {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
 import LinuxHAL
-import TactusCore
+import TactusMusic
 import TactusBase
 
 struct ImportKlickCommand: ParsableCommand {

@@ -8,7 +8,7 @@ import ServiceLifecycle
 import SimHAL
 import Synchronization
 import TactusApp
-import TactusCore
+import TactusInstrument
 import TactusBase
 
 /// The box in a terminal: the 128x64 screen in Unicode half blocks, the LEDs as coloured

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
 import ClickEngine
-import TactusCore
+import TactusMusic
 
 /// The musical flags of `render`, shared by `coach` (which judges a take against the grid
 /// these flags play): tempo, meter, accents, subdivisions, rhythm, sound, songs, count-in, gap.

@@ -3,7 +3,9 @@ import ArgumentParser
 import ClickEngine
 import LinuxHAL
 import TOMLReader
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
 import TactusBase
 import TactusCommandLine
 
@@ -90,19 +92,8 @@ struct RenderJob {
         let settings = try options.music.settings(sampleRate: sampleRate, loaded: &loaded)
         self.settings = settings
 
-        var bars: Int?
-        switch (options.bars, options.seconds) {
-        case (.some, .some): throw ExitError("--bars and --seconds are exclusive: give one of them")
-        case (let text?, nil):
-            let n = try wholeNumber(text, flag: "--bars", in: 1...1_000_000, allowed: "1 to 1000000, and at most 24 hours")
-            (bars, end) = (n, .bars(Int64(n)))
-        case (nil, let text?):
-            guard let value = Rational(parsing: text), !text.contains("/"), value > .zero, value <= RenderJob.maximumSeconds else {
-                throw ExitError("--seconds '\(text)' is invalid: allowed more than 0 up to 86400")
-            }
-            end = .sample((value * Rational(Int64(sampleRate))).rounded)
-        case (nil, nil): end = .bars(4)
-        }
+        let bars: Int?
+        (bars, end) = try RenderJob.end(options, sampleRate: sampleRate)
         explicitEnd = options.bars != nil || options.seconds != nil
 
         song = try SongRequest.make(options.music, bars: bars, settings: settings, sampleRate: sampleRate)
@@ -118,61 +109,91 @@ struct RenderJob {
 
         var timed: [TimedChange] = []
         if let path = options.changes {
-            let text = try InputFile.text(path, flag: "--changes")
-            let script: ChangeScript
-            do { script = try ChangeScript(text: text, file: path) } catch { throw ExitError(error.description) }
-            var current = settings
-            if let first = song?.songs.first?.sections.first {
-                // Pattern changes are checked against the song's meter, not --meter's.
-                (current.meter, current.beatUnit) = (first.meter, first.beatUnit)
-            }
-            for (seconds, line, step) in script.steps {
-                let sample = (seconds * Rational(Int64(sampleRate))).rounded
-                switch step {
-                case .start: timed.append(TimedChange(sample: sample, action: .start))
-                case .stop: timed.append(TimedChange(sample: sample, action: .stop))
-                case .set(let assignments):
-                    var holdTempo = false
-                    for (name, value) in MetronomeSettings.inAssignmentOrder(assignments) {
-                        if song != nil {
-                            if name == SettingName.meter.name || name == SettingName.beatUnit.name {
-                                throw ExitError("\(path):\(line): \(name) '\(value)' cannot change during a song: its sections set the meter; allowed: bpm (or bpm=hold), accents, subdivisions, swing, groove, poly, sound, volume")
-                            }
-                            if name == "bpm" && value == "hold" { holdTempo = true; continue }
-                        }
-                        do {
-                            if name == "sound" {
-                                current.sound = try RenderJob.resolveSound(value, rate: sampleRate, loaded: &loaded, origin: "\(path):\(line): sound")
-                            } else {
-                                try current.assign(name, value)
-                            }
-                        } catch let error as SettingError {
-                            throw ExitError("\(path):\(line): \(error.field) '\(error.value)' is invalid: \(error.allowed)")
-                        }
-                    }
-                    do { try current.validate() } catch {
-                        throw ExitError("\(path):\(line): \(error.field) '\(error.value)' is invalid: \(error.allowed)")
-                    }
-                    if song != nil {
-                        let names = Set(assignments.map(\.name))
-                        let tempo: SongChange.TempoChange? = holdTempo ? .hold : names.contains("bpm") ? .to(current.tempo.bpm) : nil
-                        let pattern = !names.isDisjoint(with: ["accents", "subdivisions", "swing", "groove", "poly"])
-                        timed.append(TimedChange(sample: sample, action: .changeSong(current, tempo: tempo, pattern: pattern)))
-                    } else {
-                        timed.append(TimedChange(sample: sample, action: .apply(current)))
-                    }
-                }
-            }
+            timed = try RenderJob.changes(path, settings: settings, song: song, sampleRate: sampleRate, loaded: &loaded)
         }
         changes = timed
         userSounds = Array(loaded.values)
         outputPath = output
         eventsPath = options.events
+        try RenderJob.claimOutputs(options, output: output, soundFolders: loaded.keys.sorted())
+    }
+
+    /// Where the render ends (--bars or --seconds, exclusive; else 4 bars), and the bars given.
+    static func end(_ options: RenderCommand, sampleRate: Int) throws -> (bars: Int?, end: RenderEnd) {
+        switch (options.bars, options.seconds) {
+        case (.some, .some): throw ExitError("--bars and --seconds are exclusive: give one of them")
+        case (let text?, nil):
+            let n = try wholeNumber(text, flag: "--bars", in: 1...1_000_000, allowed: "1 to 1000000, and at most 24 hours")
+            return (n, .bars(Int64(n)))
+        case (nil, let text?):
+            guard let value = Rational(parsing: text), !text.contains("/"), value > .zero, value <= RenderJob.maximumSeconds else {
+                throw ExitError("--seconds '\(text)' is invalid: allowed more than 0 up to 86400")
+            }
+            return (nil, .sample((value * Rational(Int64(sampleRate))).rounded))
+        case (nil, nil): return (nil, .bars(4))
+        }
+    }
+
+    /// The change script (--changes): each step at its sample, checked against the settings
+    /// (or the song) it changes; a sound it names is loaded into `loaded`.
+    static func changes(_ path: String, settings: MetronomeSettings, song: SongRequest?, sampleRate: Int,
+                        loaded: inout [String: SoundSet]) throws -> [TimedChange] {
+        var timed: [TimedChange] = []
+        let text = try InputFile.text(path, flag: "--changes")
+        let script: ChangeScript
+        do { script = try ChangeScript(text: text, file: path) } catch { throw ExitError(error.description) }
+        var current = settings
+        if let first = song?.songs.first?.sections.first {
+            // Pattern changes are checked against the song's meter, not --meter's.
+            (current.meter, current.beatUnit) = (first.meter, first.beatUnit)
+        }
+        for (seconds, line, step) in script.steps {
+            let sample = (seconds * Rational(Int64(sampleRate))).rounded
+            switch step {
+            case .start: timed.append(TimedChange(sample: sample, action: .start))
+            case .stop: timed.append(TimedChange(sample: sample, action: .stop))
+            case .set(let assignments):
+                var holdTempo = false
+                for (name, value) in MetronomeSettings.inAssignmentOrder(assignments) {
+                    if song != nil {
+                        if name == SettingName.meter.name || name == SettingName.beatUnit.name {
+                            throw ExitError("\(path):\(line): \(name) '\(value)' cannot change during a song: its sections set the meter; allowed: bpm (or bpm=hold), accents, subdivisions, swing, groove, poly, sound, volume")
+                        }
+                        if name == "bpm" && value == "hold" { holdTempo = true; continue }
+                    }
+                    do {
+                        if name == "sound" {
+                            current.sound = try RenderJob.resolveSound(value, rate: sampleRate, loaded: &loaded, origin: "\(path):\(line): sound")
+                        } else {
+                            try current.assign(name, value)
+                        }
+                    } catch let error as SettingError {
+                        throw ExitError("\(path):\(line): \(error.field) '\(error.value)' is invalid: \(error.allowed)")
+                    }
+                }
+                do { try current.validate() } catch {
+                    throw ExitError("\(path):\(line): \(error.field) '\(error.value)' is invalid: \(error.allowed)")
+                }
+                if song != nil {
+                    let names = Set(assignments.map(\.name))
+                    let tempo: SongChange.TempoChange? = holdTempo ? .hold : names.contains("bpm") ? .to(current.tempo.bpm) : nil
+                    let pattern = !names.isDisjoint(with: ["accents", "subdivisions", "swing", "groove", "poly"])
+                    timed.append(TimedChange(sample: sample, action: .changeSong(current, tempo: tempo, pattern: pattern)))
+                } else {
+                    timed.append(TimedChange(sample: sample, action: .apply(current)))
+                }
+            }
+        }
+        return timed
+    }
+
+    /// No output may overwrite an input (song, tempo map, change script, sound files) or the other output.
+    static func claimOutputs(_ options: RenderCommand, output: String, soundFolders: [String]) throws {
         var outputs = OutputPaths()
         for (path, flag) in [(options.song, "--song"), (options.tempoMap, "--tempo-map"), (options.changes, "--changes")] {
             if let path { outputs.input(path, flag: flag) }
         }
-        for folder in loaded.keys.sorted() {
+        for folder in soundFolders {
             for name in SoundFolder.fileNames { outputs.input((folder.hasSuffix("/") ? folder : folder + "/") + name, flag: "--sound") }
         }
         try outputs.claim(output, flag: "-o")
@@ -280,6 +301,13 @@ struct RenderJob {
                     try eventsFile.write(lines)
                     lines.removeAll(keepingCapacity: true)
                 }
+            } onMIDI: { message in
+                guard let eventsFile else { return }
+                lines += Array(EventJSON.line(message, sampleRate: sampleRate).utf8)
+                if lines.count >= 1 << 16 {
+                    try eventsFile.write(lines)
+                    lines.removeAll(keepingCapacity: true)
+                }
             }
             try writer.finish()
             try eventsFile?.write(lines)
@@ -302,6 +330,12 @@ struct RenderJob {
 /// events file shares (`OnsetEventJSON`).
 enum EventJSON {
     static func line(_ event: OnsetEvent, sampleRate: Int, schedule: SongSchedule?) -> String {
-        "{\"t\":\(fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)),\(OnsetEventJSON.fields(event, schedule: schedule))}\n"
+        "{\"t\":\(fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)),\"type\":\"onset\",\(OnsetEventJSON.fields(event, schedule: schedule))}\n"
+    }
+
+    /// A MIDI message the box sends: `{"t":...,"type":"midi","dir":"out","bytes":"F8","sample":N}`.
+    static func line(_ event: MIDIOutEvent, sampleRate: Int) -> String {
+        let seconds = fixedDecimal(Double(event.sample) / Double(sampleRate), decimals: 6)
+        return "{\"t\":\(seconds),\"type\":\"midi\",\"dir\":\"out\",\"bytes\":\"\(event.message.hex)\",\"sample\":\(event.sample)}\n"
     }
 }

@@ -7,7 +7,6 @@ import LinuxHAL
 import Logging
 import ServiceLifecycle
 import TactusApp
-import TactusCore
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,7 +20,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "State folder holding settings.toml (default: the configuration's settings_file, /var/lib/tactus/settings.toml).")
     var state: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
-    @Option(help: "Sync source for this run: internal or link (default: the saved Menu > Settings > Sync).") var sync: String?
+    @Option(help: "Sync source for this run: internal, midi or link (default: the saved Menu > Settings > Sync).") var sync: String?
     @Option(help: "The control socket for `tactus ctl` and the companion (empty: none).") var control = ControlSocketLink.defaultPath
 
     func run() async throws {

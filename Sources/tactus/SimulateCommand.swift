@@ -6,7 +6,8 @@ import LinuxHAL
 import Logging
 import TactusApp
 import TactusSimulation
-import TactusCore
+import TactusInstrument
+import TactusScreen
 import Synchronization
 import TactusBase
 
@@ -31,7 +32,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "State folder for settings.toml (default: settings are not saved).") var state: String?
     @Option(help: "A take (WAV) the box's input hears from simulated time 0: hits in events.jsonl (headless).") var input: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "warning"
-    @Option(help: "Sync source: internal or link (link needs --realtime when headless).") var sync: String?
+    @Option(help: "Sync source: internal, midi or link (link needs --realtime when headless).") var sync: String?
     @Option(help: "Start the browser companion (tactus-web) against the simulated box on ADDR:PORT, e.g. 127.0.0.1:8080.")
     var web: String?
     @Option(help: "Serve the simulated box's control socket here (default with --web: a private temporary folder).")

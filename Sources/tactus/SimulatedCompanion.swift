@@ -2,7 +2,7 @@
 import Glibc
 import LinuxHAL
 import TactusApp
-import TactusCore
+import TactusInstrument
 
 /// `tactus simulate --web ADDR:PORT`: the simulated box serves a control socket in a
 /// private temporary folder, switches its companion on, starts `tactus-web` against it

@@ -2,7 +2,9 @@
 import ClickEngine
 import LinuxHAL
 import TOMLReader
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusInstrument
 import TactusBase
 
 /// What `render` plays when a song is involved: from --song, --tempo-map or --bpm's
@@ -68,7 +70,6 @@ struct SongRequest {
             return nil
         }
         if o.song != nil && o.tempoMap != nil { throw ExitError("--song and --tempo-map are exclusive: give one of them") }
-        if o.songName != nil && o.song == nil { throw ExitError("--song-name needs --song FILE") }
 
         var countIn: CountIn?
         if let text = o.countIn {
@@ -78,64 +79,15 @@ struct SongRequest {
         }
         var gap: GapPattern?
         var mute: Rational?
-        if let text = o.gap {
-            for part in text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
-                do {
-                    // One pattern and one random mute at most: a second would silently win.
-                    if part.hasSuffix("%") {
-                        guard mute == nil else { throw SettingError(field: "gap", value: text, allowed: "") }
-                        mute = try RandomMute.parsePercent(part, field: "gap")
-                    } else {
-                        guard gap == nil else { throw SettingError(field: "gap", value: text, allowed: "") }
-                        gap = try GapPattern(parsing: part)
-                    }
-                } catch {
-                    throw ExitError("--gap '\(text)' is invalid: expected P:M (play P bars, mute M), P:Mb (beats), a random mute such as 25%, or one of each: 2:1,25%")
-                }
-            }
-        }
+        if let text = o.gap { (gap, mute) = try SongRequest.gap(text) }
 
         var songs: [Song]
         if let path = o.song {
-            let text = try readText(path, flag: "--song")
-            let library: SongLibrary
-            do {
-                let root = TOMLSection(try TOML.parse(text, file: path), file: path)
-                // A settings.toml's presets are one-section songs here too, as on the box.
-                library = try SettingsFile.songLibrary(from: root)
-            } catch { throw ExitError(error.description) }
-            guard !library.songs.isEmpty else { throw ExitError("--song '\(path)' has no [[song]] or [[preset]]") }
-            if let name = o.songName {
-                guard let song = library.song(named: name) else {
-                    throw ExitError("--song-name '\(name)' is invalid: \(path) has the songs \(library.songs.map { "'\($0.name)'" }.joined(separator: ", "))")
-                }
-                songs = [song]
-            } else if let setlist = library.setlist, !library.setlistSongs.isEmpty {
-                let named = library.setlistSongs
-                songs = setlist.advance == .auto ? named : [named[0]]
-            } else {
-                songs = [library.songs[0]]
-            }
+            songs = try SongRequest.songs(fromFile: path, named: o.songName)
         } else if let path = o.tempoMap {
             songs = [try songFromMap(path, countIn: countIn ?? .none)]
         } else {
-            var bars: Int? = nil
-            if let n = requested, SongSection.barRange.contains(n) { bars = n }
-            if segment.isRamp && bars == nil {
-                throw ExitError("--bpm '\(o.bpm)' is a ramp: give its length with --bars (1 to 999)")
-            }
-            if case .perBeat(let list) = segment {
-                let beats = (bars ?? 0) * settings.beatCount
-                guard list.count == beats else {
-                    throw ExitError("--bpm '\(o.bpm)' is invalid: one tempo per beat needs --bars and bars x \(settings.beatCount) values, got \(list.count)")
-                }
-            }
-            var section = SongSection(label: "", bars: bars, meter: settings.meter, beatUnit: settings.beatUnit, tempo: segment,
-                                      accents: settings.accents, subdivisions: settings.subdivisions)
-            // The rhythm flags play with a tempo segment as they do without one (checked with the settings above).
-            (section.swing, section.groove) = (o.swing, o.groove)
-            section.poly = o.poly.isEmpty ? nil : o.poly.joined(separator: ",")
-            songs = [Song(name: "render", sections: [section])]
+            songs = [try SongRequest.song(o, segment: segment, bars: requested, settings: settings)]
         }
         for i in songs.indices {
             if let countIn, i == 0 { songs[i].countIn = countIn }
@@ -154,5 +106,70 @@ struct SongRequest {
         }
         return SongRequest(songs: songs, seed: seed, usesRandomMute: songs.contains(where: \.usesRandomMute))
     }
-}
 
+    /// --gap: a P:M pattern, a random mute (25%), or one of each (2:1,25%).
+    static func gap(_ text: String) throws -> (pattern: GapPattern?, mute: Rational?) {
+        var gap: GapPattern?
+        var mute: Rational?
+        for part in text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            do {
+                // One pattern and one random mute at most: a second would silently win.
+                if part.hasSuffix("%") {
+                    guard mute == nil else { throw SettingError(field: "gap", value: text, allowed: "") }
+                    mute = try RandomMute.parsePercent(part, field: "gap")
+                } else {
+                    guard gap == nil else { throw SettingError(field: "gap", value: text, allowed: "") }
+                    gap = try GapPattern(parsing: part)
+                }
+            } catch {
+                throw ExitError("--gap '\(text)' is invalid: expected P:M (play P bars, mute M), P:Mb (beats), a random mute such as 25%, or one of each: 2:1,25%")
+            }
+        }
+        return (gap, mute)
+    }
+
+    /// --song FILE: the song named by --song-name, else the setlist's (all of it with
+    /// `advance = "auto"`), else the first song.
+    static func songs(fromFile path: String, named name: String?) throws -> [Song] {
+        let text = try readText(path, flag: "--song")
+        let library: SongLibrary
+        do {
+            let root = TOMLSection(try TOML.parse(text, file: path), file: path)
+            // A settings.toml's presets are one-section songs here too, as on the box.
+            library = try SettingsFile.songLibrary(from: root)
+        } catch { throw ExitError(error.description) }
+        guard !library.songs.isEmpty else { throw ExitError("--song '\(path)' has no [[song]] or [[preset]]") }
+        if let name {
+            guard let song = library.song(named: name) else {
+                throw ExitError("--song-name '\(name)' is invalid: \(path) has the songs \(library.songs.map { "'\($0.name)'" }.joined(separator: ", "))")
+            }
+            return [song]
+        } else if let setlist = library.setlist, !library.setlistSongs.isEmpty {
+            let named = library.setlistSongs
+            return setlist.advance == .auto ? named : [named[0]]
+        } else {
+            return [library.songs[0]]
+        }
+    }
+
+    /// A one-section song from the flags: --bpm's segment with the rhythm flags.
+    static func song(_ o: MusicFlags, segment: TempoSegment, bars requested: Int?, settings: MetronomeSettings) throws -> Song {
+        var bars: Int? = nil
+        if let n = requested, SongSection.barRange.contains(n) { bars = n }
+        if segment.isRamp && bars == nil {
+            throw ExitError("--bpm '\(o.bpm)' is a ramp: give its length with --bars (1 to 999)")
+        }
+        if case .perBeat(let list) = segment {
+            let beats = (bars ?? 0) * settings.beatCount
+            guard list.count == beats else {
+                throw ExitError("--bpm '\(o.bpm)' is invalid: one tempo per beat needs --bars and bars x \(settings.beatCount) values, got \(list.count)")
+            }
+        }
+        var section = SongSection(label: "", bars: bars, meter: settings.meter, beatUnit: settings.beatUnit, tempo: segment,
+                                  accents: settings.accents, subdivisions: settings.subdivisions)
+        // The rhythm flags play with a tempo segment as they do without one (checked with the settings above).
+        (section.swing, section.groove) = (o.swing, o.groove)
+        section.poly = o.poly.isEmpty ? nil : o.poly.joined(separator: ",")
+        return Song(name: "render", sections: [section])
+    }
+}

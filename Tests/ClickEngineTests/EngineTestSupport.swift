@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 @testable import ClickEngine
-import TactusCore
+import TactusArithmetic
+import TactusMusic
 import TactusBase
 
 /// Renders a live engine in blocks and keeps everything it produced.

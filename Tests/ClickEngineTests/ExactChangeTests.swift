@@ -2,7 +2,8 @@
 import TestSupport
 @testable import ClickEngine
 import Testing
-import TactusCore
+import TactusArithmetic
+import TactusMusic
 import TactusBase
 
 /// Renders with changes at exact samples (as `tactus render --changes` does) and returns

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
 import Testing
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
 
 /// The coach's grid (`JudgingGrid`) is the one timeline's: every beat and sounding
 /// subdivision the engine plays (swung, at a tempo whose beats fall between samples) is a

@@ -3,7 +3,7 @@
 import Foundation
 import Testing
 import TestSupport
-import TactusCore
+import TactusMusic
 import TactusBase
 
 @Suite struct MixerTests {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 @testable import ClickEngine
 import Testing
-import TactusCore
+import TactusArithmetic
 
 /// An outside timeline (Link) places the start and moves the grid through the engine.
 @Suite struct OutsideTimelineTests {

@@ -2,7 +2,7 @@
 import TestSupport
 @testable import ClickEngine
 import Testing
-import TactusCore
+import TactusMusic
 import TactusBase
 
 /// The output a perfect mixer makes from the onsets that started: every clip whole, from

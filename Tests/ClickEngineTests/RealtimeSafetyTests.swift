@@ -5,7 +5,8 @@ import Synchronization
 import Foundation
 import RealtimeAudit
 import Testing
-import TactusCore
+import TactusArithmetic
+import TactusMusic
 import TactusBase
 
 /// The render call must never allocate, lock or write: proven by counting the calls the
@@ -19,6 +20,61 @@ import TactusBase
         #expect(counts.allocations > 0)
     }
 
+    /// MIDI clock out is placed by the render thread: clocks, Start, Stop and a tempo change
+    /// while clocks run, with the MIDI ring drained by another thread as the MIDI thread does.
+    @Test func renderingWithMIDIClockOutNeitherAllocatesNorLocks() throws {
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "999", subdivisions: "2,3"), clipFrames: 2000)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        defer { buffer.deallocate() }
+        engine.renderer.render(into: buffer, frameCount: 128) // clocks while stopped
+        engine.start()
+        engine.renderer.render(into: buffer, frameCount: 128) // the first clicks: lazy runtime set-up
+        var messages = 0
+        var starts = 0
+        for round in 0..<20 {
+            if round == 10 { try engine.apply(settings(bpm: "137.5", subdivisions: "2,3")) }
+            if round == 15 { engine.stop() }
+            realtime_audit_begin()
+            for _ in 0..<500 { engine.renderer.render(into: buffer, frameCount: 128) }
+            let counts = realtime_audit_end()
+            #expect(counts.allocations == 0 && counts.frees == 0 && counts.locks == 0 && counts.writes == 0)
+            while let m = engine.renderer.midi.pop() {
+                messages += 1
+                if m.message == .start { starts += 1 }
+            }
+        }
+        // 13.3 s at 999 BPM (399.6 clocks a second), 13.3 s at 137.5 (55 a second).
+        #expect(messages > 6_000)
+        #expect(starts == 1)
+    }
+
+    /// A song's clock: count-in, a ramp, a meter change, past its last tick (on at its last
+    /// tempo), Stop and clocks while stopped, all read from the timeline on the render thread.
+    @Test func renderingASongsMIDIClockNeitherAllocatesNorLocks() throws {
+        let song = Song(name: "a", countIn: .bars(1), sections: [
+            SongSection(label: "r", bars: 2, tempo: .rampTime(from: 100, to: 180)),
+            SongSection(label: "t", bars: 2, meter: try Meter(7, 8), beatUnit: try BeatUnit(parsing: "1/8"), tempo: .constant(240)),
+        ])
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "120"), clipFrames: 2000)
+        try engine.load(songs: [song], seed: 1)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        defer { buffer.deallocate() }
+        engine.renderer.render(into: buffer, frameCount: 128)
+        engine.start()
+        engine.renderer.render(into: buffer, frameCount: 128) // a song's first block: lazy runtime set-up
+        var clocks = 0
+        for round in 0..<12 {
+            if round == 9 { engine.stop() }
+            realtime_audit_begin()
+            for _ in 0..<500 { engine.renderer.render(into: buffer, frameCount: 128) }
+            let counts = realtime_audit_end()
+            #expect(counts.allocations == 0 && counts.frees == 0 && counts.locks == 0 && counts.writes == 0, "round \(round): \(counts)")
+            while let m = engine.renderer.midi.pop() { if m.message == .clock { clocks += 1 } }
+        }
+        // 16 s: the song (456 clocks in about 9 s), on at its last tempo, then stopped at 12 s.
+        #expect(clocks > 700)
+    }
+
     @Test func steadyStateRenderingNeitherAllocatesNorLocks() {
         let engine = ClickEngine.testEngine(settings: settings(bpm: "999", subdivisions: "2,3,4,5,6,7,8,9"), clipFrames: 20000)
         engine.start()
@@ -29,10 +85,7 @@ import TactusBase
         for _ in 0..<20_000 { engine.renderer.render(into: buffer, frameCount: 128) }
         let counts = realtime_audit_end()
         #expect(engine.renderer.activeVoiceCount > 50)
-        #expect(counts.allocations == 0)
-        #expect(counts.frees == 0)
-        #expect(counts.locks == 0)
-        #expect(counts.writes == 0)
+        expectNoAllocationLockOrWrite(counts)
     }
 
     @Test func wordsWithLeadsAndTheToneThroughChangesNeitherAllocateNorLock() {
@@ -74,10 +127,7 @@ import TactusBase
         _ = run(audited: false)
         let (total, busiest) = run(audited: true)
         #expect(busiest >= 2)
-        #expect(total.allocations == 0)
-        #expect(total.frees == 0)
-        #expect(total.locks == 0)
-        #expect(total.writes == 0)
+        expectNoAllocationLockOrWrite(total)
     }
 
     @Test func songPlaybackNeitherAllocatesNorLocks() throws {
@@ -98,10 +148,7 @@ import TactusBase
         }
         let counts = realtime_audit_end()
         #expect(engine.renderer.sampleClock > 300_000)
-        #expect(counts.allocations == 0)
-        #expect(counts.frees == 0)
-        #expect(counts.locks == 0)
-        #expect(counts.writes == 0)
+        expectNoAllocationLockOrWrite(counts)
     }
 
     @Test func renderingThroughAChangeStormNeitherAllocatesNorLocks() {
@@ -131,10 +178,7 @@ import TactusBase
             total.writes += counts.writes
             while engine.nextEvent() != nil {}
         }
-        #expect(total.allocations == 0)
-        #expect(total.frees == 0, "the render thread freed an old program")
-        #expect(total.locks == 0)
-        #expect(total.writes == 0)
+        expectNoAllocationLockOrWrite(total)
     }
 
     /// Link moves the grid through the engine (a start placed on the quantum, re-placements
@@ -169,10 +213,7 @@ import TactusBase
             while engine.nextEvent() != nil {}
         }
         #expect(engine.renderer.sampleClock == 2001 * 128)
-        #expect(total.allocations == 0)
-        #expect(total.frees == 0)
-        #expect(total.locks == 0)
-        #expect(total.writes == 0)
+        expectNoAllocationLockOrWrite(total)
     }
 
     @Test func concurrentControlThreadAndRenderThread() async {
@@ -204,4 +245,13 @@ import TactusBase
         #expect(counts.frees == 0)
         #expect(counts.locks == 0)
     }
+}
+
+/// What the audited stretch of the render thread did: no allocation, no free (an old program
+/// freed there would be one), no lock and no write.
+func expectNoAllocationLockOrWrite(_ counts: realtime_audit_counts, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(counts.allocations == 0, "allocations", sourceLocation: sourceLocation)
+    #expect(counts.frees == 0, "frees", sourceLocation: sourceLocation)
+    #expect(counts.locks == 0, "locks", sourceLocation: sourceLocation)
+    #expect(counts.writes == 0, "writes", sourceLocation: sourceLocation)
 }

@@ -2,7 +2,8 @@
 import TestSupport
 @testable import ClickEngine
 import Testing
-import TactusCore
+import TactusArithmetic
+import TactusMusic
 import TactusBase
 
 /// Swing, grooves, Euclidean accents and poly layers through the live engine: exact sample

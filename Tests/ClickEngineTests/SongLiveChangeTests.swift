@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
 import Testing
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
 import TactusBase
 
 /// Live changes while a song plays: exact samples before and after the change, a ramp

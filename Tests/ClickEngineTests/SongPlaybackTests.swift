@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
 import Testing
-import TactusCore
+import TactusMusic
+import TactusTimeline
 import TactusBase
 
 @Suite struct SongPlaybackTests {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
 import Testing
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
 
 /// The one timeline (`BeatGrid`) against what the engine plays: built only from the anchors
 /// the render thread publishes, it puts every beat, and every 1/96 of a whole note, on the

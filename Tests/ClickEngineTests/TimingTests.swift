@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 @testable import ClickEngine
 import Testing
-import TactusCore
+import TactusArithmetic
 import TactusBase
 
 @Suite struct TimingTests {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 @testable import ClickEngine
 import Testing
-import TactusCore
+import TactusMusic
 
 /// Frequency from rising zero crossings (linearly interpolated) over the whole signal.
 func zeroCrossingFrequency(_ x: [Float], sampleRate: Int) -> Double {

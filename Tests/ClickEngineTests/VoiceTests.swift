@@ -2,7 +2,8 @@
 @testable import ClickEngine
 import Foundation
 import Testing
-import TactusCore
+import TactusArithmetic
+import TactusMusic
 
 /// The repository's `voices/voice-LANG` (made by `make voices`), loaded as the box loads it.
 /// Without it the tests that need it are skipped, loudly; `make test` sets

@@ -5,7 +5,10 @@ import TactusBase
 import TOMLReader
 import TactusApp
 import TactusSimulation
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusInstrument
+import TactusTimeline
 import TestSupport
 import Testing
 import TactusCommandLine
@@ -178,4 +181,40 @@ enum FuzzReport {
     static let numberIterations = 20000
     static let scriptIterations = 4000
     static let wavIterations = 6000
+}
+
+
+/// MIDI bytes (DIN, raw MIDI): any stream gives only well-formed messages and never traps;
+/// SysEx is counted, never kept.
+@Suite struct MIDIParserFuzzTests {
+    @Test func randomStreamsGiveWellFormedMessages() {
+        var random = SplitMix64(state: 2026)
+        var parser = MIDIParser()
+        var messages = 0
+        for _ in 0..<200 {
+            let length = Int(random.next() % 4096)
+            for _ in 0..<length {
+                // Biased to status bytes, real time and SysEx so every path is hit.
+                let r = random.next()
+                let byte: UInt8 = switch r % 8 {
+                case 0: 0xF8 + UInt8(r >> 8 % 8)
+                case 1: [0xF0, 0xF7, 0xF2, 0xF1, 0xF3, 0xF6][Int((r >> 8) % 6)]
+                case 2, 3: 0x80 | UInt8((r >> 8) & 0x7F)
+                default: UInt8((r >> 8) & 0x7F)
+                }
+                guard let message = parser.feed(byte) else { continue }
+                messages += 1
+                let bytes = message.bytes
+                #expect(bytes.count >= 1 && bytes.count <= 3)
+                switch message {
+                case .noteOn(_, let n, let v): #expect(n < 128 && v > 0 && v < 128)
+                case .songPosition(let p): #expect((0...16383).contains(p))
+                case .systemExclusive(let l): #expect(l >= 2)
+                default: break
+                }
+                #expect(!message.hex.isEmpty)
+            }
+        }
+        #expect(messages > 10_000)
+    }
 }

@@ -3,7 +3,6 @@ import TOMLReader
 import Foundation
 import Testing
 import HAL
-import TactusCore
 import TactusBase
 
 /// The repository's folders, found from this file's path.

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import HAL
 import TactusBase
-import TactusCore
+import TactusInstrument
 
 /// etc/config.toml, the example `make install` puts in /etc/tactus: as shipped it changes
 /// nothing, and with every `#key = value` line uncommented it parses and shows the real
@@ -27,8 +27,9 @@ import TactusCore
             keys.append(String(line.dropFirst().prefix { $0 != " " && $0 != "=" }))
             return line.dropFirst()
         }.joined(separator: "\n")
-        #expect(keys.sorted() == ["board", "debounce_ms", "device", "double_press_ms", "listen", "long_press_ms",
-                                  "midi", "midi_offset_ms", "period_frames", "periods", "sample_rate", "settings_file", "sounds_folder"])
+        #expect(keys.sorted() == ["board", "clock_when_stopped", "debounce_ms", "device", "double_press_ms", "listen", "long_press_ms",
+                                  "midi", "midi_offset_ms", "offset_ms", "out", "period_frames", "periods", "sample_rate", "settings_file",
+                                  "sounds_folder", "start_at_count_in"])
 
         let config = try ConfigurationFile.parse(uncommented, file: "\(Self.file) (uncommented)")
         let board = try Repository.board("pi4b")

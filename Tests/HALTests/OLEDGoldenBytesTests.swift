@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 import HAL
-import TactusCore
 import TactusBase
 import Devices
 import SimHAL

@@ -2,7 +2,6 @@
 import Foundation
 import Testing
 import HAL
-import TactusCore
 import TactusBase
 
 /// Compiles overlays/*.dts with dtc (device-tree-compiler, installed by scripts/install-deps.sh)

@@ -4,7 +4,7 @@ import HAL
 import SimHAL
 import Synchronization
 import TactusBase
-import TactusCore
+import TactusInstrument
 
 @Suite struct PulseTimelineTests {
     func t(_ ms: Int64) -> MonotonicTime { MonotonicTime(nanoseconds: ms * 1_000_000) }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TestSupport
-import TactusCore
+import TactusScreen
 import Testing
 import HAL
 import Devices

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import HAL
-import TactusCore
+import TactusInstrument
 @testable import LinuxHAL
 import Testing
 import TactusBase

@@ -2,7 +2,6 @@
 import Foundation
 import Testing
 import HAL
-import TactusCore
 import LinuxHAL
 import Synchronization
 import TactusBase

@@ -3,7 +3,6 @@
 import Glibc
 import Testing
 @testable import LinuxHAL
-import TactusCore
 import TactusBase
 
 /// The practice log in the state folder: minutes per day, written atomically, added to;

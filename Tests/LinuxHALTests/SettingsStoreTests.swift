@@ -3,7 +3,8 @@
 import Glibc
 import Testing
 @testable import LinuxHAL
-import TactusCore
+import TactusMusic
+import TactusInstrument
 import TactusBase
 
 /// A fresh folder under /tmp for one test.

@@ -4,7 +4,8 @@ import Glibc
 import Synchronization
 import Testing
 @testable import LinuxHAL
-import TactusCore
+import TactusMusic
+import TactusInstrument
 import TactusBase
 
 /// Each step of the atomic save fails in turn; the settings file is always whole (old or

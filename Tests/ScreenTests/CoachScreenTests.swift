@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
-import TactusCore
+import TactusInstrument
+import TactusScreen
 import Coach
 
 @Suite struct CoachScreenTests {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
-import TactusCore
+import TactusScreen
 import TactusBase
 import HAL
 import Devices

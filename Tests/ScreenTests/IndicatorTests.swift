@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
-import TactusCore
+import TactusArithmetic
+import TactusTimeline
+import TactusInstrument
+import TactusScreen
 import ClickEngine
 import HAL
 import SimHAL

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
+import TactusScreen
 import ClickEngine
 import TactusBase
 

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
+import TactusInstrument
+import TactusScreen
 import TactusBase
 
 /// The rhythm fields' pages as golden images: swung pairs, a groove, the Euclidean necklace,

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
+import TactusInstrument
+import TactusScreen
 import TactusBase
 
 /// The screens as golden images. A frame is a function of the model and the heard sample,

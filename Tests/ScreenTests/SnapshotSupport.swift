@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 import Testing
-import TactusCore
+import TactusScreen
 import TactusBase
 
 /// Golden images: plain-text PBM files under Tests/ScreenTests/Snapshots. They are written

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
-import TactusCore
+import TactusTimeline
+import TactusInstrument
+import TactusScreen
 import TactusBase
 
 /// The song page: stopped (song, start section, its tempo), playing a ramp (section, bar

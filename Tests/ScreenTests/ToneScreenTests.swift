@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
-import TactusCore
+import TactusMusic
+import TactusInstrument
+import TactusScreen
 
 /// Menu > Tone as golden images: off at A4 = 440, and sounding C5 at 442 with the organ.
 @Suite struct ToneScreenTests {

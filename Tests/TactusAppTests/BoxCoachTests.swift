@@ -5,7 +5,9 @@ import Logging
 import SimHAL
 import Testing
 @testable import TactusApp
-import TactusCore
+import TactusMusic
+import TactusTimeline
+import TactusInstrument
 import TactusBase
 
 /// The coach's entry points into the box: a hit heard at a CLOCK_MONOTONIC time is judged

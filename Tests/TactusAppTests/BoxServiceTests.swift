@@ -9,7 +9,8 @@ import SimHAL
 import Synchronization
 import Testing
 @testable import TactusApp
-import TactusCore
+import TactusMusic
+import TactusInstrument
 import TactusBase
 
 /// Everything the box's parts were asked to do, in order, and whether it happened on the

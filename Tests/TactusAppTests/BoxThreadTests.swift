@@ -6,7 +6,7 @@ import Logging
 import SimHAL
 import Testing
 @testable import TactusApp
-import TactusCore
+import TactusInstrument
 import TactusBase
 
 /// The box is touched by one thread, checked in debug builds (as NIO's preconditionInEventLoop).

@@ -2,7 +2,9 @@
 import Foundation
 import Testing
 @testable import TactusApp
-import TactusCore
+import TactusMusic
+import TactusInstrument
+import TactusScreen
 import TactusBase
 
 /// Issue 11 through `tactus simulate --headless`: GPIO edges in, events out.

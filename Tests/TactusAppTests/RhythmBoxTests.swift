@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 import Testing
-import TactusCore
+import TactusInstrument
 import TactusBase
 @testable import TactusApp
 

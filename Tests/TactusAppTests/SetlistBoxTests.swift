@@ -2,7 +2,8 @@
 import Foundation
 import Testing
 import TactusApp
-import TactusCore
+import TactusMusic
+import TactusInstrument
 import TactusBase
 
 /// The setlist on the whole simulated box: auto advance plays the next song from the last

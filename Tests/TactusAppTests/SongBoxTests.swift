@@ -3,7 +3,8 @@ import Foundation
 import Testing
 import ClickEngine
 import TactusApp
-import TactusCore
+import TactusMusic
+import TactusInstrument
 import TactusBase
 
 /// The song mode on the whole simulated box: pushes to the mode, a turn chooses the song,

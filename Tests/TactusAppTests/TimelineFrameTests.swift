@@ -2,7 +2,9 @@
 import Foundation
 import Testing
 import TactusApp
-import TactusCore
+import TactusMusic
+import TactusInstrument
+import TactusScreen
 import TactusBase
 
 /// The one timeline on the whole simulated box: a song with a count-in, a ramp 60-180 over

@@ -5,7 +5,8 @@ import Logging
 import Testing
 @testable import TactusApp
 import TactusSimulation
-import TactusCore
+import TactusMusic
+import TactusInstrument
 
 /// The repository's voices/voice-LANG (from `make voices`); see ClickEngineTests' VoiceFixture.
 enum BoxVoice {

@@ -8,7 +8,8 @@ import Logging
 import Testing
 @testable import TactusApp
 @testable import TactusSimulation
-import TactusCore
+import TactusMusic
+import TactusInstrument
 import TactusBase
 
 /// Keeps a headless simulation's results in memory.

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
 import Coach
-import TactusCore
+import TactusArithmetic
+import TactusMusic
+import TactusTimeline
 
 /// A synthetic take on the engine's own grid: the engine renders the click (beats and the
 /// layer the player plays) and names every grid position; the take puts one hit on each.

@@ -25,17 +25,30 @@ class SimulatedBox:
     on the real clock from a script that only waits; its one line on stdout is the
     companion's address and pairing code."""
 
-    def __init__(self, seconds=3600):
+    def __init__(self, seconds=3600, after=None):
+        """`after`: a stopped box (stop(keep=True)) whose state folder this one starts from."""
         self.port = free_port()
         self.folder = tempfile.mkdtemp(prefix="tactus-web-test-")
         self.control = os.path.join(self.folder, "control.sock")
+        self.leftovers = []
         # A state folder with some practice behind it (minutes on the last days, local time).
         state = os.path.join(self.folder, "state")
-        os.makedirs(state)
+        if after is not None:
+            os.rename(os.path.join(after.folder, "state"), state)
+            self.leftovers.append(after.folder)
+        else:
+            os.makedirs(state)
+        self.state = state
         self.practice = {time.strftime("%Y-%m-%d", time.localtime(time.time() - 86400 * d)): m
                          for d, m in ((1, 25.5), (2, 40.0), (4, 12.25), (7, 60.0), (9, 33.0))}
-        with open(os.path.join(state, "practice.toml"), "w") as f:
-            f.write("schema = 1\n\n[minutes]\n" + "".join(f"{day} = {m:.2f}\n" for day, m in sorted(self.practice.items())))
+        with open(os.path.join(state, "practice.toml"), "a" if after else "w") as f:
+            if not after:
+                f.write("schema = 1\n\n[minutes]\n" + "".join(f"{day} = {m:.2f}\n" for day, m in sorted(self.practice.items())))
+                # Sessions of a song on three days (one heard by the coach); their minutes are in [minutes] above.
+                days = sorted(self.practice)
+                for day, bpm, coach in ((days[1], 96, ""), (days[2], 104, "hits = 120\nmean-ms = -3.2\nsd-ms = 8.5\nwithin-10ms = 71.7\nwithin-25ms = 98.3\n"),
+                                        (days[3], 112, "")):
+                    f.write(f'\n[[session]]\nday = "{day}"\nsong = "Etude"\nminutes = 0\nbpm = {bpm}\n{coach}')
         script = os.path.join(self.folder, "idle.txt")
         with open(script, "w") as f:
             f.write(f"{seconds} end\n")
@@ -99,7 +112,8 @@ class SimulatedBox:
             payload = text
         return r.status, payload, r.headers
 
-    def stop(self):
+    def stop(self, keep=False):
+        """Ends the box; keep: its folder stays for a box started `after` it."""
         if self.process and self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
@@ -107,9 +121,10 @@ class SimulatedBox:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        if self.process is not None:
+        if self.process is not None and not keep:
             import shutil
-            shutil.rmtree(self.folder, ignore_errors=True)
+            for folder in [self.folder] + self.leftovers:
+                shutil.rmtree(folder, ignore_errors=True)
         self.process = None
 
 

@@ -3,9 +3,9 @@
 
 Security and API over real HTTP, the control socket through `tactus ctl`, and the pages in
 headless Chromium (Debian's chromium driven by Playwright, no browser download)."""
-import base64, json, os, secrets, socket, sys, time, unittest
+import base64, json, os, secrets, select, signal, socket, subprocess, sys, time, unittest
 sys.path.insert(0, os.path.dirname(__file__))
-from boxsim import SimulatedBox, wav, ROOT
+from boxsim import SimulatedBox, binary, wav, ROOT
 
 BOX = None
 TOKEN = None
@@ -23,6 +23,35 @@ def tearDownModule():
 
 def monotonic_ns():
     return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+
+
+def prioritise_descendants(nice=-20):
+    """Every thread of this test's descendants (the browser, the box, tactus-web) at `nice`, as a
+    phone gives its foreground app the CPU first: on a two-core host shared with builds (load
+    15 and more) a renderer at normal priority is preempted for 15 ms and more now and then,
+    which is the host's doing, not the page's. Root only; says so otherwise."""
+    if os.geteuid() != 0:
+        print("\nlive view: not root, the browser keeps its normal priority (a busy host may delay a beat)", file=sys.stderr)
+        return
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    children.setdefault(int(f.read().rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    todo, count = [os.getpid()], 0
+    while todo:
+        for child in children.get(todo.pop(), []):
+            todo.append(child)
+            for task in os.listdir(f"/proc/{child}/task") if os.path.isdir(f"/proc/{child}/task") else []:
+                try:
+                    os.setpriority(os.PRIO_PROCESS, int(task), nice)
+                    count += 1
+                except OSError:
+                    pass
+    print(f"\nlive view: {count} threads of the browser, the box and tactus-web at nice {nice}", file=sys.stderr)
 
 
 class Companion(unittest.TestCase):
@@ -81,30 +110,54 @@ class Companion(unittest.TestCase):
             page.press("#meter", "Enter")
             page.wait_for_function("!document.querySelector('#meter.bad')")
 
-            # Live beats: each drawn within 10 ms of the box's heard click, on a clock mapped to the box's.
+            # Live beats: after the page's first clock sync, every beat it was told of ahead is drawn
+            # within 10 ms of the box's heard click. The page's CLOCK_MONOTONIC map is its own (pings over the
+            # socket); the truth here is measured from outside: performance.now() read between two
+            # CLOCK_MONOTONIC readings of this process, the tightest pair of 40 (Chromium's
+            # performance.now() counts CLOCK_MONOTONIC from its time origin).
+            page.wait_for_function("window.tactusClock.synced", timeout=20000)
+            prioritise_descendants()
+            page.evaluate("window.tactusBeats.length = 0")
             page.click("#startstop")
-            # Up to three windows of 24 beats: a host starved by other work (two shared cores)
-            # delays the browser's timers, never the box's grid; one clean window must show it.
-            windows = []
+            # A window is 24 consecutive beats. A host starved by other work (two cores shared with
+            # builds) now and then stops the browser for tens of ms even at nice -20; then one more
+            # window is taken (at most three), and every beat of one window must be within 10 ms.
             for window in range(3):
-                page.evaluate("window.tactusBeats.length = 0")
-                page.wait_for_function("window.tactusBeats.length >= 24", timeout=30000)
+                if window:
+                    page.evaluate("window.tactusBeats.length = 0")
+                page.wait_for_function("window.tactusBeats.length >= 24", timeout=40000)
                 beats = page.evaluate("window.tactusBeats.slice(0, 24)")
-                late = sorted(abs(b["shownNs"] - b["ns"]) / 1e6 for b in beats[2:])
-                windows.append(late)
-                print(f"\nlive view window {window + 1}: median {late[len(late)//2]:.2f} ms, 90 % {late[int(len(late) * 0.9)]:.2f} ms,"
-                      f" worst {late[-1]:.2f} ms from the heard click (load {os.getloadavg()[0]:.1f})", file=sys.stderr)
-                if late[int(len(late) * 0.9)] < 10.0:
+                pairs = []
+                for _ in range(40):
+                    t0 = monotonic_ns()
+                    perf = page.evaluate("performance.now()")
+                    t1 = monotonic_ns()
+                    pairs.append((t1 - t0, (t0 + t1) / 2 - perf * 1e6))
+                bracket, true_offset = min(pairs)
+                def error(b):
+                    return abs(b["shownMs"] * 1e6 + true_offset - b["ns"]) / 1e6
+                # The first beat after START is news the box sends when it renders it, one output
+                # period (2.7 ms in the simulation, about 8 ms on the box) before it is heard: the
+                # page draws it when the news arrives. Every later beat the page knew a beat ahead.
+                if window == 0:
+                    first = error(beats[0])
+                errors = sorted(error(b) for b in beats[1:])
+                mapped = page.evaluate("window.tactusClock.offset") * 1e6
+                p99 = errors[min(len(errors) - 1, int(len(errors) * 0.99))]
+                print(f"\nlive view window {window + 1}: {len(errors)} beats{' after the first' if window == 0 else ''},"
+                      f" median {errors[len(errors)//2]:.2f} ms, p99 {p99:.2f} ms, max {errors[-1]:.2f} ms from the heard click"
+                      f"{f' (the first after START {first:.2f} ms)' if window == 0 else ''};"
+                      f" the page's clock map {(mapped - true_offset)/1e6:+.2f} ms off"
+                      f" (truth within +-{bracket/2e6:.2f} ms; load {os.getloadavg()[0]:.1f})", file=sys.stderr)
+                for b in beats:  # the ones that took more than 2 ms, and why
+                    if error(b) > 2:
+                        print(f"  bar {b['bar']} beat {b['beat']}: {(b['shownMs'] * 1e6 + true_offset - b['ns']) / 1e6:+.2f} ms ({b['how']};"
+                              f" planned {(b['plannedNs'] - b['ns']) / 1e6:+.2f} ms from the heard click)", file=sys.stderr)
+                self.assertLess(abs(mapped - true_offset), 2e6)
+                if errors[-1] < 10.0:
                     break
-            before = monotonic_ns()
-            mapped = page.evaluate("window.tactusClock.toBox(performance.now())")
-            after = monotonic_ns()
-            self.assertLessEqual(before - 10e6, mapped)
-            self.assertLessEqual(mapped, after + 10e6)
-            print(f"clock map within [{(mapped - after)/1e6:.2f}, {(mapped - before)/1e6:.2f}] ms", file=sys.stderr)
-            # 90 % within 10 ms in one window (every beat within 10 ms on a quiet host; the worst is
-            # printed: a starved host delays a timer now and then).
-            self.assertTrue(any(late[int(len(late) * 0.9)] < 10.0 for late in windows), windows)
+            self.assertLess(first, 25.0)
+            self.assertLess(errors[-1], 10.0, errors)
             # The page's beats are the box's onsets: each at the heard time of the box's own onset event.
             time.sleep(0.3)  # the simulation writes a line once nothing earlier can come (20 ms)
             onsets = [e for e in BOX.events() if e["type"] == "onset" and e["layer"] == 0 and e["kind"] in ("accent", "soft", "beat")]
@@ -206,14 +259,41 @@ class Companion(unittest.TestCase):
                 self.assertAlmostEqual(practice["minutes"][day], minutes, delta=0.01)
             bars = page.evaluate("[...document.querySelectorAll('#minutes rect')].filter(r => Number(r.getAttribute('height')) > 0).length")
             self.assertGreaterEqual(bars, len(BOX.practice))
-            page.screenshot(path=os.path.join(DOCS, "practice.png"))
+            # Each stretch of playing is a session: the song played above, at its tempo, is in the log.
+            self.assertIn({"day": time.strftime("%Y-%m-%d"), "song": "Web Song", "bpm": 150},
+                          [{k: e[k] for k in ("day", "song", "bpm")} for e in practice["sessions"]])
+            etude = [e for e in practice["sessions"] if e["song"] == "Etude"]
+            self.assertEqual([e["bpm"] for e in etude], [96, 104, 112])
+            self.assertEqual({k: etude[1][k] for k in ("hits", "mean_ms", "sd_ms", "within_10ms", "within_25ms")},
+                             {"hits": 120, "mean_ms": -3.2, "sd_ms": 8.5, "within_10ms": 71.7, "within_25ms": 98.3})
+            # Tempo per song: a line with a dot per day for Etude, one dot for Web Song (today).
+            self.assertGreaterEqual(page.evaluate("document.querySelectorAll('#tempo-plot circle').length"), 4)
+            self.assertIn("Etude", page.text_content("#tempo-plot"))
+            self.assertEqual(page.evaluate("document.querySelectorAll('#tempo-plot polyline').length"), 1)
+            # The coach's figures: the one session that carries them (mean and SD).
+            self.assertEqual(page.evaluate("document.querySelectorAll('#coach-plot circle').length"), 2)
+            self.assertIn("120 hits, mean -3.2 ms, SD 8.5 ms, within 10 ms 71.7 %", page.text_content("#coach-note"))
+            page.screenshot(path=os.path.join(DOCS, "practice.png"), full_page=True)
             page.goto(BOX.origin + "/#settings")
             page.wait_for_selector("#pref-momentum")
             page.select_option("#pref-momentum", "off")
             page.wait_for_timeout(500)
             status, prefs, _ = BOX.request("GET", "/api/preferences", headers=self.auth())
             self.assertFalse(prefs["momentum"])
-            page.screenshot(path=os.path.join(DOCS, "settings.png"))
+            # Link start/stop and the tone through the box; a bad value at its field, in the file's words.
+            page.select_option("#pref-link_start_stop_sync", "on")
+            page.fill("#pref-tone_a4", "500")
+            page.dispatch_event("#pref-tone_a4", "change")
+            page.wait_for_selector("#pref-tone_a4.bad")
+            self.assertEqual(page.text_content("#prefs-error"), "tone_a4 = 500 is invalid: allowed a whole number from 415 to 466")
+            page.fill("#pref-tone_a4", "442")
+            page.dispatch_event("#pref-tone_a4", "change")
+            page.wait_for_function("document.getElementById('prefs-error').textContent === ''")  # set once the box answered
+            status, prefs, _ = BOX.request("GET", "/api/preferences", headers=self.auth())
+            self.assertEqual((prefs["link_start_stop_sync"], prefs["tone_a4"], prefs["sync"]), (True, 442, "internal"))
+            status, err, _ = BOX.request("PATCH", "/api/preferences", {"sync": "midi"}, headers=self.auth())
+            self.assertEqual((status, err), (422, {"error": 'sync = "midi" is invalid: allowed "internal", "link"', "field": "sync"}))
+            page.screenshot(path=os.path.join(DOCS, "settings.png"), full_page=True)
             size = sum(os.path.getsize(os.path.join(ROOT, "share", "web", f)) for f in os.listdir(os.path.join(ROOT, "share", "web")))
             self.assertLess(size, 150 * 1024)
             browser.close()
@@ -253,21 +333,24 @@ class Companion(unittest.TestCase):
         self.assertEqual(status, 422)  # switched at the box only
 
     def test_03_websocket_upgrade_checks_token_and_origin(self):
-        def upgrade(headers):
+        def upgrade(headers, host=None):
             s = socket.create_connection(("127.0.0.1", BOX.port), timeout=10)
             key = base64.b64encode(os.urandom(16)).decode()
-            lines = [f"GET /ws HTTP/1.1", f"Host: {BOX.host}", "Upgrade: websocket", "Connection: Upgrade",
+            lines = [f"GET /ws HTTP/1.1", f"Host: {host or BOX.host}", "Upgrade: websocket", "Connection: Upgrade",
                      f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13"] + [f"{k}: {v}" for k, v in headers.items()]
             s.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
             answer = s.recv(4096).decode(errors="replace")
             s.close()
             return int(answer.split(" ")[1])
-        # Refused upgrades answer 400: hummingbird-websocket turns the middleware's 401/403 into
-        # "no upgrade" (the status a browser never shows a page anyway).
-        self.assertEqual(upgrade({"Origin": BOX.origin}), 400)
-        self.assertEqual(upgrade({"Origin": BOX.origin, "Cookie": "tactus_token=" + secrets.token_hex(32)}), 400)
-        self.assertEqual(upgrade({"Origin": "http://evil.example", "Cookie": "tactus_token=" + TOKEN}), 400)
-        self.assertEqual(upgrade({"Cookie": "tactus_token=" + TOKEN}), 400)
+        # Checked before upgrading, answered as the HTTP API answers: 401 with no token or one the
+        # box does not know (another box's), 403 for a foreign Origin or a cookie without one.
+        self.assertEqual(upgrade({"Origin": BOX.origin}), 401)
+        self.assertEqual(upgrade({"Origin": BOX.origin, "Cookie": "tactus_token=" + secrets.token_hex(32)}), 401)
+        self.assertEqual(upgrade({"Origin": BOX.origin, "Authorization": "Bearer " + secrets.token_hex(32)}), 401)
+        self.assertEqual(upgrade({"Origin": "http://evil.example", "Cookie": "tactus_token=" + TOKEN}), 403)
+        self.assertEqual(upgrade({"Cookie": "tactus_token=" + TOKEN}), 403)
+        self.assertEqual(upgrade({"Origin": "http://evil.example:%d" % BOX.port, "Cookie": "tactus_token=" + TOKEN},
+                                 host="evil.example:%d" % BOX.port), 403)  # DNS rebinding
         self.assertEqual(upgrade({"Origin": BOX.origin, "Cookie": "tactus_token=" + TOKEN}), 101)
 
     def test_04_paths_and_uploads(self):
@@ -326,6 +409,59 @@ class Companion(unittest.TestCase):
             args = f.read().decode().split("\0")
         spool = args[args.index("--spool") + 1]
         self.assertEqual(os.listdir(spool), [])  # nothing left in the spool folder
+
+    def test_05_pairing_survives_restarts_and_revoking_ends_it(self):
+        global BOX
+        self.assertIsNotNone(TOKEN, "pairing failed")
+        def state_status(box):
+            return box.request("GET", "/api/state", headers={"Authorization": "Bearer " + TOKEN})[0]
+        # tactus-web restarted: it keeps nothing; the box still knows the token's hash.
+        old = BOX.web_pid()
+        os.kill(old, signal.SIGTERM)
+        deadline = time.time() + 10
+        while BOX.web_pid() == old and time.time() < deadline:
+            time.sleep(0.05)
+        spool = os.path.join(BOX.folder, "spool2")
+        os.makedirs(spool)
+        web = subprocess.Popen([binary("tactus-web"), "--control", BOX.control, "--spool", spool, "--log-level", "warning", "--once"],
+                               stdout=subprocess.PIPE)
+        try:
+            ready, _, _ = select.select([web.stdout], [], [], 60)
+            self.assertTrue(ready and web.stdout.readline().startswith(b"tactus-web: listening"))
+            self.assertEqual(state_status(BOX), 200)
+        finally:
+            web.terminate()
+            web.wait(timeout=30)
+        # The box restarted from its state folder: the paired browser is in its settings.toml.
+        with open(os.path.join(BOX.state, "settings.toml")) as f:
+            saved = f.read()
+        self.assertIn("[[browser]]", saved)
+        self.assertNotIn(TOKEN, saved)
+        BOX.stop(keep=True)
+        BOX = SimulatedBox(after=BOX)
+        self.assertEqual(state_status(BOX), 200)
+        listed = json.loads(BOX.ctl("browsers").stdout)
+        self.assertEqual([b["id"] for b in listed], [1])
+        # A live view open at that moment.
+        live = socket.create_connection(("127.0.0.1", BOX.port), timeout=10)
+        live.sendall((f"GET /ws HTTP/1.1\r\nHost: {BOX.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                      f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\nSec-WebSocket-Version: 13\r\n"
+                      f"Origin: {BOX.origin}\r\nAuthorization: Bearer {TOKEN}\r\n\r\n").encode())
+        self.assertTrue(live.recv(4096).startswith(b"HTTP/1.1 101"))
+        # Revoked at the box: 401 from then on, and the open live view ends within 5 s.
+        revoked = BOX.ctl("revoke", "1")
+        revoked_at = time.time()
+        self.assertEqual(revoked.returncode, 0, revoked.stderr)
+        self.assertEqual(state_status(BOX), 401)
+        live.settimeout(15)
+        try:
+            while live.recv(65536):
+                pass
+        except ConnectionResetError:
+            pass
+        live.close()
+        self.assertLess(time.time() - revoked_at, 8)
+        self.assertEqual(json.loads(BOX.ctl("browsers").stdout), [])
 
     def test_09_brute_force_locks_pairing(self):
         statuses = []

@@ -22,6 +22,10 @@ run_make() {
 stub=$tmp/stub-tactus
 printf '#!/bin/sh\necho "tactus stub 1"\n' >"$stub"
 chmod 0755 "$stub"
+# The companion beside it, as a release build has it.
+web_stub=$tmp/tactus-web
+printf '#!/bin/sh\necho "tactus-web stub"\n' >"$web_stub"
+chmod 0755 "$web_stub"
 
 # --- 1. A plain install (no overlays folder, no model): every file where it belongs.
 d=$tmp/plain
@@ -37,6 +41,12 @@ expect_same etc/config.toml "$d/usr/local/share/tactus/config.toml"
 expect_same docs/install.md "$d/usr/local/share/doc/tactus/install.md"
 expect_same systemd/tactus.service "$d/etc/systemd/system/tactus.service"
 expect_same etc/config.toml "$d/etc/tactus/config.toml"
+# The companion: its binary, its pages (where tactus-web looks: ../share/tactus/web), its unit.
+expect_same "$web_stub" "$d/usr/local/bin/tactus-web"
+[ -x "$d/usr/local/bin/tactus-web" ] || fail "tactus-web not executable"
+for f in share/web/*; do expect_same "$f" "$d/usr/local/share/tactus/web/${f#share/web/}"; done
+expect_same systemd/tactus-web.service "$d/etc/systemd/system/tactus-web.service"
+ok
 [ -z "$(find "$d" -name '*.dtbo')" ] || fail "overlays compiled although there is no overlays folder"
 ok
 [ -z "$(find "$d" -name '*.XXXXXX' -o -name '*.tmp')" ] || fail "temporary files left behind"
@@ -51,7 +61,7 @@ ok
 unit=$d/etc/systemd/system/tactus.service
 for line in \
   "ExecStart=/usr/local/bin/tactus run --config /etc/tactus/config.toml --state /var/lib/tactus" \
-  "User=tactus" "SupplementaryGroups=gpio i2c audio" "LimitRTPRIO=95" "LimitMEMLOCK=infinity" \
+  "User=tactus" "SupplementaryGroups=gpio i2c audio dialout" "LimitRTPRIO=95" "LimitMEMLOCK=infinity" \
   "Restart=on-failure" "StateDirectory=tactus" "ConfigurationDirectory=tactus" "KillSignal=SIGTERM" \
   "NoNewPrivileges=yes" "ProtectSystem=strict" "ProtectHome=yes" "PrivateTmp=yes" \
   "ProtectKernelTunables=yes" "ProtectKernelModules=yes" "ProtectControlGroups=yes" \
@@ -148,6 +158,10 @@ expect_file "$u/usr/share/tactus/boards/pi4b.toml"
 grep -qx "ExecStart=/usr/bin/tactus run --config /etc/tactus/config.toml --state /var/lib/tactus" \
   "$u/etc/systemd/system/tactus.service" || fail "the unit does not follow PREFIX=/usr"
 ok
+grep -qx "ExecStart=/usr/bin/tactus-web --control /run/tactus/control.sock --spool /var/lib/tactus-web/spool" \
+  "$u/etc/systemd/system/tactus-web.service" || fail "the companion's unit does not follow PREFIX=/usr"
+expect_file "$u/usr/share/tactus/web/index.html"
+ok
 expect_absent "$u/usr/local"
 
 # --- 8. Uninstall removes what install added, keeps the config and foreign files.
@@ -171,6 +185,15 @@ fi
 grep -q "TACTUS_BINARY '$tmp/no-such-binary' is not an executable file" "$tmp/log" || fail "unclear message for a missing binary"
 ok
 expect_absent "$tmp/bad"
+rm "$web_stub"
+if make --no-print-directory install DESTDIR="$tmp/bad" TACTUS_BINARY="$stub" >"$tmp/log" 2>&1; then
+  fail "an install without the companion was accepted"
+fi
+grep -q "the companion '$web_stub' is not an executable file" "$tmp/log" || fail "unclear message for a missing tactus-web"
+ok
+expect_absent "$tmp/bad"
+printf '#!/bin/sh\necho "tactus-web stub"\n' >"$web_stub"
+chmod 0755 "$web_stub"
 if PREFIX=usr DESTDIR="$tmp/bad" TACTUS_BINARY="$stub" scripts/install.sh install >"$tmp/log" 2>&1; then
   fail "a relative PREFIX was accepted"
 fi
@@ -184,6 +207,7 @@ live_test() {
   mount -t overlay overlay -o "lowerdir=/etc,upperdir=$tmp/live/etc-up,workdir=$tmp/live/etc-work" /etc
   mount -t overlay overlay -o "lowerdir=/usr/local,upperdir=$tmp/live/local-up,workdir=$tmp/live/local-work" /usr/local
   userdel tactus 2>/dev/null || true
+  userdel tactus-web 2>/dev/null || true
   printf 'Raspberry Pi 5 Model B Rev 1.0\0' >"$tmp/model"
   OVERLAY_DIR=$tmp/live/boot/overlays DT_MODEL=$tmp/model TACTUS_BINARY=$stub scripts/install.sh install >"$tmp/log" 2>&1 \
     || fail "live install failed"
@@ -192,6 +216,11 @@ live_test() {
   for group in gpio i2c audio; do
     id -nG tactus | tr ' ' '\n' | grep -qx "$group" || fail "tactus is not in the group $group"
   done
+  # The companion's user is in no device group, only in tactus (the control socket).
+  [ "$(id -nG tactus-web | tr ' ' '\n' | sort | tr '\n' ' ')" = "tactus tactus-web " ] || fail "tactus-web is in the groups $(id -nG tactus-web)"
+  id -nG tactus | tr ' ' '\n' | grep -qx tactus-web || fail "tactus cannot read the companion's spool (not in the group tactus-web)"
+  expect_same "$web_stub" /usr/local/bin/tactus-web
+  expect_file /etc/systemd/system/tactus-web.service
   expect_same "$stub" /usr/local/bin/tactus
   grep -qx 'board = "pi5"' /etc/tactus/config.toml || fail "live install did not choose the board pi5"
   expect_file "$tmp/live/boot/overlays/tactus-pi5.dtbo"
@@ -201,6 +230,9 @@ live_test() {
   OVERLAY_DIR=$tmp/live/boot/overlays scripts/install.sh uninstall >"$tmp/log" 2>&1 || fail "live uninstall failed"
   expect_absent /usr/local/bin/tactus
   expect_absent /etc/systemd/system/tactus.service
+  expect_absent /usr/local/bin/tactus-web
+  expect_absent /etc/systemd/system/tactus-web.service
+  expect_absent /usr/local/share/tactus/web
   expect_file /etc/tactus/config.toml
   echo "$checks" >"$tmp/live/checks"
 }
@@ -208,12 +240,12 @@ mkdir -p "$tmp/live"/{etc-up,etc-work,local-up,local-work,boot/overlays}
 echo "dtparam=audio=on" >"$tmp/live/boot/config.txt"
 if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null && command -v useradd >/dev/null \
    && unshare -m --propagation private sh -c "mount -t overlay overlay -o lowerdir=/etc,upperdir=$tmp/live/etc-up,workdir=$tmp/live/etc-work $tmp/live/boot" 2>/dev/null; then
-  before=$(getent passwd tactus || true; ls -l /usr/local/bin/tactus 2>/dev/null || true)
-  export tmp stub checks
+  before=$(getent passwd tactus tactus-web || true; ls -l /usr/local/bin/tactus 2>/dev/null || true)
+  export tmp stub web_stub checks
   export -f live_test fail ok expect_file expect_absent expect_same
   unshare -m --propagation private bash -c live_test || exit 1
   checks=$(cat "$tmp/live/checks")
-  after=$(getent passwd tactus || true; ls -l /usr/local/bin/tactus 2>/dev/null || true)
+  after=$(getent passwd tactus tactus-web || true; ls -l /usr/local/bin/tactus 2>/dev/null || true)
   [ "$before" = "$after" ] || fail "the live install test changed this machine"
   ok
 else

@@ -19,9 +19,23 @@ export async function api(method, path, body, type = "application/json") {
   return data;
 }
 
-// The box's CLOCK_MONOTONIC in ms minus performance.now(): from pings, the one with the
-// shortest round trip wins (its midpoint is the closest to the box's reading).
-export const clock = { offset: null, rtt: Infinity, toPage(ns) { return ns / 1e6 - this.offset; }, toBox(ms) { return (ms + this.offset) * 1e6; } };
+// The box's CLOCK_MONOTONIC in ms minus performance.now(), from pings over the socket, by
+// NTP's rule: the ping with the shortest round trip wins (its midpoint is the closest to the
+// box's reading; the error is at most half that round trip). A burst of pings when the socket
+// opens (`synced` after it), a few more every 10 s; the best of the last minute counts, so a
+// clock that drifts from the box's (a phone's quartz) is followed.
+export const clock = {
+  offset: null, rtt: Infinity, synced: false, samples: [],
+  toPage(ns) { return ns / 1e6 - this.offset; },
+  toBox(ms) { return (ms + this.offset) * 1e6; },
+  add(t0, t1, boxNs) {
+    this.samples.push({ at: t1, rtt: t1 - t0, offset: boxNs / 1e6 - (t0 + t1) / 2 });
+    this.samples = this.samples.filter((s) => s.at >= t1 - 60000);
+    const best = this.samples.reduce((a, b) => (b.rtt < a.rtt ? b : a));
+    this.offset = best.offset;
+    this.rtt = best.rtt;
+  },
+};
 window.tactusClock = clock;
 const listeners = { state: [], beat: [] };
 export function on(type, f) { listeners[type].push(f); }
@@ -32,18 +46,28 @@ function connect() {
   const socket = new WebSocket(`ws://${location.host}/ws`);
   const sent = new Map();
   let timer = null, id = 0;
-  const ping = () => { id += 1; sent.set(id, performance.now()); socket.send(JSON.stringify({ type: "ping", id })); };
-  socket.onopen = () => { status.textContent = "live"; for (let i = 0; i < 8; i++) setTimeout(ping, i * 60); timer = setInterval(ping, 2000); };
+  // One ping at a time, 40 ms apart: pings that queue behind each other only measure the queue.
+  const burst = (count, then) => {
+    if (socket.readyState !== WebSocket.OPEN) return;
+    id += 1;
+    sent.set(id, performance.now());
+    socket.send(JSON.stringify({ type: "ping", id }));
+    if (count > 1) setTimeout(() => burst(count - 1, then), 40); else if (then) setTimeout(then, 200);
+  };
+  socket.onopen = () => {
+    status.textContent = "live";
+    clock.synced = false;
+    const first = () => { if (clock.offset !== null) clock.synced = true; else burst(12, first); };
+    burst(12, first);
+    timer = setInterval(() => burst(4), 10000);
+  };
   socket.onclose = () => { status.textContent = "reconnecting…"; clearInterval(timer); setTimeout(connect, 1500); };
   socket.onmessage = (event) => {
     const m = JSON.parse(event.data);
     if (m.type === "pong") {
-      const t0 = sent.get(m.id), t1 = performance.now();
+      const t1 = performance.now(), t0 = sent.get(m.id);
       sent.delete(m.id);
-      if (t0 === undefined) return;
-      const rtt = t1 - t0;
-      // A fresh sample replaces an old best after a while, so a drifting clock is followed.
-      if (rtt <= clock.rtt * 1.5 || clock.offset === null) { clock.rtt = Math.min(rtt, clock.rtt * 1.5); clock.offset = m.ns / 1e6 - (t0 + t1) / 2; }
+      if (t0 !== undefined) clock.add(t0, t1, m.ns);
     } else if (m.type === "state") {
       state = m; for (const f of listeners.state) f(m);
     } else if (m.type === "beat") {

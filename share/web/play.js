@@ -102,7 +102,7 @@ function tapTempo() {
 }
 
 function beatView() {
-  let lastNs = null, period = 500, lastBeat = 0;
+  let lastNs = null, period = 500, lastBeat = 0, timerLate = 0;
   // Beats drawn or waiting, by "bar:beat": the box sends each beat with the next one as its
   // grid has it, so the next is drawn on time; the beat's own line then confirms or corrects it.
   const planned = new Map();
@@ -117,9 +117,9 @@ function beatView() {
     const item = { ns, entry: null, timer: null };
     planned.set(key, item);
     if (planned.size > 64) planned.delete(planned.keys().next().value);
-    const draw = () => {
+    const draw = (how) => {
       const shown = performance.now();
-      item.entry = { bar, beat, ns: item.ns, shownNs: clock.toBox(shown) };
+      item.entry = { bar, beat, ns: item.ns, plannedNs: ns, shownNs: clock.toBox(shown), shownMs: shown, how };
       window.tactusBeats.push(item.entry);
       if (window.tactusBeats.length > 2000) window.tactusBeats.splice(0, 1000);
       const boxes = $("beats").children;
@@ -130,14 +130,22 @@ function beatView() {
       lastNs = item.ns;
       lastBeat = beat;
     };
-    // Timers fire late by a few ms on a busy machine: wake 3 ms early and wait out the rest.
+    // A timer fires late on a busy machine (by a few ms, now and then by tens): wake early by
+    // the worst lateness seen lately plus 2 ms (at most 30 ms and a third of a beat) and wait out the rest.
     const due = clock.toPage(ns);
-    const settle = () => { while (performance.now() < due) { /* at most 3 ms */ } draw(); };
-    const wait = due - performance.now();
-    if (wait > 4) item.timer = setTimeout(settle, wait - 3); else settle();
+    const settle = (how) => { while (performance.now() < due) { /* the margin, a few ms */ } draw(how); };
+    const margin = Math.min(Math.max(3, timerLate + 2), period / 3, 30);
+    const wait = due - margin - performance.now();
+    if (wait > 1) {
+      item.timer = setTimeout(() => {
+        const late = performance.now() - (due - margin);
+        timerLate = Math.max(late, timerLate * 0.9);
+        settle(late > margin ? "late timer" : "timer");
+      }, wait);
+    } else settle(wait > -margin ? "waited" : "late news");
   };
   on("beat", (m) => {
-    if (clock.offset === null) return;
+    if (!clock.synced) return;
     plan(m.bar, m.beat, m.ns, true);
     if (m.next && current && current.playing) plan(m.next.bar, m.next.beat, m.next.ns, false);
   });

@@ -1,43 +1,52 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Settings: the box's own settings (Menu › Settings), changed through the box.
+// Settings: the box's own settings (Menu › Settings, Menu › Tone), each change sent to the
+// box, checked there by the settings file's reader and shown at its field in the box's words.
 import { api } from "/app.js";
 
 const $ = (id) => document.getElementById(id);
+// [key, label, kind, card]: kind "bool", "number", "text" or the choices.
 const fields = [
-  ["momentum", "Momentum", "bool"], ["tap_tolerance", "Tap tolerance %", "number"], ["screen_dim_seconds", "Screen dim (s, 0 never)", "number"],
-  ["footswitch", "Footswitch", ["start-stop", "tap"]], ["silent_practice", "Silent practice", "bool"], ["dark_gap", "Dark gap", "bool"],
+  ["momentum", "Momentum", "bool", "prefs"], ["tap_tolerance", "Tap tolerance %", "number", "prefs"],
+  ["screen_dim_seconds", "Screen dim (s, 0 never)", "number", "prefs"], ["footswitch", "Footswitch", ["start-stop", "tap"], "prefs"],
+  ["silent_practice", "Silent practice", "bool", "prefs"], ["dark_gap", "Dark gap", "bool", "prefs"],
+  ["sync", "Sync source", ["internal", "link"], "sync-prefs"], ["link_start_stop_sync", "Link start/stop sync", "bool", "sync-prefs"],
+  ["tone_note", "Tone note (C4-B5)", "text", "tone-prefs"], ["tone_a4", "Tone A4 (Hz)", "number", "tone-prefs"],
+  ["tone_timbre", "Tone timbre", ["sine", "organ"], "tone-prefs"], ["tone_volume", "Tone volume %", "number", "tone-prefs"],
 ];
 
 async function save(key, value) {
+  for (const el of document.querySelectorAll("#page-settings .bad")) el.classList.remove("bad");
   try {
-    await api("PATCH", "/api/preferences", { [key]: value });
+    show(await api("PATCH", "/api/preferences", { [key]: value }));
     $("prefs-error").textContent = "";
-    $(`pref-${key}`).classList.remove("bad");
-  } catch (e) { $("prefs-error").textContent = e.message; $(`pref-${key}`).classList.add("bad"); }
+  } catch (e) {
+    $("prefs-error").textContent = e.message;
+    const field = (e.data && e.data.field) || key;
+    if ($(`pref-${field}`)) $(`pref-${field}`).classList.add("bad");
+  }
+}
+
+function show(p) {
+  for (const [key, , kind] of fields) if (document.activeElement !== $(`pref-${key}`)) $(`pref-${key}`).value = kind === "bool" ? (p[key] ? "on" : "off") : p[key];
 }
 
 export const settingsPage = {
   async start() {
-    const box = $("prefs");
-    for (const [key, label, kind] of fields) {
+    for (const [key, label, kind, card] of fields) {
       const l = document.createElement("label");
       l.textContent = label;
       const input = document.createElement(Array.isArray(kind) || kind === "bool" ? "select" : "input");
       input.id = `pref-${key}`;
       const options = kind === "bool" ? ["on", "off"] : Array.isArray(kind) ? kind : null;
       if (options) input.innerHTML = options.map((o) => `<option>${o}</option>`).join("");
-      else input.type = "number";
+      else input.type = kind;
       input.addEventListener("change", () => save(key, kind === "bool" ? input.value === "on" : kind === "number" ? Number(input.value) : input.value));
       l.appendChild(input);
-      box.appendChild(l);
+      $(card).appendChild(l);
     }
-    const rows = [["Sync source", "internal clock"], ["MIDI map", "not available on this box yet"], ["Ableton Link", "not available on this box yet"],
-                  ["Coach calibration", "not available on this box yet"]];
+    const rows = [["MIDI map", "not on this box's version yet"], ["Coach calibration", "not on this box's version yet"]];
     $("features").innerHTML = rows.map(([a, b]) => `<tr><td>${a}</td><td class="muted">${b}</td></tr>`).join("");
     await this.show();
   },
-  async show() {
-    const p = await api("GET", "/api/preferences");
-    for (const [key, , kind] of fields) $(`pref-${key}`).value = kind === "bool" ? (p[key] ? "on" : "off") : p[key];
-  },
+  async show() { show(await api("GET", "/api/preferences")); },
 };

@@ -146,10 +146,12 @@ async function save() {
   try {
     const answer = await api("PUT", "/api/songs", { toml: text });
     $("songs-error").textContent = "saved";
+    $("songs-error").classList.add("ok");
     library = parseTOML(answer.toml);
     render();
   } catch (e) {
     $("songs-error").textContent = e.message;
+    $("songs-error").classList.remove("ok");
     const owner = e.data && e.data.line ? owners[e.data.line - 1] : null;
     if (owner) { owner.classList.add("bad"); owner.title = e.message; owner.focus(); }
   }
@@ -164,8 +166,8 @@ export const songsPage = {
     $("song-play").addEventListener("click", async () => {
       const song = library.songs[chosen];
       if (!song) return;
-      try { await api("POST", "/api/transport", { playing: true, song: song.name }); $("songs-error").textContent = `playing ${song.name}`; }
-      catch (e) { $("songs-error").textContent = e.message; }
+      try { await api("POST", "/api/transport", { playing: true, song: song.name }); $("songs-error").textContent = `playing ${song.name}`; $("songs-error").classList.add("ok"); }
+      catch (e) { $("songs-error").textContent = e.message; $("songs-error").classList.remove("ok"); }
     });
     $("song-setlist").addEventListener("click", () => {
       const song = library.songs[chosen];

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
+import TactusMusic
 
 /// The reference tone as the render thread plays it: plain values, compiled on the control side.
 struct ToneParameters: BitwiseCopyable, Equatable {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
+import TactusMusic
 import TactusBase
+import TactusTimeline
 
 /// One onset that actually started a clip, as reported by the render thread.
 public struct OnsetEvent: Sendable, Hashable, BitwiseCopyable {
@@ -76,5 +77,42 @@ public struct GridAnchor: Sendable, Hashable, BitwiseCopyable {
         self.positionNumerator = positionNumerator
         self.positionDenominator = positionDenominator
         self.program = program
+    }
+}
+
+/// One MIDI message the box sends, placed by the render thread at its exact engine sample
+/// (clocks at whole-note positions k/96 from bar 0's downbeat, through the same grid as the
+/// clicks). The MIDI thread sends it when that sample is heard, minus `[midi] offset_ms`.
+public struct MIDIOutEvent: Sendable, Hashable, BitwiseCopyable {
+    public var sample: Int64
+    public var message: MIDIMessage
+    /// Clocks: k (negative during a count-in). Other messages: 0.
+    public var clock: Int64
+
+    public init(sample: Int64, message: MIDIMessage, clock: Int64 = 0) {
+        self.sample = sample
+        self.message = message
+        self.clock = clock
+    }
+}
+
+/// What the render thread sends over MIDI (set on the engine, carried by every program).
+public struct MIDIClockOptions: Sendable, Hashable {
+    /// Clocks, Start, Stop at all.
+    public var enabled = true
+    /// `[midi] clock_when_stopped`: clocks go on while stopped at the current tempo.
+    public var whenStopped = true
+    /// `[midi] start_at_count_in`: Start goes out before the count-in's first clock instead
+    /// of bar 0's.
+    public var startAtCountIn = false
+    /// 16ths from the written song's start to the played song's bar 0 (a song started from a
+    /// later section): its start sends Song Position Pointer and Continue instead of Start.
+    public var songPosition: Int64 = 0
+
+    public init(enabled: Bool = true, whenStopped: Bool = true, startAtCountIn: Bool = false, songPosition: Int64 = 0) {
+        self.enabled = enabled
+        self.whenStopped = whenStopped
+        self.startAtCountIn = startAtCountIn
+        self.songPosition = songPosition
     }
 }

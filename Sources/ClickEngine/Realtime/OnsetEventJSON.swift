@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TOMLReader
-import TactusCore
+import TactusArithmetic
 
 /// The one writer of onset events: `tactus render --events` and `tactus simulate`'s
 /// events.jsonl both write an onset's fields with this, so they cannot drift apart. Each

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
+import TactusArithmetic
+import TactusTimeline
 import TactusBase
 
 /// Where a program's bar grid is pinned to the sample clock: musical position (`bar`,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
+import TactusArithmetic
+import TactusMusic
 import TactusBase
+import TactusTimeline
 
 /// One onset of the bar, compiled for the render thread: position in grid units, the clip
 /// to start and its gain. Plain data only.
@@ -57,8 +59,9 @@ final class EngineProgram: @unchecked Sendable {
     /// the finishing beat plays them laid back from the next downbeat, one beat at a time.
     let leadIn: UnsafeMutablePointer<Int32>
     let leadInCount: Int
-    /// A start placed by an outside timeline (Link): bar 0's downbeat at sample `startTwice / 2`
-    /// instead of the render call that takes the start up. Set before publishing, then read only.
+    /// A start placed by an outside timeline (Link, a followed MIDI clock): bar 0's downbeat
+    /// at sample `startTwice / 2` instead of the render call that takes the start up. Set
+    /// before publishing, then read only.
     var startTwice: Int64?
     /// The grid re-placed by an outside timeline while playing: `anchor` on this program's grid,
     /// applied once (the render thread remembers the serial). Set before publishing.
@@ -68,11 +71,18 @@ final class EngineProgram: @unchecked Sendable {
     let maxLead: Int64
     /// The reference tone (nil: off); the renderer ramps to it when it takes the program.
     let tone: ToneParameters?
+    /// What the render thread sends over MIDI with this program.
+    let midiClock: MIDIClockOptions
+    /// A song's clock goes on after its last tick at these settings (the tempo, meter and
+    /// beat unit of its last beat); made here, on the control side.
+    let afterSong: MetronomeSettings?
 
     init(settings: MetronomeSettings, sounds: SoundSet, sampleRate: Int, playing: Bool, transportEpoch: UInt64, serial: UInt64 = 0,
-         song: SongSchedule? = nil, tone: ToneParameters? = nil) {
+         song: SongSchedule? = nil, tone: ToneParameters? = nil, midiClock: MIDIClockOptions = MIDIClockOptions()) {
         self.serial = serial
         self.tone = tone
+        self.midiClock = midiClock
+        afterSong = song.flatMap { EngineProgram.settings(after: $0, base: settings) }
         self.settings = settings
         self.song = song
         self.playing = playing
@@ -172,4 +182,29 @@ final class EngineProgram: @unchecked Sendable {
         leadIn.deallocate()
     }
 
+}
+
+extension EngineProgram {
+    /// The settings a song's clock goes on at after its last tick: its last beat's tempo
+    /// (to a thousandth), meter and beat unit.
+    static func settings(after song: SongSchedule, base: MetronomeSettings) -> MetronomeSettings? {
+        guard let last = song.beats.beats.last else { return nil }
+        var settings = base
+        guard let tempo = try? Tempo(Rational(Int64((last.bpmAtEnd * 1000).rounded()), 1000)) else { return nil }
+        settings.tempo = tempo
+        settings.meter = last.meter
+        settings.beatUnit = last.beatUnit
+        return settings
+    }
+
+    /// The timeline's piece for this program pinned at `anchor` (what the render thread
+    /// publishes): the steady grid of its settings, or its song's beats and ticks. The one
+    /// builder for `ClickEngine.gridPiece(for:)` and the render thread's MIDI clock.
+    static func piece(settings: MetronomeSettings, song: SongSchedule?, sampleRate: Int, anchor: GridAnchor) -> BeatGrid.Piece {
+        if let song {
+            return .song(SongGrid(beats: song.beats, origin: Rational.floorDivide(anchor.sampleTwice, 2), sampleRate: sampleRate))
+        }
+        return .steady(SteadyGrid(settings: settings, sampleRate: sampleRate, sampleTwice: anchor.sampleTwice, bar: anchor.bar,
+                                  positionNumerator: anchor.positionNumerator, positionDenominator: anchor.positionDenominator))
+    }
 }

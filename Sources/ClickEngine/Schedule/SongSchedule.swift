@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TactusCore
+import TactusMusic
+import TactusTimeline
 import TactusBase
 
 /// One onset of a song, placed on the control side: its exact sample from the song's
@@ -50,8 +51,8 @@ public final class SongSchedule: @unchecked Sendable {
     public let endSample: Int64
     let count: Int
     let onsets: UnsafeMutablePointer<ScheduledOnset>
-    /// Every beat of the song (muted ones too), on the samples its clicks are played on:
-    /// the timeline's piece while it plays (`ClickEngine.gridPiece(for:)`).
+    /// Every beat of the song (muted ones too) and its MIDI clocks, on the samples its clicks
+    /// are played on: the timeline's piece while it plays (`ClickEngine.gridPiece(for:)`).
     public let beats: SongBeats
     /// The longest clip lead of any onset (see `EngineProgram.maxLead`).
     let maxLead: Int64
@@ -92,6 +93,7 @@ public final class SongSchedule: @unchecked Sendable {
         var words: [Clip?] = []
         var voices: [VoiceWords?] = []
         var timeline = SongTimeline(songs: songs, sampleRate: sampleRate, seed: seed, changes: changes, markBeats: true)
+        timeline.includesClocks = true
         var end: Int64?
         var mixIndex = 0
         while true {
@@ -133,7 +135,8 @@ public final class SongSchedule: @unchecked Sendable {
         maxLead = Int64(table.reduce(0) { max($0, $1.lead) })
         let endSample = end ?? samples ?? (table.last.map { $0.sample + 1 } ?? 0)
         self.endSample = endSample
-        self.beats = SongBeats(beats: beats.filter { $0.sample < endSample }, endSample: endSample)
+        self.beats = SongBeats(beats: beats.filter { $0.sample < endSample }, endSample: endSample,
+                               ticks: timeline.ticks.filter { $0.sample < endSample })
         count = table.count
         onsets = .allocate(capacity: max(count, 1))
         if count > 0 { table.withUnsafeBufferPointer { onsets.initialize(from: $0.baseAddress!, count: count) } }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TOMLReader
-import TactusCore
+import TactusMusic
 
 /// The words of a spoken count: numbers for the beats, syllables for subdivision layers 2,
 /// 3 and 4, and the count-in's last two words. Each clip carries its lead (frames from its

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
-import TactusCore
+import TactusInstrument
 import TactusBase
 
 /// The practice log beside the settings (`practice.toml` in the state folder): minutes
@@ -31,12 +31,21 @@ public struct PracticeLogFile: Sendable {
 
     /// Adds `seconds` to `day` (default today) and writes the file atomically.
     public func add(seconds: Int64, day: String = PracticeLogFile.today()) throws {
+        try change { $0.add(seconds: seconds, day: day) }
+    }
+
+    /// Adds a session (its minutes to its day) and writes the file atomically.
+    public func add(_ session: PracticeSession) throws {
+        try change { $0.add(session) }
+    }
+
+    private func change(_ edit: (inout PracticeLog) -> Void) throws {
         var log: PracticeLog
         do { log = try load() } catch {
             _ = try AtomicFile.keepAside(path, system: system)
             log = PracticeLog()
         }
-        log.add(seconds: seconds, day: day)
+        edit(&log)
         try AtomicFile.write(Array(log.text.utf8), to: path, system: system)
     }
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import Synchronization
-import TactusCore
+import TactusInstrument
 import TactusBase
 
 /// The settings file on disk: loads with a fallback to defaults, saves atomically.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
 import TactusBase
-import TactusCore
+import TactusMusic
+import TactusInstrument
 
 /// A failure the control socket reports: an HTTP-like status and one message.
 public struct ControlError: Error, Sendable, CustomStringConvertible {
@@ -17,7 +18,7 @@ public struct ControlError: Error, Sendable, CustomStringConvertible {
 
 /// The files behind the control socket's commands (the executable gives LinuxHAL's).
 public protocol ControlFiles: Sendable {
-    /// The practice log as a JSON object of day to minutes (`{"2026-11-23":42.5}`).
+    /// The practice log as the members `"minutes":{"2026-11-23":42.5},"sessions":[...]`.
     func practiceJSON() -> String
     /// Checks a spooled WAV as the box checks its sounds and takes it into the sounds
     /// folder as `set/file`; returns the whole set once accent, beat and sub are there.
@@ -158,7 +159,7 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
             act(.preferences(p), box)
             return ",\"preferences\":" + RemotePatch.json(box.state.saved.preferences)
         case "practice":
-            return ",\"minutes\":" + files.practiceJSON()
+            return "," + files.practiceJSON()
         case "web":
             let state = box.state
             return ",\"on\":\(state.saved.preferences.companion),\"listen\":\(JSONValue.quoted(configuration.listen))"

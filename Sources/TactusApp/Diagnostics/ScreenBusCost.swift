@@ -3,7 +3,9 @@ import Devices
 import HAL
 import TactusBase
 import SimHAL
-import TactusCore
+import TactusMusic
+import TactusTimeline
+import TactusScreen
 
 /// What the playing screen costs on the display bus: frames rendered at a given rate, sent
 /// through the real SSD1306/SH1106 driver and its changed-runs flush onto a recording bus,
