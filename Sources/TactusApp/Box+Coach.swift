@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import HAL
 import TactusBase
 import TactusArithmetic
 import TactusMusic
@@ -49,6 +50,23 @@ extension Box {
         return judge(heardAt: time.nanoseconds - coachTuning.midiOffsetNanoseconds)
     }
 
+    /// What became of the coach's capture device: a notice on the box (the metronome, its
+    /// clicks and its timeline are not touched).
+    public func coachInput(_ status: CaptureStatus) {
+        preconditionOnBoxThread()
+        let text: String, problem: Bool
+        switch status {
+        case .working:
+            guard coachInputProblem else { return }
+            (text, problem) = ("Coach input is back", false)
+        case .missing: (text, problem) = ("Coach input missing", true)
+        case .busy: (text, problem) = ("Coach input busy", true)
+        case .lost: (text, problem) = ("Coach input lost", true)
+        }
+        coachInputProblem = problem
+        handle(.coachInput(text, problem: problem, at: now))
+    }
+
     private func judge(heardAt nanoseconds: Int64) -> CoachHit? {
         guard state.isPlaying, let clock = outputClock else { return nil }
         let sample = clock.heardSample(atNanoseconds: nanoseconds)
@@ -58,6 +76,7 @@ extension Box {
         let hit = CoachHit(engineSample: sample, position: position,
                            errorMilliseconds: (sample - Double(position.sample)) * 1000 / Double(engine.renderer.sampleRate))
         handle(.coachHit(errorMilliseconds: hit.errorMilliseconds, bar: position.bar, gap: position.gap, at: now))
+        practiceCoach.add(hit.errorMilliseconds)
         observer?.box(self, didJudge: hit, heardAt: MonotonicTime(nanoseconds: nanoseconds))
         return hit
     }

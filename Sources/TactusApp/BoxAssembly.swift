@@ -21,11 +21,15 @@ public struct BoxParts {
     public var userSounds: [SoundSet]
     /// The Ableton Link session for Sync: Link (none: the setting has no effect).
     public var link: (any LinkSession)?
+    /// The coach's audio input (`[coach] input`; none: the coach hears no microphone).
+    public var capture: (any AudioCapture)?
 
     public init(board: BoardDefinition, configuration: ConfigurationFile, audio: AudioOutput, input: any InputEventSource,
                 display: (any MonochromeDisplay)?, indicators: any IndicatorOutput, persistence: any SettingsPersistence,
-                clock: any MonotonicClock, userSounds: [SoundSet] = [], link: (any LinkSession)? = nil) {
+                clock: any MonotonicClock, userSounds: [SoundSet] = [], link: (any LinkSession)? = nil,
+                capture: (any AudioCapture)? = nil) {
         self.link = link
+        self.capture = capture
         self.board = board
         self.configuration = configuration
         self.audio = audio

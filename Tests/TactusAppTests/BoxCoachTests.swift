@@ -62,4 +62,56 @@ import TactusBase
         #expect(abs(hit.errorMilliseconds + 4) < 0.05)
         #expect((hit.position.bar, hit.position.beat) == (beat.bar, beat.beat))
     }
+
+    /// A capture device that is missing, busy or vanishes is a notice; the metronome plays on
+    /// (still playing, its grid and clicks untouched); "back" only after a problem.
+    @Test func theInputsTroublesAreNoticesAndTheMetronomeGoesOn() throws {
+        let box = try playingBox()
+        box.coachInput(.working(sampleRate: 48000))
+        #expect(box.state.notice == nil)
+        for (status, text) in [(CaptureStatus.missing("gone"), "Coach input missing"), (.busy("in use"), "Coach input busy"),
+                               (.lost("unplugged"), "Coach input lost"), (.working(sampleRate: 48000), "Coach input is back")] {
+            box.coachInput(status)
+            #expect(box.state.notice?.text == text)
+            #expect(box.state.notice?.kind == (text.hasSuffix("back") ? .info : .problem))
+            #expect(box.state.isPlaying)
+        }
+        // Hits are still judged on the same timeline after the trouble.
+        let clock = try #require(box.outputClock)
+        let beat = try #require(box.grid.beat(atSample: 50_000))
+        let hit = box.coachHit(at: MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: beat.beatSample) + 3_000_000))
+        #expect(hit.map { abs($0.errorMilliseconds - 3) < 0.05 } == true)
+    }
+
+    final class PracticeRecorder: PracticeLogStore, @unchecked Sendable {
+        var sessions: [(seconds: Int64, coach: CoachFigures?)] = []
+        func addPractice(seconds: Int64, song: String, bpm: Double, coach: CoachFigures?) throws {
+            sessions.append((seconds, coach))
+        }
+    }
+
+    /// Each stretch of playing logs the coach's figures of its hits (and none without hits).
+    @Test func aSessionsCoachFiguresGoToThePracticeLog() throws {
+        let box = try playingBox()
+        let log = PracticeRecorder()
+        box.practiceLog = log
+        let clock = try #require(box.outputClock)
+        let beat = try #require(box.grid.beat(atSample: 50_000))
+        let at = clock.outputNanoseconds(ofSample: beat.beatSample)
+        for ms in [-4, 6, 20] as [Int64] { box.coachHit(at: MonotonicTime(nanoseconds: at + ms * 1_000_000)) }
+        box.handle(.gesture(.startStop, .press, at: MonotonicTime(nanoseconds: 3_000_000_000)))
+        box.handle(.gesture(.startStop, .press, at: MonotonicTime(nanoseconds: 4_000_000_000)))
+        box.handle(.gesture(.startStop, .press, at: MonotonicTime(nanoseconds: 6_000_000_000)))
+        #expect(log.sessions.count == 2)
+        let figures = try #require(log.sessions.first?.coach)
+        #expect(figures.hits == 3)
+        #expect(abs(figures.meanMs - 22.0 / 3) < 0.01)
+        // Population SD of -4, 6, 20 around 22/3.
+        let sd = ((pow2(-4 - 22.0 / 3) + pow2(6 - 22.0 / 3) + pow2(20 - 22.0 / 3)) / 3).squareRoot()
+        #expect(abs(figures.sdMs - sd) < 0.01)
+        #expect(abs(figures.within10Percent - 200.0 / 3) < 0.01 && abs(figures.within25Percent - 100) < 0.01)
+        #expect(log.sessions[1].coach == nil)
+    }
+
+    func pow2(_ x: Double) -> Double { x * x }
 }

@@ -295,6 +295,8 @@ extension BoxState {
             effects += songEnded()
         case .coachHit(let error, let bar, let gap, _):
             coach.add(errorMilliseconds: error, bar: bar, gap: gap)
+        case .coachInput(let text, let problem, _):
+            show(text, problem ? .problem : .info)
         case .sync(let source, _):
             saved.preferences.sync = source
         case .linkStartStopSync(let on, _):
