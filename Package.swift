@@ -183,7 +183,8 @@ let package = Package(
         .testTarget(name: "ClickEngineTests", dependencies: ["TactusBase", "TestSupport", "ClickEngine", "TactusArithmetic", "TactusMusic", "TactusTimeline",
                                                           "RealtimeAudit"]),
         .testTarget(name: "HALTests", dependencies: ["TactusBase", "TestSupport", "HAL", "Devices", "SimHAL", "TOMLReader", "TactusInstrument", "TactusScreen"]),
-        .testTarget(name: "LinuxHALTests", dependencies: ["TactusBase", "TactusMusic", "TactusInstrument", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
+        .testTarget(name: "LinuxHALTests", dependencies: ["TactusBase", "TactusMusic", "TactusInstrument", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit",
+                                                        "Coach", "TactusApp"]),
         .testTarget(name: "ScreenTests", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen", "Coach", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TactusAppTests", dependencies: [

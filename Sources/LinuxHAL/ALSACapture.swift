@@ -128,7 +128,7 @@ public final class ALSACapture: AudioCapture, @unchecked Sendable {
     }
 
     /// The message for a failed open of capture device `device`.
-    static func openError(_ device: String, _ code: Int32) -> HALError {
+    public static func openError(_ device: String, _ code: Int32) -> HALError {
         let reason = alsaError(code)
         switch -code {
         case ENOENT, ENODEV, ENXIO:
