@@ -126,6 +126,43 @@ if aubioMissing {
 // The live cost: the detector's CPU time per second of input at 48 kHz, as a share of one core.
 print(String(format: "live cost: %.3f %% of one core at 48 kHz (%.2f s of audio in %.3f s)",
              100 * detectorSeconds / audioSeconds, audioSeconds, detectorSeconds))
+// The live path as the capture thread runs it: 256-frame periods into one OnsetDetector.
+// Its cost, and the needle's delay: from a hit's first sample to the end of the period in
+// which the detector decides (the capture thread hands it on then), plus the 5 ms drain.
+let period = 256
+var liveSeconds = 0.0
+var liveAudio = 0.0
+var worstDelay = 0.0
+var delays: [Double] = []
+for c in cases().prefix(8) {
+    let made = try c.make()
+    let detector = OnsetDetector(.init(sampleRate: c.sampleRate))
+    var decided: [(Int64, Int64)] = []
+    let clock = ContinuousClock()
+    let spent = clock.measure {
+        made.take.samples.withUnsafeBufferPointer { all in
+            var start = 0
+            while start + period <= all.count {
+                let end = Int64(start + period)
+                detector.process(UnsafeBufferPointer(rebasing: all[start..<(start + period)])) { sample, _ in decided.append((sample, end)) }
+                start += period
+            }
+        }
+    }
+    liveSeconds += Double(spent.components.seconds) + Double(spent.components.attoseconds) * 1e-18
+    liveAudio += Double(made.take.samples.count) / Double(c.sampleRate)
+    for (sample, end) in decided {
+        let ms = Double(end - sample) * 1000 / Double(c.sampleRate) + 5
+        delays.append(ms)
+        worstDelay = max(worstDelay, ms)
+    }
+}
+print(String(format: "live capture (256-frame periods): cost %.3f %% of one core at 48 kHz; needle delay (hit to the control loop) median %.1f ms, worst %.1f ms (limit 50 ms)",
+             100 * liveSeconds / liveAudio, percentile(delays, 50), worstDelay))
+if liveSeconds / liveAudio >= 0.05 || worstDelay >= 50 {
+    print("FAIL: the live coach must cost under 5 % of one core and move the needle within 50 ms")
+    exit(1)
+}
 if !aubioMissing {
     let ours = percentile(tactus.errorsMs.map(abs), 50)
     let theirs = percentile(aubio.errorsMs.map(abs), 50)
