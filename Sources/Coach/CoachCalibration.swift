@@ -18,7 +18,7 @@ public enum CoachCalibration {
     /// the output samples where the clicks begin. The round trip in samples.
     public static func roundTrip(input: [Float], output: [Float], clickStarts: [Int], sampleRate: Int) -> Result<Int, Failure> {
         guard let fit = BleedFit.estimate(input: input, output: output, clickStarts: clickStarts, sampleRate: sampleRate,
-                                          lags: 0...(sampleRate / 2)) // up to half a second else { return .failure(.notHeard) }
+                                          lags: 0...(sampleRate / 2)) else { return .failure(.notHeard) } // up to half a second
         guard fit.absentClicks.isEmpty else { return .failure(.clicksMissing(fit.absentClicks.count)) }
         return .success(fit.lag)
     }
