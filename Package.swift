@@ -67,10 +67,13 @@ let package = Package(
         .target(name: "TactusTimeline", dependencies: ["TactusArithmetic", "TactusMusic"]),
         // The instrument: input decoding, wheel and tap, the box's state machine (reducer),
         // menu, configuration and settings files, indicator scheduling, the companion's model.
-        .target(name: "TactusInstrument", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
+        .target(name: "TactusInstrument", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline", "Coach"]),
         // The screen: fonts, icons, image formats, the screen model, pages and pendulum.
-        .target(name: "TactusScreen", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument"]),
+        .target(name: "TactusScreen", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "Coach"]),
         .target(name: "ClickEngine", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
+        // The coach's ears (issue 22): onset detector, click-bleed fit, hit matcher and
+        // statistics, and the synthetic takes its tests measure. Pure Swift, no imports.
+        .target(name: "Coach"),
 
         // Hardware layers (issue 4). HAL: protocols and value types only, no C imports.
         // Devices: drivers written against HAL alone. LinuxHAL: the only OS code.
@@ -100,7 +103,7 @@ let package = Package(
             name: "TactusApp",
             dependencies: [
                 "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen",
-                "ClickEngine", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim",
+                "ClickEngine", "Coach", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -110,7 +113,7 @@ let package = Package(
         .target(
             name: "TactusSimulation",
             dependencies: [
-                "TactusBase", "TactusArithmetic", "TactusInstrument", "ClickEngine", "HAL", "SimHAL", "TOMLReader", "TactusApp",
+                "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "Coach", "HAL", "SimHAL", "TOMLReader", "TactusApp",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -118,7 +121,7 @@ let package = Package(
             name: "tactus",
             dependencies: [
                 "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen",
-                "TOMLReader", "ClickEngine", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp", "TactusSimulation", "TactusCommandLine",
+                "TOMLReader", "ClickEngine", "Coach", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp", "TactusSimulation", "TactusCommandLine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -147,6 +150,12 @@ let package = Package(
             dependencies: ["TactusBase", "TactusMusic", "TactusTimeline", "ClickEngine", "RealtimeAudit"],
             path: "Benchmarks/RenderBench"
         ),
+        // The coach against aubio on the same synthetic takes, and its live cost.
+        .executableTarget(
+            name: "tactus-coach-bench",
+            dependencies: ["Coach", "TestSupport", "ClickEngine", "TactusMusic", "TactusTimeline", "RealtimeAudit"],
+            path: "Benchmarks/CoachBench"
+        ),
         // The hand model: detents and time to reach a tempo on Tactus's wheel and two others.
         .executableTarget(
             name: "tactus-wheel-bench",
@@ -171,26 +180,29 @@ let package = Package(
         // prove the render thread neither allocates nor locks.
         .target(name: "RealtimeAudit", path: "Tests/RealtimeAudit"),
         // Helpers shared by the test targets (a seeded random generator).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // (and the coach's synthetic takes on the engine's grid, for its tests and bench).
+        .target(name: "TestSupport", dependencies: ["Coach", "ClickEngine", "TactusArithmetic", "TactusMusic", "TactusTimeline"], path: "Tests/TestSupport"),
         .testTarget(name: "TOMLReaderTests", dependencies: ["TestSupport", "TOMLReader"]),
         .testTarget(name: "TactusMusicTests", dependencies: ["TactusBase", "TestSupport", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
         .testTarget(name: "TactusInstrumentTests", dependencies: ["TactusBase", "TestSupport", "TactusArithmetic", "TactusMusic", "TactusTimeline",
-                                                               "TactusInstrument", "TactusScreen", "TOMLReader"]),
+                                                               "TactusInstrument", "TactusScreen", "TOMLReader", "Coach"]),
         .testTarget(name: "ClickEngineTests", dependencies: ["TactusBase", "TestSupport", "ClickEngine", "TactusArithmetic", "TactusMusic", "TactusTimeline",
                                                           "RealtimeAudit"]),
         .testTarget(name: "HALTests", dependencies: ["TactusBase", "TestSupport", "HAL", "Devices", "SimHAL", "TOMLReader", "TactusInstrument", "TactusScreen"]),
-        .testTarget(name: "LinuxHALTests", dependencies: ["TactusBase", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit"]),
-        .testTarget(name: "ScreenTests", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
+        .testTarget(name: "LinuxHALTests", dependencies: ["TactusBase", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit",
+                                                        "Coach", "TactusApp"]),
+        .testTarget(name: "ScreenTests", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen", "Coach", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TactusAppTests", dependencies: [
-            "TactusBase", "TactusApp", "TactusSimulation", "TactusMusic", "TactusInstrument", "TactusScreen", "ClickEngine", "HAL", "Devices", "SimHAL", "LinuxHAL",
+            "TactusBase", "TactusApp", "TactusSimulation", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen", "ClickEngine", "Coach", "HAL", "Devices", "SimHAL", "LinuxHAL",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),
         // Seeded, bounded fuzzing of every parser of user input (`swift test --filter Fuzz`).
         // The corpora and every crash the fuzzers found (Fuzz/) replay here too.
         .testTarget(name: "FuzzTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusInstrument", "ClickEngine", "HAL", "TactusApp", "TactusSimulation", "TactusCommandLine", "FuzzTargets"]),
-        .testTarget(name: "tactusTests", dependencies: ["TactusBase", "TestSupport", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine"]),
+        .testTarget(name: "CoachTests", dependencies: ["TestSupport", "Coach", "ClickEngine", "TactusMusic", "TactusTimeline", "RealtimeAudit"]),
+        .testTarget(name: "tactusTests", dependencies: ["TactusBase", "TestSupport", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "Coach"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

@@ -70,7 +70,8 @@ install_packages=(device-tree-compiler gpiod i2c-tools alsa-utils)
 case "${1:-build}" in
   build) ;;
   test) packages+=("${test_packages[@]}") ;;
-  bench) packages+=(klick python3) ;;
+  # aubio-tools: the coach bench compares its onsets with aubioonset on the same takes.
+  bench) packages+=(klick python3 aubio-tools) ;;
   install) packages+=("${install_packages[@]}") ;;
   gpiod2) packages=(pkg-config); fetch_gpiod2 ;;
   deb) packages+=(dpkg-dev device-tree-compiler adduser) ;;

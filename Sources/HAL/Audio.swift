@@ -74,3 +74,32 @@ public protocol AudioSink: AnyObject, Sendable {
     var xrunCount: Int { get }
     var outputPosition: AudioOutputPosition { get }
 }
+
+/// Where captured audio goes, on the capture thread: it must not allocate, lock or log.
+public protocol CaptureConsumer: AnyObject, Sendable {
+    /// One block of the input's first channel; `firstSampleAt`: the CLOCK_MONOTONIC time
+    /// (nanoseconds) its first sample reached the converter.
+    func capture(_ samples: UnsafeBufferPointer<Float>, firstSampleAt nanoseconds: Int64)
+}
+
+/// What became of the capture device (reported from the capture's supervisor, never from
+/// the capture thread).
+public enum CaptureStatus: Sendable, Equatable {
+    /// Capturing at `sampleRate` (first open, or back after a problem).
+    case working(sampleRate: Int)
+    case missing(String)
+    case busy(String)
+    /// It stopped delivering audio while capturing (unplugged, or a read failed).
+    case lost(String)
+}
+
+/// An audio input (the coach's microphone): opened and read on its own threads; a device
+/// that is missing, busy or vanishes is reported and retried, never fatal.
+public protocol AudioCapture: AnyObject, Sendable {
+    /// Starts the supervisor (which opens and reopens the device) and the capture thread.
+    /// `status` and `poll` run on the supervisor thread (`poll` about every 5 ms).
+    func start(_ consumer: any CaptureConsumer, status: @escaping @Sendable (CaptureStatus) -> Void,
+               poll: @escaping @Sendable () -> Void)
+    /// Stops and closes the device. Safe to call more than once.
+    func stop()
+}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
+import Coach
 import Glibc
 import Devices
 import HAL
@@ -22,8 +23,9 @@ public protocol SettingsPersistence: Sendable {
 /// Keeps the minutes played per day (the practice log in the state folder). The box adds
 /// each stretch of playing when it stops.
 public protocol PracticeLogStore: Sendable {
-    /// A stretch of playing: how long, the song ("" for none) and the fastest tempo played.
-    func addPractice(seconds: Int64, song: String, bpm: Double) throws
+    /// A stretch of playing: how long, the song ("" for none), the fastest tempo played and
+    /// the coach's figures when it judged hits in it.
+    func addPractice(seconds: Int64, song: String, bpm: Double, coach: CoachFigures?) throws
 }
 
 /// Why an LED or the buzzer pulsed.
@@ -42,11 +44,14 @@ public protocol BoxObserver: AnyObject {
     func box(_ box: Box, willSend message: MIDIOutEvent, heardAt time: MonotonicTime)
     /// A MIDI message that came in.
     func box(_ box: Box, didReceive message: MIDIMessage, at time: MonotonicTime)
+    /// The coach judged a hit heard at `time` (the round trip or MIDI offset taken off).
+    func box(_ box: Box, didJudge hit: CoachHit, heardAt time: MonotonicTime)
 }
 
 extension BoxObserver {
     public func box(_ box: Box, willSend message: MIDIOutEvent, heardAt time: MonotonicTime) {}
     public func box(_ box: Box, didReceive message: MIDIMessage, at time: MonotonicTime) {}
+    public func box(_ box: Box, didJudge hit: CoachHit, heardAt time: MonotonicTime) {}
 }
 
 /// Where MIDI messages placed by the engine go on a real box (the MIDI thread).
@@ -126,6 +131,13 @@ public final class Box {
     /// The Ableton Link session (Sync: Link), when the box has one; see Box+Link.swift.
     public var link: (any LinkSession)?
     var linkFollow = LinkFollow()
+    /// The coach's grid and latencies (`[coach]` settings, the calibrated round trip).
+    public var coachTuning = CoachTuning() {
+        didSet { coachJudging = JudgingGrid(perWholeNote: coachTuning.perWholeNote) }
+    }
+    var coachJudging = JudgingGrid()
+    /// The coach's input last reported a problem (so "back" is said only after one).
+    var coachInputProblem = false
     /// `[midi]` of the configuration: the control map, the offset, the clock's options.
     public var midiConfiguration = MIDIConfiguration() {
         didSet {
@@ -231,16 +243,23 @@ public final class Box {
     /// The song and the fastest tempo of the current stretch (from the beats heard).
     private var practiceSong = ""
     private var practiceTopBPM = 0.0
+    /// The coach's hits of the current stretch (Box+Coach), for its practice log line.
+    var practiceCoach = CoachStatistics()
 
     private func logPractice(until time: MonotonicTime) {
         guard let started = practiceStartedAt else { return }
         practiceStartedAt = nil
         let seconds = (time.nanoseconds - started.nanoseconds) / 1_000_000_000
         let song = practiceSong, bpm = practiceTopBPM
+        let heard = practiceCoach
         practiceSong = ""
         practiceTopBPM = 0
+        practiceCoach = CoachStatistics()
         guard seconds > 0, let practiceLog else { return }
-        do { try practiceLog.addPractice(seconds: seconds, song: song, bpm: bpm) } catch { report("practice log: \(error)") }
+        let coach = heard.count == 0 ? nil : CoachFigures(
+            hits: heard.count, meanMs: heard.mean, sdMs: heard.standardDeviation,
+            within10Percent: heard.shareWithin10 * 100, within25Percent: heard.shareWithin25 * 100)
+        do { try practiceLog.addPractice(seconds: seconds, song: song, bpm: bpm, coach: coach) } catch { report("practice log: \(error)") }
     }
     /// The settings the reducer last asked for (the engine may have them muted).
     private var settings: MetronomeSettings

@@ -23,11 +23,15 @@ public struct BoxParts {
     public var link: (any LinkSession)?
     /// Where the engine's MIDI messages go (`tactus run`: the MIDI clock thread), if anywhere.
     public var midiSender: (any MIDISender)?
+    /// The coach's audio input (`[coach] input`; none: the coach hears no microphone).
+    public var capture: (any AudioCapture)?
 
     public init(board: BoardDefinition, configuration: ConfigurationFile, audio: AudioOutput, input: any InputEventSource,
                 display: (any MonochromeDisplay)?, indicators: any IndicatorOutput, persistence: any SettingsPersistence,
-                clock: any MonotonicClock, userSounds: [SoundSet] = [], link: (any LinkSession)? = nil) {
+                clock: any MonotonicClock, userSounds: [SoundSet] = [], link: (any LinkSession)? = nil,
+                capture: (any AudioCapture)? = nil) {
         self.link = link
+        self.capture = capture
         self.board = board
         self.configuration = configuration
         self.audio = audio
@@ -82,6 +86,8 @@ public enum BoxAssembly {
                       indicators: parts.indicators, persistence: parts.persistence, at: now,
                       report: { logger.warning("\($0)") }, inform: { logger.info("\($0)") })
         box.link = parts.link
+        box.coachTuning = CoachTuning(perWholeNote: parts.configuration.coachGrid,
+                                      midiOffsetNanoseconds: Int64(parts.configuration.coachMIDIOffsetMilliseconds) * 1_000_000)
         box.midiConfiguration = parts.configuration.midi
         box.midiSender = parts.midiSender
         // A settings file on disk keeps the practice log beside it.

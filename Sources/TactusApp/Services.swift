@@ -227,6 +227,7 @@ public final class BoxService: Service, Sendable {
     private let audio: AudioOutput
     private let renderer: ClickRenderer
     private let input: any InputEventSource
+    private let capture: (any AudioCapture)?
     private let logger: Logger
     private let clock: any MonotonicClock
     private let model: String
@@ -252,6 +253,7 @@ public final class BoxService: Service, Sendable {
         loop = ControlLoop(box: box, clock: parts.clock)
         audio = parts.audio
         input = parts.input
+        capture = parts.capture
         clock = parts.clock
         self.logger = logger
         self.startedAt = startedAt
@@ -286,6 +288,7 @@ public final class BoxService: Service, Sendable {
         } else {
             logger.info("audio: \(audio.format)")
         }
+        startCoachInput()
         let took = startedAt.map { " in \((clock.now().nanoseconds - $0.nanoseconds) / 1_000_000) ms" } ?? ""
         logger.info("ready\(took): \(model)")
         currentPhase.store(Phase.running.rawValue, ordering: .releasing)
@@ -295,6 +298,19 @@ public final class BoxService: Service, Sendable {
         currentPhase.store(Phase.stopping.rawValue, ordering: .releasing)
         await shutDown()
         currentPhase.store(Phase.stopped.rawValue, ordering: .releasing)
+    }
+
+    /// The coach's microphone: hits go to the control loop as `coachHit(at:)` (stamped on
+    /// the capture thread, judged on the box's thread); what becomes of the device is a
+    /// notice. The metronome never depends on it.
+    private func startCoachInput() {
+        guard let capture else { return }
+        let listener = CoachListener(sampleRate: audio.format.sampleRate)
+        capture.start(listener, status: { [loop] status in
+            loop.post(work: { $0.coachInput(status) })
+        }, poll: { [loop] in
+            for time in listener.drain() { loop.post(work: { $0.coachHit(at: time) }) }
+        })
     }
 
     private func retryAudioDevice() async {
@@ -317,6 +333,7 @@ public final class BoxService: Service, Sendable {
     private func shutDown() async {
         // No new edges; those read until now are queued ahead of everything below.
         input.stop()
+        capture?.stop()
         await loop.perform { $0.stopPlayback() }
         // Clicks already sounding play to their end (at most a clip's length, 1 s at most here).
         for _ in 0..<100 where renderer.activeVoiceCount > 0 { try? await Task.sleep(for: .milliseconds(10)) }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TOMLReader
 import ClickEngine
+import Coach
 import HAL
 import Logging
 import SimHAL
@@ -50,6 +51,8 @@ public final class HeadlessSimulation: BoxObserver {
     static let recordHorizon: Int64 = 2_000_000_000
     static let liveHorizon: Int64 = 20_000_000
     private var lastState: String?
+    /// `--input TAKE.wav`: the coach listening to a take (hit lines in the events).
+    public var coach: SimulatedCoach?
 
     public init(board: BoardDefinition, configuration: ConfigurationFile, saved: SavedState, problem: String?,
                 notice: String? = nil, persistence: any SettingsPersistence, userSounds: [SoundSet] = [], output: any SimulationOutput,
@@ -127,11 +130,15 @@ public final class HeadlessSimulation: BoxObserver {
                 nextMIDI = midi.next()
             }
             betweenSteps?(box)
+            var heard: [Int64]?
             if periodTime <= next {
                 try output.audio(sink.pull(frameCount: format.periodFrames))
                 framesRendered += Int64(format.periodFrames)
+                heard = coach?.hear(upTo: framesRendered * 1_000_000_000 / rate)
             }
             box.advance(to: MonotonicTime(nanoseconds: next))
+            // After the advance: the anchors of what was just rendered are on the timeline.
+            recordHits(heard)
             if records.count >= 256 { try writeRecords(before: min(next - Self.recordHorizon, end + 1)) }
             // Live readers (a browser, a test) see lines within a fraction of a second: nothing
             // recorded later is dated before the moment being simulated.
@@ -139,6 +146,8 @@ public final class HeadlessSimulation: BoxObserver {
         }
         clock.set(MonotonicTime(nanoseconds: end))
         box.advance(to: MonotonicTime(nanoseconds: end))
+        recordHits(coach?.hear(upTo: end))
+        recordHits(coach?.finish())
         try writeRecords(before: end + 1)
         return Rational(end, 1_000_000_000)
     }
@@ -208,6 +217,18 @@ public final class HeadlessSimulation: BoxObserver {
     }
 
     // MARK: records
+
+    /// Hits the take holds (its samples): the box judges them as the live capture's; each
+    /// judged one is a `hit` line at its time.
+    private func recordHits(_ samples: [Int64]?) {
+        guard let coach, let samples else { return }
+        let grid = box.coachTuning.perWholeNote.map { "1/\($0)" }
+        for sample in samples {
+            let time = coach.nanoseconds(ofSample: sample)
+            guard let hit = box.coachHit(at: MonotonicTime(nanoseconds: time)) else { continue }
+            record(at: time, coach.line(hit, sample: sample, grid: grid))
+        }
+    }
 
     private func record(at time: Int64, _ line: String) {
         records.append((time, nextOrder, line))

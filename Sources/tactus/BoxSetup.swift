@@ -12,11 +12,11 @@ extension SettingsStore: SettingsPersistence {}
 
 /// The practice log lives beside the settings file, in the state folder.
 extension SettingsStore: PracticeLogStore {
-    public func addPractice(seconds: Int64, song: String, bpm: Double) throws {
+    public func addPractice(seconds: Int64, song: String, bpm: Double, coach: CoachFigures?) throws {
         // Not our folder (no lock) or an unreadable settings file: nothing is written.
         if refusesSaves { throw SystemError("save the practice log beside", path, errno: EACCES) }
         try PracticeLogFile(path: SettingsStore.practiceLogPath(besides: path))
-            .add(PracticeSession(day: PracticeLogFile.today(), song: song, seconds: seconds, bpm: bpm))
+            .add(PracticeSession(day: PracticeLogFile.today(), song: song, seconds: seconds, bpm: bpm, coach: coach))
     }
 }
 

@@ -16,18 +16,8 @@ struct RenderCommand: ParsableCommand {
         discussion: "Stops starting clicks at the end (--bars or --seconds) and lets the last clicks ring out."
     )
 
-    // .unconditional: `--bpm -1` is a bad tempo, not a missing value followed by a flag.
-    @Option(parsing: .unconditional, help: "Tempo in BPM, 1 to 999 (up to 3 decimals), or a segment with --bars: 100-140 (ramp in time), 100~140 (ramp in beats), 100+5/2..140 (steps every 2 bars; 4b: beats), 120,121,... (per beat).") var bpm = "120"
-    @Option(help: "Meter N/D, each 1 to 99 (e.g. 7/8, 4/5).") var meter = "4/4"
-    @Option(name: .customLong("beat-unit"), help: "Note value the BPM counts: 1/N, dotted 1/N. or 3/(2N). Default: 1/D of the meter.")
-    var beatUnit: String?
-    @Option(help: "One character per beat (X accent, o soft accent, x normal, . muted), E(k,n[,r]) or groups 3+2+2. Default: X then normal.") var accents: String?
-    @Option(help: "Subdivision layers 2 to 9, comma separated, or none.") var subdivisions = "none"
-    @Option(help: "Swing VALUE[@LAYER]: 66% (MPC), 2:1, 2/3, straight, septuplet, quintuplet, triplet, dotted; layer 2, 4, 6 or 8 (default 2).") var swing: String?
-    @Option(help: "Groove W1,W2,..[@LAYER][*AMOUNT]: weights (W:GAIN for a step gain), layer 2-9, amount 0-150 %.") var groove: String?
-    @Option(help: "A poly layer (repeatable, up to 4): N over the bar, N/Kb over K beats, or E(k,n[,r]).") var poly: [String] = []
-    @Option(help: "Built-in sound set name, or a folder with accent.wav, beat.wav and sub.wav.") var sound = "woodblock"
-    @Option(help: "Volumes in percent: master, accent, soft, beat, sub2..sub9, poly1..poly4, e.g. master=80,accent=100,beat=80,sub2=60.") var volume: String?
+    // The musical flags, shared with `tactus coach` (MusicFlags.swift).
+    @OptionGroup var music: MusicFlags
     @Option(parsing: .unconditional, help: "Sample rate, 8000 to 192000.") var rate = "48000"
     @Option(help: "Sample format: s16, s24 or f32.") var format = "s16"
     @Option(parsing: .unconditional, help: "Output channels, 1 or 2.") var channels = "2"
@@ -35,17 +25,29 @@ struct RenderCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds to play (instead of --bars).") var seconds: String?
     @Option(help: "Timed changes: '<seconds> set bpm=150 meter=5/4', '<seconds> stop', '<seconds> start'.") var changes: String?
     @Option(help: "Write one JSON object per onset to this file.") var events: String?
-    @Option(help: "Play a song from a songs TOML file (settings.toml or songs.toml).") var song: String?
-    @Option(name: .customLong("song-name"), help: "Which song of --song (default: the setlist, or the first song).") var songName: String?
-    @Option(name: .customLong("tempo-map"), help: "Play a klick tempo map file ('-' is standard input).") var tempoMap: String?
-    @Option(name: .customLong("count-in"), help: "Count-in before bar 0: 0 to 4 bars of the first section's meter, or 2beats.") var countIn: String?
-    @Option(help: "Gap click: P:M plays P bars and mutes M (P:Mb in beats); 25% mutes a quarter of the beats at random; or 2:1,25%.") var gap: String?
-    @Option(help: "Seed of the random mute (default: a new one, written in the events).") var seed: String?
     @Option(help: "A reference tone under the clicks: NOTE[@A4], C4 to B5 (A4, C#5, Bb4), A4 415 to 466 Hz (default 440), e.g. A4@442. Alone with --volume master=0.") var tone: String?
     @Option(name: .customLong("tone-timbre"), help: "The tone's timbre: sine or organ (default sine).") var toneTimbre: String?
     @Option(name: .customLong("tone-volume"), parsing: .unconditional, help: "The tone's own volume in percent, 0 to 100 (default 50).") var toneVolume: String?
     @Option(name: .shortAndLong, help: "Output WAV file.") var output: String?
     @Flag(name: .customLong("list-sounds"), help: "List the built-in sound sets and exit.") var listSounds = false
+
+    // RenderJob and SongRequest read the musical flags by these names.
+    var bpm: String { music.bpm }
+    var meter: String { music.meter }
+    var beatUnit: String? { music.beatUnit }
+    var accents: String? { music.accents }
+    var subdivisions: String { music.subdivisions }
+    var swing: String? { music.swing }
+    var groove: String? { music.groove }
+    var poly: [String] { music.poly }
+    var sound: String { music.sound }
+    var volume: String? { music.volume }
+    var song: String? { music.song }
+    var songName: String? { music.songName }
+    var tempoMap: String? { music.tempoMap }
+    var countIn: String? { music.countIn }
+    var gap: String? { music.gap }
+    var seed: String? { music.seed }
 
     func run() throws {
         if listSounds {
@@ -86,16 +88,15 @@ struct RenderJob {
         channels = try wholeNumber(options.channels, flag: "--channels", in: 1...2, allowed: "1 or 2")
         self.format = format
 
-        var settings = try RenderJob.settings(options)
         var loaded: [String: SoundSet] = [:]
-        settings.sound = try RenderJob.resolveSound(options.sound, rate: sampleRate, loaded: &loaded, origin: "--sound")
+        let settings = try options.music.settings(sampleRate: sampleRate, loaded: &loaded)
         self.settings = settings
 
         let bars: Int?
         (bars, end) = try RenderJob.end(options, sampleRate: sampleRate)
         explicitEnd = options.bars != nil || options.seconds != nil
 
-        song = try SongRequest.make(options, bars: bars, settings: settings, sampleRate: sampleRate)
+        song = try SongRequest.make(options.music, bars: bars, settings: settings, sampleRate: sampleRate)
         if song == nil, let n = bars {
             // As --seconds: at most 24 hours. The plain bar pattern knows its bar length
             // here; a song's bars are checked once its schedule is made (run()).
@@ -115,40 +116,6 @@ struct RenderJob {
         outputPath = output
         eventsPath = options.events
         try RenderJob.claimOutputs(options, output: output, soundFolders: loaded.keys.sorted())
-    }
-
-    /// The musical settings from the flags, each checked with its flag's name.
-    static func settings(_ options: RenderCommand) throws -> MetronomeSettings {
-        var settings = MetronomeSettings()
-        do throws(SettingError) {
-            // A tempo segment (ramp, steps) is the song's; the plain settings keep 120. A
-            // bad segment is reported as one (its bound), not as a bad plain tempo.
-            do {
-                if case .constant = try TempoSegment(parsing: options.bpm, field: "bpm") { try settings.assign("bpm", options.bpm) }
-            } catch {
-                // Segment-like: a ramp, steps or a list before any "/" (1/-5 is a bad number).
-                let head = options.bpm.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-                if head.dropFirst().contains(where: { "-~+,".contains($0) }) { throw error }
-                try settings.assign("bpm", options.bpm)
-            }
-            try settings.assign("meter", options.meter)
-            try settings.assign(.beatUnit, options.beatUnit ?? "1/\(settings.meter.denominator)")
-            if let accents = options.accents { try settings.assign("accents", accents) }
-            try settings.assign("subdivisions", options.subdivisions)
-            if let swing = options.swing { try settings.assign("swing", swing) }
-            if let groove = options.groove { try settings.assign("groove", groove) }
-            for spec in options.poly { _ = try PolyLayer(parsing: spec) } // names the one bad layer
-            if options.poly.count > PolyLayer.maximumLayers {
-                throw SettingError(field: "poly", value: options.poly.joined(separator: " --poly "),
-                                   allowed: "at most \(PolyLayer.maximumLayers) poly layers (--poly given \(options.poly.count) times)")
-            }
-            if !options.poly.isEmpty { try settings.assign("poly", options.poly.joined(separator: ",")) }
-            if let volume = options.volume { try settings.assign(.volume, volume) }
-            try settings.validate()
-        } catch {
-            throw ExitError("--\(error.field) '\(error.value)' is invalid: \(error.allowed)")
-        }
-        return settings
     }
 
     /// Where the render ends (--bars or --seconds, exclusive; else 4 bars), and the bars given.

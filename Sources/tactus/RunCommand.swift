@@ -75,7 +75,12 @@ struct RunCommand: AsyncParsableCommand {
         var parts = BoxParts(board: definition, configuration: configuration, audio: audio, input: inputs, display: display,
                              indicators: outputs, persistence: store, clock: clock,
                              userSounds: BoxLocations.userSounds(configuration, sampleRate: audio.format.sampleRate, logger: logger),
-                             link: AbletonLink(tempo: 120))
+                             link: AbletonLink(tempo: 120),
+                             capture: configuration.coachInput.map { device in
+                                 var capture = ALSACapture.Configuration(device: device)
+                                 capture.sampleRate = audio.format.sampleRate
+                                 return ALSACapture(capture, log: hal)
+                             })
         let midi = MIDISetup(configuration.midi, log: hal)
         defer { midi.stop() }
         parts.midiSender = midi.sender

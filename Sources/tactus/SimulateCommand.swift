@@ -31,6 +31,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Board file or name (default: pi4b's wiring).") var board: String?
     @Option(help: "Configuration file (default: none).") var config: String?
     @Option(help: "State folder for settings.toml (default: settings are not saved).") var state: String?
+    @Option(help: "A take (WAV) the box's input hears from simulated time 0: hits in events.jsonl (headless).") var input: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "warning"
     @Option(help: "Sync source: internal, midi or link (link needs --realtime when headless).") var sync: String?
     @Option(help: "Start the browser companion (tactus-web) against the simulated box on ADDR:PORT, e.g. 127.0.0.1:8080.")
@@ -58,14 +59,16 @@ struct SimulateCommand: AsyncParsableCommand {
         // The command's own input first: a bad flag or script must touch nothing in the
         // state folder (no lock file, no settings file kept aside).
         var parsed: SimulationScript?
+        var take: DecodedAudio?
         if headless {
             guard let scriptPath = script else { throw ExitError("--headless needs --script FILE") }
             guard let outPath = out ?? (realtime ? "" : nil) else { throw ExitError("--headless needs --out DIR (or --realtime, which may run without one)") }
             guard !outPath.isEmpty || out == nil else { throw ExitError("--out '' is invalid: give a folder for audio.wav, events.jsonl and frames/") }
             let text = try InputFile.text(scriptPath, flag: "--script")
             do { parsed = try SimulationScript(text: text, file: scriptPath) } catch { throw ExitError(error.description) }
+            if let input { take = try CoachJob.readTake(input, flag: "--input") }
         } else {
-            guard script == nil, out == nil, !realtime else { throw ExitError("--script, --out and --realtime need --headless") }
+            guard script == nil, out == nil, input == nil, !realtime else { throw ExitError("--script, --out, --input and --realtime need --headless") }
         }
         if let state { try BoxLocations.checkFolder(state, flag: "--state") }
         if headless, !realtime, webAddress != nil || control != nil {
@@ -104,6 +107,12 @@ struct SimulateCommand: AsyncParsableCommand {
             let simulation = try HeadlessSimulation(board: definition, configuration: configuration, saved: saved, problem: problem,
                                                     notice: notice, persistence: persistence, userSounds: sounds, output: files,
                                                     link: link, logger: logger)
+            if let input, let take {
+                guard take.sampleRate == definition.audio.sampleRate else {
+                    throw ExitError("--input \(Escaped.quoted(input)) is invalid: its rate is \(take.sampleRate) Hz; the board plays at \(definition.audio.sampleRate) Hz")
+                }
+                simulation.coach = SimulatedCoach(take: CoachJob.firstChannel(take), sampleRate: take.sampleRate)
+            }
             // The control socket's requests run between the simulation's steps, on its thread.
             let queue = ControlQueue()
             var companion: SimulatedCompanion?

@@ -58,7 +58,7 @@ struct SongRequest {
 
     /// nil when no song option is used (the plain bar pattern renders as before).
     /// `bars`: `--bars` as RenderJob read it.
-    static func make(_ o: RenderCommand, bars requested: Int?, settings: MetronomeSettings, sampleRate: Int) throws -> SongRequest? {
+    static func make(_ o: MusicFlags, bars requested: Int?, settings: MetronomeSettings, sampleRate: Int) throws -> SongRequest? {
         let segment: TempoSegment
         do { segment = try TempoSegment(parsing: o.bpm, field: "bpm") } catch {
             throw ExitError("--bpm '\(o.bpm)' is invalid: \(error.allowed)")
@@ -153,7 +153,7 @@ struct SongRequest {
     }
 
     /// A one-section song from the flags: --bpm's segment with the rhythm flags.
-    static func song(_ o: RenderCommand, segment: TempoSegment, bars requested: Int?, settings: MetronomeSettings) throws -> Song {
+    static func song(_ o: MusicFlags, segment: TempoSegment, bars requested: Int?, settings: MetronomeSettings) throws -> Song {
         var bars: Int? = nil
         if let n = requested, SongSection.barRange.contains(n) { bars = n }
         if segment.isRamp && bars == nil {

@@ -28,8 +28,8 @@ import TactusInstrument
             return line.dropFirst()
         }.joined(separator: "\n")
         #expect(keys.sorted() == ["board", "clock_when_stopped", "debounce_ms", "device", "double_press_ms", "listen", "long_press_ms",
-                                  "offset_ms", "out", "period_frames", "periods", "sample_rate", "settings_file", "sounds_folder",
-                                  "start_at_count_in"])
+                                  "midi", "midi_offset_ms", "offset_ms", "out", "period_frames", "periods", "sample_rate", "settings_file",
+                                  "sounds_folder", "start_at_count_in"])
 
         let config = try ConfigurationFile.parse(uncommented, file: "\(Self.file) (uncommented)")
         let board = try Repository.board("pi4b")

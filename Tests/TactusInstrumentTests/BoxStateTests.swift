@@ -145,7 +145,9 @@ import TactusBase
     @Test mutating func everyFieldIsAtMostTwoActionsFromItsModesFirstScreen() throws {
         var saved = SavedState()
         saved.settings.subdivisions = try Subdivisions([2, 3, 5, 7, 9])
-        for mode in WheelMode.allCases {
+        // The Coach page is not on the wheel's ring (Menu > Coach opens it, CoachPanelTests);
+        // pushing the wheel would never reach it.
+        for mode in WheelMode.allCases where mode != .coach {
             let fields = mode.fields(for: saved.settings)
             for (index, field) in fields.enumerated() {
                 var b = try box(saved)

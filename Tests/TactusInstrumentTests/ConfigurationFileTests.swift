@@ -36,4 +36,19 @@ import TactusBase
         #expect(throws: TOMLError.self) { try ConfigurationFile.parse("[audio]\nsample_rate = 1000\n", file: "config.toml") }
         #expect(throws: TOMLError.self) { try ConfigurationFile.parse("colour = \"red\"\n", file: "config.toml") }
     }
+
+    @Test func coachSection() throws {
+        let config = try ConfigurationFile.parse("[coach]\ninput = \"hw:CARD=Device,0\"\ngrid = \"1/16\"\nmidi = true\nmidi_offset_ms = 4\n",
+                                                 file: "config.toml")
+        #expect(config.coachInput == "hw:CARD=Device,0" && config.coachGrid == 16)
+        #expect(config.coachMIDI && config.coachMIDIOffsetMilliseconds == 4)
+        let plain = try ConfigurationFile.parse("", file: "config.toml")
+        #expect(plain.coachInput == nil && plain.coachGrid == nil && !plain.coachMIDI && plain.coachMIDIOffsetMilliseconds == 0)
+        #expect(throws: TOMLError(file: "config.toml", line: 2, field: "coach.grid", value: "\"1/0\"",
+                                  message: "a note value 1/N, N 1 to 99 (e.g. \"1/8\", \"1/16\", \"1/12\")")) {
+            try ConfigurationFile.parse("[coach]\ngrid = \"1/0\"\n", file: "config.toml")
+        }
+        #expect(throws: TOMLError.self) { try ConfigurationFile.parse("[coach]\nmidi_offset_ms = 900\n", file: "config.toml") }
+        #expect(throws: TOMLError.self) { try ConfigurationFile.parse("[coach]\nlatency = 3\n", file: "config.toml") }
+    }
 }

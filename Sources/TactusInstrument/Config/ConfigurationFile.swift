@@ -18,6 +18,11 @@ import TOMLReader
 /// double_press_ms = 300
 /// [web]                   # the browser companion, when switched on at the box
 /// listen = "0.0.0.0:8080" # or one interface's address
+/// [coach]                 # listening to the player (README "Coach")
+/// input = "hw:CARD=Device,0"   # an ALSA capture device (mono or its first channel)
+/// grid = "1/16"           # default: the beat and the sounding subdivision layers
+/// midi = true             # hits from MIDI note-ons (e-drums)
+/// midi_offset_ms = 4      # how late note-ons arrive after the stroke
 /// ```
 /// Keys use the board files' spelling (underscores), so a value can move between them.
 public struct ConfigurationFile: Sendable, Hashable {
@@ -41,12 +46,20 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var midi = MIDIConfiguration()
     /// Where the companion listens while it is switched on at the box (`[web] listen`).
     public var webListen = "0.0.0.0:8080"
+    /// `[coach] input`: the ALSA capture device the coach listens on (nil: none).
+    public var coachInput: String?
+    /// `[coach] grid = "1/N"`: N (nil: the beat and the sounding subdivision layers).
+    public var coachGrid: Int?
+    /// `[coach] midi`: hits from MIDI note-ons.
+    public var coachMIDI = false
+    /// `[coach] midi_offset_ms`: taken off each note-on's arrival time.
+    public var coachMIDIOffsetMilliseconds = 0
 
     public init() {}
 
     public static func parse(_ text: String, file: String) throws(TOMLError) -> ConfigurationFile {
         let root = TOMLSection(try TOML.parse(text, file: file), file: file)
-        try root.rejectUnknownKeys(allowed: ["board", "settings_file", "sounds_folder", "audio", "controls", "midi", "web"])
+        try root.rejectUnknownKeys(allowed: ["board", "settings_file", "sounds_folder", "audio", "controls", "midi", "web", "coach"])
         var config = ConfigurationFile()
         config.board = try root.string("board")
         if config.board != nil { config.boardSource = "\(file):\(root.table["board"]?.line ?? 0)" }
@@ -79,6 +92,22 @@ public struct ConfigurationFile: Sendable, Hashable {
                 }
                 config.webListen = listen
             }
+        }
+        if let coach = try root.section("coach") {
+            try coach.rejectUnknownKeys(allowed: ["input", "grid", "midi", "midi_offset_ms"])
+            if let input = try coach.string("input") {
+                guard !input.isEmpty else { throw coach.invalid("input", allowed: "an ALSA capture device such as \"hw:CARD=Device,0\"") }
+                config.coachInput = input
+            }
+            if let grid = try coach.string("grid") {
+                let parts = grid.split(separator: "/", omittingEmptySubsequences: false)
+                guard parts.count == 2, parts[0] == "1", let n = Int(parts[1]), (1...99).contains(n) else {
+                    throw coach.invalid("grid", allowed: "a note value 1/N, N 1 to 99 (e.g. \"1/8\", \"1/16\", \"1/12\")")
+                }
+                config.coachGrid = n
+            }
+            config.coachMIDI = try coach.bool("midi") ?? false
+            config.coachMIDIOffsetMilliseconds = try coach.integer("midi_offset_ms", in: -100...500) ?? 0
         }
         return config
     }

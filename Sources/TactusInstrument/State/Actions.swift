@@ -33,6 +33,12 @@ public enum Action: Sendable, Hashable {
     case songProgress(section: Int, bar: Int64, bpm: Double, song: Int = 0, at: MonotonicTime)
     /// The song (or the setlist playing on) has been heard to its end.
     case songEnded(at: MonotonicTime)
+    /// The coach judged a hit: its error (negative = early) and the bar of its grid position;
+    /// `gap` when that bar's clicks were muted.
+    case coachHit(errorMilliseconds: Double, bar: Int64, gap: Bool, at: MonotonicTime)
+    /// The coach's input (`[coach] input`) is missing, busy, lost (`problem`) or back: a
+    /// notice; the metronome goes on either way.
+    case coachInput(String, problem: Bool, at: MonotonicTime)
     /// The sync source or Link's start/stop sync set from outside the menu (a script line).
     case sync(SyncSource, at: MonotonicTime)
     case linkStartStopSync(Bool, at: MonotonicTime)
@@ -57,7 +63,8 @@ public enum Action: Sendable, Hashable {
         case .encoderEdge(_, _, let t), .buttonEdge(_, _, let t), .detent(_, let t), .pushedDetent(_, let t),
              .gesture(_, _, let t), .tick(let t), .saveFailed(_, let t), .part(_, _, let t), .songProgress(_, _, _, _, let t), .songEnded(let t),
              .sync(_, let t), .linkStartStopSync(_, let t), .linkPeers(_, let t), .linkTempo(_, let t), .linkNotice(_, let t),
-             .midiSync(_, let t), .clockTempo(_, let t), .syncNotice(_, let t), .midiControl(_, let t), .remote(_, let t):
+             .midiSync(_, let t), .clockTempo(_, let t), .syncNotice(_, let t), .midiControl(_, let t), .remote(_, let t),
+             .coachHit(_, _, _, let t), .coachInput(_, _, let t):
             t
         }
     }

@@ -76,6 +76,8 @@ public struct BoxView: Sendable, Hashable {
     public var turning: Double
     /// Song mode, or a song playing: what the song page shows.
     public var song: SongView? = nil
+    /// The Coach page's figures (in coach mode).
+    public var coach: CoachPanel? = nil
     /// In a Link session (Sync: Link): the number of other peers, for the Link mark.
     public var linkPeers: Int? = nil
     /// Following a MIDI clock (Sync: MIDI): the sync mark, tempo and position.
@@ -135,6 +137,8 @@ public struct BoxState: Sendable {
         set { saved.settings = newValue }
     }
     public internal(set) var transport = Transport()
+    /// The coach's figures for the Coach page (`Action.coachHit`).
+    public internal(set) var coach = CoachPanel()
     public internal(set) var navigation = Navigation()
     public internal(set) var menu: MenuState?
     public internal(set) var notice: Notice?
@@ -231,6 +235,7 @@ public struct BoxState: Sendable {
             marking: TempoMarking.of(settings.tempo).name, mode: mode, field: field,
             menu: menu.map(menuModel), dimmed: dimAt.map { now >= $0 } ?? false, notice: notice,
             noticePage: notice?.page(at: now) ?? 0, turning: decoder.partialDetent * direction, song: songView,
+            coach: mode == .coach ? coach : nil,
             linkPeers: saved.preferences.sync == .link ? linkPeers : nil, midiSync: following)
     }
 
@@ -288,6 +293,10 @@ extension BoxState {
             songProgress(song: song, section: section, bar: bar, bpm: bpm)
         case .songEnded:
             effects += songEnded()
+        case .coachHit(let error, let bar, let gap, _):
+            coach.add(errorMilliseconds: error, bar: bar, gap: gap)
+        case .coachInput(let text, let problem, _):
+            show(text, problem ? .problem : .info)
         case .sync(let source, _):
             saved.preferences.sync = source
         case .linkStartStopSync(let on, _):
@@ -354,6 +363,8 @@ extension BoxState {
             if let tapped = tempo.tap(at: time) { setTempo(tapped) }
         case (.startStop, .press), (.footswitch, .press):
             return [transport.toggle()]
+        case (.wheel, .shortPress) where menu == nil && mode == .coach:
+            coach.reset()
         case (.wheel, .shortPress):
             if menu != nil { menuSelect() } else { navigation.nextMode() }
         case (.wheel, .longPress):
@@ -433,6 +444,10 @@ extension BoxState {
             show("Saved as \(name)", .info)
         case .songs:
             navigation.open(.song)
+            menu = nil
+            return
+        case .coach:
+            navigation.open(.coach)
             menu = nil
             return
         case .loadPreset(let index):

@@ -97,6 +97,8 @@ public enum MenuAction: Sendable, Hashable {
     case loadPreset(Int)
     /// To song mode (songs, setlist and practice programs).
     case songs
+    /// To the Coach page.
+    case coach
     /// The reference tone on or off (the Tone page's push).
     case toggleTone
     /// Start (or end) changing a setting with the wheel.
@@ -143,7 +145,7 @@ public struct MenuState: Sendable, Hashable {
         switch page {
         case .root:
             [MenuEntry("Tempo markings", .open(.markings)), MenuEntry("Presets", .open(.presets)),
-             MenuEntry("Songs", .songs), MenuEntry("Settings", .open(.settings)), MenuEntry("Tone", .open(.tone)), MenuEntry("Back", .back)]
+             MenuEntry("Songs", .songs), MenuEntry("Settings", .open(.settings)), MenuEntry("Tone", .open(.tone)), MenuEntry("Coach", .coach), MenuEntry("Back", .back)]
         case .markings:
             TempoMarking.alphabetical.map { MenuEntry($0.name, value: "\($0.typicalBPM)", .chooseMarking($0)) } + [MenuEntry("Back", .back)]
         case .presets:

@@ -10,6 +10,8 @@ public enum WheelMode: String, Sendable, Hashable, CaseIterable {
     case tempo, accents, meter, subdivisions, sound, volumes
     /// Songs and practice programs (SongMode.swift).
     case song
+    /// The Coach page (Menu > Coach): the wheel sets the tempo, a short push resets the figures.
+    case coach
 
     /// The modes a short push cycles through.
     public static let pushCycle: [WheelMode] = [.tempo, .accents, .meter, .subdivisions, .sound, .volumes]
@@ -34,6 +36,7 @@ public enum WheelMode: String, Sendable, Hashable, CaseIterable {
                 + settings.soundingLayers.map { .volume(.layer($0)) }
                 + settings.poly.layers.indices.map { .volume(.poly($0 + 1)) }
         case .song: [.song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer]
+        case .coach: [.tempo]
         }
     }
 }

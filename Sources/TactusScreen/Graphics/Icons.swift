@@ -14,6 +14,8 @@ public enum Icons {
     public static let layers = sprite("#..#..# #..#..# #..#..# #..#..# #..#..# #..#..# #######")
     /// Song mode: a list of sections.
     public static let song = sprite("####... ....... ######. ....... #####.. ....... ###....")
+    /// The Coach page: a needle over its scale.
+    public static let coach = sprite("....... ...#... ...#... ..#.#.. ..#.#.. ....... #######")
     public static let volume = sprite("......# .....## ....### ...#### ..##### .###### #######")
 
     /// The largest power of two <= n (1...64): the written note value of 1/n.

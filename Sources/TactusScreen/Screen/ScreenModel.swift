@@ -69,6 +69,8 @@ public struct ScreenModel: Sendable, Hashable {
     public var dimStep: Int
     /// The song page's content (song mode).
     public var song: SongView? = nil
+    /// The Coach page's figures (coach mode).
+    public var coach: CoachPanel? = nil
     /// Sync: Link: the number of other peers in the session, drawn as the Link mark.
     public var linkPeers: Int? = nil
     /// Sync: MIDI: the sync mark (locked, locking, lost), the followed tempo and position.
@@ -111,6 +113,7 @@ public enum ScreenPresenter {
             page: .stopped, settings: settings, marking: view.marking, wheelMode: view.mode, field: view.field,
             turning: view.turning, grid: playing, notice: view.notice)
         model.song = view.song
+        model.coach = view.coach
         model.noticePage = view.noticePage
         model.linkPeers = view.linkPeers
         model.midiSync = view.midiSync

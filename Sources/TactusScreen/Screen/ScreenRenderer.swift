@@ -285,6 +285,8 @@ public enum ScreenRenderer {
             drawVolumes(settings, field: field, into: &bitmap)
         case (.song, let field):
             drawSongPage(model.song, field: field, into: &bitmap)
+        case (.coach, _):
+            drawCoachPage(model.coach ?? CoachPanel(), into: &bitmap)
         }
         // The ring sits on top so pages may use the full width behind it.
         drawModeRing(model.wheelMode, into: &bitmap)
@@ -455,6 +457,7 @@ extension WheelMode {
         case .sound: Icons.speaker
         case .volumes: Icons.volume
         case .song: Icons.song
+        case .coach: Icons.coach
         }
     }
 }

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import ClickEngine
+import HAL
+import Logging
+import SimHAL
+import Testing
+@testable import TactusApp
+import TactusMusic
+import TactusTimeline
+import TactusInstrument
+import TactusBase
+
+/// The coach's entry points into the box: a hit heard at a CLOCK_MONOTONIC time is judged
+/// on the one timeline (the grid the renderer published), the MIDI offset or the round trip
+/// taken off, and reaches the Coach page.
+@Suite struct BoxCoachTests {
+    func playingBox() throws -> Box {
+        let clock = ManualClock(start: .zero)
+        let sink = OfflineAudioSink(clock: clock)
+        let audio = try AudioOutput(device: sink, silent: sink)
+        let parts = BoxParts(board: testBoard(), configuration: ConfigurationFile(), audio: audio,
+                             input: ScriptedInput(), display: nil, indicators: SimulatedIndicators(),
+                             persistence: RecordingPersistence(), clock: clock)
+        let box = try BoxAssembly.makeBox(parts, saved: SavedState(), problem: nil, logger: Logger(label: "test"))
+        try audio.start(box.engine.renderer)
+        box.handle(.gesture(.startStop, .press, at: .zero))
+        var t: Int64 = 0
+        for _ in 0..<100 {
+            _ = sink.pull(frameCount: 480)
+            t += 10_000_000
+            clock.set(MonotonicTime(nanoseconds: t))
+            box.advance(to: MonotonicTime(nanoseconds: t))
+        }
+        return box
+    }
+
+    @Test func aMIDINoteIsJudgedAfterItsOffset() throws {
+        let box = try playingBox()
+        box.coachTuning = CoachTuning(midiOffsetNanoseconds: 5_000_000)
+        let clock = try #require(box.outputClock)
+        let beat = try #require(box.grid.beat(atSample: 30_000)) // 120 BPM: beat 1 of bar 0
+        #expect((beat.bar, beat.beat) == (0, 1))
+        // Struck 7 ms late; the note-on arrives 5 ms after the stroke.
+        let arrival = clock.outputNanoseconds(ofSample: beat.beatSample) + 7_000_000 + 5_000_000
+        let hitResult = box.coachNote(velocity: 100, at: MonotonicTime(nanoseconds: arrival))
+        let hit = try #require(hitResult)
+        #expect(abs(hit.errorMilliseconds - 7) < 0.05)
+        #expect((hit.position.bar, hit.position.beat, hit.position.index) == (0, 1, 1))
+        #expect(box.coachNote(velocity: 0, at: MonotonicTime(nanoseconds: arrival)) == nil) // a note-off
+        #expect(box.state.coach.statistics.count == 1 && box.state.coach.last.map { abs($0 - 7) < 0.05 } == true)
+    }
+
+    @Test func anAudioHitHasTheRoundTripTakenOff() throws {
+        let box = try playingBox()
+        box.coachTuning = CoachTuning(roundTripNanoseconds: 20_000_000)
+        let clock = try #require(box.outputClock)
+        let beat = try #require(box.grid.beat(atSample: 50_000))
+        // 4 ms early, heard 20 ms later through speaker and microphone.
+        let heard = clock.outputNanoseconds(ofSample: beat.beatSample) - 4_000_000 + 20_000_000
+        let hitResult = box.coachHit(at: MonotonicTime(nanoseconds: heard))
+        let hit = try #require(hitResult)
+        #expect(abs(hit.errorMilliseconds + 4) < 0.05)
+        #expect((hit.position.bar, hit.position.beat) == (beat.bar, beat.beat))
+    }
+
+    /// A capture device that is missing, busy or vanishes is a notice; the metronome plays on
+    /// (still playing, its grid and clicks untouched); "back" only after a problem.
+    @Test func theInputsTroublesAreNoticesAndTheMetronomeGoesOn() throws {
+        let box = try playingBox()
+        box.coachInput(.working(sampleRate: 48000))
+        #expect(box.state.notice == nil)
+        for (status, text) in [(CaptureStatus.missing("gone"), "Coach input missing"), (.busy("in use"), "Coach input busy"),
+                               (.lost("unplugged"), "Coach input lost"), (.working(sampleRate: 48000), "Coach input is back")] {
+            box.coachInput(status)
+            #expect(box.state.notice?.text == text)
+            #expect(box.state.notice?.kind == (text.hasSuffix("back") ? .info : .problem))
+            #expect(box.state.isPlaying)
+        }
+        // Hits are still judged on the same timeline after the trouble.
+        let clock = try #require(box.outputClock)
+        let beat = try #require(box.grid.beat(atSample: 50_000))
+        let hit = box.coachHit(at: MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: beat.beatSample) + 3_000_000))
+        #expect(hit.map { abs($0.errorMilliseconds - 3) < 0.05 } == true)
+    }
+
+    final class PracticeRecorder: PracticeLogStore, @unchecked Sendable {
+        var sessions: [(seconds: Int64, coach: CoachFigures?)] = []
+        func addPractice(seconds: Int64, song: String, bpm: Double, coach: CoachFigures?) throws {
+            sessions.append((seconds, coach))
+        }
+    }
+
+    /// Each stretch of playing logs the coach's figures of its hits (and none without hits).
+    @Test func aSessionsCoachFiguresGoToThePracticeLog() throws {
+        let box = try playingBox()
+        let log = PracticeRecorder()
+        box.practiceLog = log
+        let clock = try #require(box.outputClock)
+        let beat = try #require(box.grid.beat(atSample: 50_000))
+        let at = clock.outputNanoseconds(ofSample: beat.beatSample)
+        for ms in [-4, 6, 20] as [Int64] { box.coachHit(at: MonotonicTime(nanoseconds: at + ms * 1_000_000)) }
+        box.handle(.gesture(.startStop, .press, at: MonotonicTime(nanoseconds: 3_000_000_000)))
+        box.handle(.gesture(.startStop, .press, at: MonotonicTime(nanoseconds: 4_000_000_000)))
+        box.handle(.gesture(.startStop, .press, at: MonotonicTime(nanoseconds: 6_000_000_000)))
+        #expect(log.sessions.count == 2)
+        let figures = try #require(log.sessions.first?.coach)
+        #expect(figures.hits == 3)
+        #expect(abs(figures.meanMs - 22.0 / 3) < 0.01)
+        // Population SD of -4, 6, 20 around 22/3.
+        let sd = ((pow2(-4 - 22.0 / 3) + pow2(6 - 22.0 / 3) + pow2(20 - 22.0 / 3)) / 3).squareRoot()
+        #expect(abs(figures.sdMs - sd) < 0.01)
+        #expect(abs(figures.within10Percent - 200.0 / 3) < 0.01 && abs(figures.within25Percent - 100) < 0.01)
+        #expect(log.sessions[1].coach == nil)
+    }
+
+    func pow2(_ x: Double) -> Double { x * x }
+}
