@@ -235,6 +235,12 @@ import TactusBase
             _ = try RemotePatch.apply(emptyKey, to: current, soundNames: [])
             Issue.record("an empty key was accepted")
         } catch { #expect(error.description.hasPrefix(#""" = "organ" is invalid: not settable: allowed bpm"#), "\(error)") }
+        // So does a key with spaces or a line break: quoted, escaped, one line.
+        let oddKey = try JSONValue.parse(#"{" tone\nnote":1}"#)
+        do throws(RemotePatch.Problem) {
+            _ = try RemotePatch.preferences(oddKey, to: Preferences())
+            Issue.record("an odd key was accepted")
+        } catch { #expect(error.description.hasPrefix(#"" tone\nnote" = 1 is invalid: "#), "\(error)") }
         #expect(throws: RemotePatch.Problem.self) { try RemotePatch.apply(try JSONValue.parse(#"{"volume":{"master":101}}"#), to: current, soundNames: []) }
     }
 

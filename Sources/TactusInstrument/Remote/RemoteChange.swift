@@ -41,8 +41,13 @@ public enum RemotePatch {
         public var value: String
         public var allowed: String
         /// `bpm = 1000 is invalid: allowed a number from 1 to 999`, worded as the TOML readers word it.
-        /// An empty key (`{"":1}`) is shown as `""`, so the message still says which.
-        public var description: String { "\(field.isEmpty ? "\"\"" : field) = \(value) is invalid: \(allowed)" }
+        /// A field that is not a plain name (an empty key, spaces, control characters) is
+        /// shown quoted and escaped, so the message still says which, on one line.
+        public var description: String { "\(Problem.plain(field) ? field : JSONValue.quoted(field)) = \(value) is invalid: \(allowed)" }
+
+        static func plain(_ name: String) -> Bool {
+            !name.isEmpty && name.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || "_.-".unicodeScalars.contains($0) }
+        }
     }
 
     /// The new settings and, if asked, the transport state; or the first problem.
