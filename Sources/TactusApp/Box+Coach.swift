@@ -22,10 +22,13 @@ public struct CoachTuning: Sendable, Hashable {
     public var roundTripNanoseconds: Int64 = 0
     /// `[coach] midi_offset_ms`: how late MIDI note-ons arrive after the stroke, nanoseconds.
     public var midiOffsetNanoseconds: Int64 = 0
-    public init(perWholeNote: Int? = nil, roundTripNanoseconds: Int64 = 0, midiOffsetNanoseconds: Int64 = 0) {
+    /// `[coach] midi = true`: incoming note-ons (not mapped to a control) are hits.
+    public var midi = false
+    public init(perWholeNote: Int? = nil, roundTripNanoseconds: Int64 = 0, midiOffsetNanoseconds: Int64 = 0, midi: Bool = false) {
         self.perWholeNote = perWholeNote
         self.roundTripNanoseconds = roundTripNanoseconds
         self.midiOffsetNanoseconds = midiOffsetNanoseconds
+        self.midi = midi
     }
 }
 

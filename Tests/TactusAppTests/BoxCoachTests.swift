@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
 import ClickEngine
 import HAL
 import Logging
 import SimHAL
 import Testing
+import TactusSimulation
 @testable import TactusApp
 import TactusMusic
 import TactusTimeline
@@ -114,4 +116,46 @@ import TactusBase
     }
 
     func pow2(_ x: Double) -> Double { x * x }
+}
+
+/// `[coach] midi = true` through the headless simulator: unmapped note-ons are hits (`hit`
+/// events, error against the clicks the same run sounds); a mapped note stays a control only.
+@Suite struct MIDICoachSimulationTests {
+    func run(_ configuration: String, notes: [(Double, String)]) throws -> MemoryOutput {
+        let output = MemoryOutput()
+        let simulation = try HeadlessSimulation(board: testBoard(), configuration: try ConfigurationFile.parse(configuration, file: "c.toml"),
+                                                saved: SavedState(), problem: nil, persistence: RecordingPersistence(),
+                                                output: output, logger: Logger(label: "test"))
+        var text = "0.100 press start\n"
+        for (time, line) in notes.sorted(by: { $0.0 < $1.0 }) { text += String(format: "%.6f ", time) + line + "\n" }
+        text += "4.000 end\n"
+        try simulation.run(try SimulationScript(text: text, file: "s"))
+        return output
+    }
+
+    func time(_ line: [String: Any]) -> Double { (line["t"] as! NSNumber).doubleValue }
+
+    @Test func noteOnsAreHitsWithTheirErrors() throws {
+        let configuration = "[coach]\nmidi = true\nmidi_offset_ms = 4\n[midi.map]\n\"note 36\" = \"tap\"\n"
+        // The clicks' heard times, from a run without notes (the simulation is deterministic).
+        let onsets = try run(configuration, notes: []).events("onset").map(time)
+        try #require(onsets.count >= 6)
+        // Arrivals 12 ms after beat 2 and 16 ms before beat 4: the stroke (4 ms before the
+        // arrival) 8 ms late and 20 ms early. Note 36 (mapped) 10 ms after beat 3; velocity 0 on beat 5.
+        let output = try run(configuration, notes: [
+            (onsets[1] + 0.012, "midi note 38 velocity 90"),
+            (onsets[2] + 0.010, "midi note 36 velocity 90"),
+            (onsets[3] - 0.016, "midi note 38 velocity 100"),
+            (onsets[4], "midi note 38 velocity 0"),
+        ])
+        let hits = output.events("hit")
+        #expect(hits.count == 2)
+        let errors = hits.map { ($0["error_ms"] as! NSNumber).doubleValue }
+        #expect(errors.count == 2 && abs(errors[0] - 8) < 0.03 && abs(errors[1] + 20) < 0.03, "\(errors)")
+        #expect(hits.map { $0["beat"] as? Int } == [1, 3]) // `coach --hits` counts beats from 0
+        #expect(output.events("onset").map(time) == onsets) // the mapped pad (one tap) did not stop or shift it
+        // Without `[coach] midi` the same notes are no hits.
+        let off = try run("[coach]\nmidi_offset_ms = 4\n", notes: [(onsets[1] + 0.012, "midi note 38 velocity 90")])
+        #expect(off.events("hit").isEmpty)
+    }
 }
