@@ -40,7 +40,9 @@ extension Box {
     @discardableResult
     public func coachHit(at time: MonotonicTime) -> CoachHit? {
         preconditionOnBoxThread()
-        return judge(heardAt: time.nanoseconds - coachTuning.roundTripNanoseconds)
+        // The calibrated round trip in the settings file, when there is one, is the one taken off.
+        let roundTrip = state.saved.preferences.coachRoundTripMicroseconds.map { Int64($0) * 1000 } ?? coachTuning.roundTripNanoseconds
+        return judge(heardAt: time.nanoseconds - roundTrip)
     }
 
     /// A MIDI note-on (e-drums, `[coach] midi = true`), stamped on arrival: the MIDI input's

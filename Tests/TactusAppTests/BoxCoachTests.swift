@@ -5,6 +5,7 @@ import HAL
 import Logging
 import SimHAL
 import Testing
+import TOMLReader
 import TactusSimulation
 @testable import TactusApp
 import TactusMusic
@@ -16,14 +17,14 @@ import TactusBase
 /// on the one timeline (the grid the renderer published), the MIDI offset or the round trip
 /// taken off, and reaches the Coach page.
 @Suite struct BoxCoachTests {
-    func playingBox() throws -> Box {
+    func playingBox(saved: SavedState = SavedState()) throws -> Box {
         let clock = ManualClock(start: .zero)
         let sink = OfflineAudioSink(clock: clock)
         let audio = try AudioOutput(device: sink, silent: sink)
         let parts = BoxParts(board: testBoard(), configuration: ConfigurationFile(), audio: audio,
                              input: ScriptedInput(), display: nil, indicators: SimulatedIndicators(),
                              persistence: RecordingPersistence(), clock: clock)
-        let box = try BoxAssembly.makeBox(parts, saved: SavedState(), problem: nil, logger: Logger(label: "test"))
+        let box = try BoxAssembly.makeBox(parts, saved: saved, problem: nil, logger: Logger(label: "test"))
         try audio.start(box.engine.renderer)
         box.handle(.gesture(.startStop, .press, at: .zero))
         var t: Int64 = 0
@@ -63,6 +64,26 @@ import TactusBase
         let hit = try #require(hitResult)
         #expect(abs(hit.errorMilliseconds + 4) < 0.05)
         #expect((hit.position.bar, hit.position.beat) == (beat.bar, beat.beat))
+    }
+
+    /// The round trip saved in the settings file (`coach-round-trip-us`) is the one taken
+    /// off, over the tuning's; the file keeps it and an old file without it still loads.
+    @Test func theSavedRoundTripIsTakenOff() throws {
+        var saved = SavedState()
+        saved.preferences.coachRoundTripMicroseconds = 23_417
+        let text = SettingsFile.encode(saved)
+        #expect(text.contains("coach-round-trip-us = 23417"))
+        #expect(try SettingsFile.decode(text, file: "s.toml").preferences.coachRoundTripMicroseconds == 23_417)
+        #expect(try SettingsFile.decode(SettingsFile.encode(SavedState()), file: "s.toml").preferences.coachRoundTripMicroseconds == nil)
+        #expect(throws: TOMLError.self) { try SettingsFile.decode("schema = 1\n[preferences]\ncoach-round-trip-us = -1\n", file: "s.toml") }
+        let box = try playingBox(saved: saved)
+        box.coachTuning = CoachTuning(roundTripNanoseconds: 90_000_000)
+        let clock = try #require(box.outputClock)
+        let beat = try #require(box.grid.beat(atSample: 50_000))
+        // 3 ms late, heard 23.417 ms later.
+        let heard = clock.outputNanoseconds(ofSample: beat.beatSample) + 3_000_000 + 23_417_000
+        let hit = try #require(box.coachHit(at: MonotonicTime(nanoseconds: heard)))
+        #expect(abs(hit.errorMilliseconds - 3) < 0.05, "\(hit.errorMilliseconds)")
     }
 
     /// A capture device that is missing, busy or vanishes is a notice; the metronome plays on
