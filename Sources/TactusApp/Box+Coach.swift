@@ -22,10 +22,13 @@ public struct CoachTuning: Sendable, Hashable {
     public var roundTripNanoseconds: Int64 = 0
     /// `[coach] midi_offset_ms`: how late MIDI note-ons arrive after the stroke, nanoseconds.
     public var midiOffsetNanoseconds: Int64 = 0
-    public init(perWholeNote: Int? = nil, roundTripNanoseconds: Int64 = 0, midiOffsetNanoseconds: Int64 = 0) {
+    /// `[coach] midi = true`: incoming note-ons (not mapped to a control) are hits.
+    public var midi = false
+    public init(perWholeNote: Int? = nil, roundTripNanoseconds: Int64 = 0, midiOffsetNanoseconds: Int64 = 0, midi: Bool = false) {
         self.perWholeNote = perWholeNote
         self.roundTripNanoseconds = roundTripNanoseconds
         self.midiOffsetNanoseconds = midiOffsetNanoseconds
+        self.midi = midi
     }
 }
 
@@ -37,7 +40,9 @@ extension Box {
     @discardableResult
     public func coachHit(at time: MonotonicTime) -> CoachHit? {
         preconditionOnBoxThread()
-        return judge(heardAt: time.nanoseconds - coachTuning.roundTripNanoseconds)
+        // The calibrated round trip in the settings file, when there is one, is the one taken off.
+        let roundTrip = state.saved.preferences.coachRoundTripMicroseconds.map { Int64($0) * 1000 } ?? coachTuning.roundTripNanoseconds
+        return judge(heardAt: time.nanoseconds - roundTrip)
     }
 
     /// A MIDI note-on (e-drums, `[coach] midi = true`), stamped on arrival: the MIDI input's

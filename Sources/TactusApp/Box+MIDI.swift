@@ -28,7 +28,8 @@ extension Box {
 
     /// One incoming MIDI message, with its arrival time (the sequencer's kernel stamp).
     /// Following (Sync: MIDI), Clock, Start, Continue, Stop and SPP drive the box; mapped
-    /// notes, controllers and program changes are controls whatever the sync source.
+    /// notes, controllers and program changes are controls whatever the sync source; other
+    /// note-ons are the coach's hits with `[coach] midi = true`.
     public func handleMIDI(_ message: MIDIMessage, at time: MonotonicTime) {
         preconditionOnBoxThread()
         now = max(now, time)
@@ -57,7 +58,12 @@ extension Box {
             break
         default:
             // The map edited at the companion, when there is one, takes the configuration's place.
-            guard let control = midiConfiguration.control(for: message, map: state.saved.midiMap ?? midiConfiguration.map) else { break }
+            guard let control = midiConfiguration.control(for: message, map: state.saved.midiMap ?? midiConfiguration.map) else {
+                // An unmapped note-on is a stroke for the coach (`[coach] midi`); a mapped one
+                // is a control pad only, so tapping in or starting from a pad is not judged.
+                if coachTuning.midi, case .noteOn(_, _, let velocity) = message { coachNote(velocity: Int(velocity), at: time) }
+                break
+            }
             switch control {
             case .tap: handle(.gesture(.tap, .press, at: time))
             case .startStop: handle(.gesture(.startStop, .press, at: time))

@@ -87,7 +87,8 @@ public enum BoxAssembly {
                       report: { logger.warning("\($0)") }, inform: { logger.info("\($0)") })
         box.link = parts.link
         box.coachTuning = CoachTuning(perWholeNote: parts.configuration.coachGrid,
-                                      midiOffsetNanoseconds: Int64(parts.configuration.coachMIDIOffsetMilliseconds) * 1_000_000)
+                                      midiOffsetNanoseconds: Int64(parts.configuration.coachMIDIOffsetMilliseconds) * 1_000_000,
+                                      midi: parts.configuration.coachMIDI)
         box.midiConfiguration = parts.configuration.midi
         box.midiSender = parts.midiSender
         // A settings file on disk keeps the practice log beside it.

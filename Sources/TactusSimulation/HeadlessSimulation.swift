@@ -53,6 +53,8 @@ public final class HeadlessSimulation: BoxObserver {
     private var lastState: String?
     /// `--input TAKE.wav`: the coach listening to a take (hit lines in the events).
     public var coach: SimulatedCoach?
+    /// The take's hits are being judged (recordHits writes their lines, not didJudge).
+    private var judgingTake = false
 
     public init(board: BoardDefinition, configuration: ConfigurationFile, saved: SavedState, problem: String?,
                 notice: String? = nil, persistence: any SettingsPersistence, userSounds: [SoundSet] = [], output: any SimulationOutput,
@@ -186,6 +188,18 @@ public final class HeadlessSimulation: BoxObserver {
         record(at: time.nanoseconds, #"{"t":\#(seconds(time.nanoseconds)),"type":"midi","dir":"in","bytes":"\#(message.hex)"}"#)
     }
 
+    /// A hit judged outside the take (a MIDI note-on, `[coach] midi`): a `hit` line at the
+    /// note's arrival, its `sample` on the box's own clock (the take's hits are written by
+    /// recordHits, with the take's sample).
+    public func box(_ box: Box, didJudge hit: CoachHit, heardAt time: MonotonicTime) {
+        guard !judgingTake else { return }
+        let arrival = time.nanoseconds + box.coachTuning.midiOffsetNanoseconds
+        let rate = Int64(box.engine.renderer.sampleRate)
+        let line = SimulatedCoach.line(hit, sample: arrival * rate / 1_000_000_000, sampleRate: Int(rate),
+                                       grid: box.coachTuning.perWholeNote.map { "1/\($0)" })
+        record(at: arrival, line)
+    }
+
     public func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime) {
         recordState(state, at: time.nanoseconds)
     }
@@ -223,6 +237,8 @@ public final class HeadlessSimulation: BoxObserver {
     private func recordHits(_ samples: [Int64]?) {
         guard let coach, let samples else { return }
         let grid = box.coachTuning.perWholeNote.map { "1/\($0)" }
+        judgingTake = true
+        defer { judgingTake = false }
         for sample in samples {
             let time = coach.nanoseconds(ofSample: sample)
             guard let hit = box.coachHit(at: MonotonicTime(nanoseconds: time)) else { continue }

@@ -44,6 +44,11 @@ public final class SimulatedCoach {
 
     /// The events line of a hit (take sample `sample`), with `coach --hits`'s fields.
     public func line(_ hit: CoachHit, sample: Int64, grid: String?) -> String {
+        Self.line(hit, sample: sample, sampleRate: sampleRate, grid: grid)
+    }
+
+    /// The events line of a hit at `sample` of a clock at `sampleRate` from simulated time 0.
+    public static func line(_ hit: CoachHit, sample: Int64, sampleRate: Int, grid: String?) -> String {
         "{\"t\":\(Decimal1.fixed(Double(sample) / Double(sampleRate), decimals: 6)),\"type\":\"hit\",\"sample\":\(sample),"
             + "\"bar\":\(hit.position.bar),\"beat\":\(hit.position.beat),\"grid\":\(grid.map { JSONValue.quoted($0) } ?? "null"),"
             + "\"index\":\(hit.position.index),\"error_ms\":\(Decimal1.fixed(hit.errorMilliseconds, decimals: 3))}"

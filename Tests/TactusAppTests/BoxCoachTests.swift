@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
 import ClickEngine
 import HAL
 import Logging
 import SimHAL
 import Testing
+import TOMLReader
+import TactusSimulation
 @testable import TactusApp
 import TactusMusic
 import TactusTimeline
@@ -14,14 +17,14 @@ import TactusBase
 /// on the one timeline (the grid the renderer published), the MIDI offset or the round trip
 /// taken off, and reaches the Coach page.
 @Suite struct BoxCoachTests {
-    func playingBox() throws -> Box {
+    func playingBox(saved: SavedState = SavedState()) throws -> Box {
         let clock = ManualClock(start: .zero)
         let sink = OfflineAudioSink(clock: clock)
         let audio = try AudioOutput(device: sink, silent: sink)
         let parts = BoxParts(board: testBoard(), configuration: ConfigurationFile(), audio: audio,
                              input: ScriptedInput(), display: nil, indicators: SimulatedIndicators(),
                              persistence: RecordingPersistence(), clock: clock)
-        let box = try BoxAssembly.makeBox(parts, saved: SavedState(), problem: nil, logger: Logger(label: "test"))
+        let box = try BoxAssembly.makeBox(parts, saved: saved, problem: nil, logger: Logger(label: "test"))
         try audio.start(box.engine.renderer)
         box.handle(.gesture(.startStop, .press, at: .zero))
         var t: Int64 = 0
@@ -61,6 +64,26 @@ import TactusBase
         let hit = try #require(hitResult)
         #expect(abs(hit.errorMilliseconds + 4) < 0.05)
         #expect((hit.position.bar, hit.position.beat) == (beat.bar, beat.beat))
+    }
+
+    /// The round trip saved in the settings file (`coach-round-trip-us`) is the one taken
+    /// off, over the tuning's; the file keeps it and an old file without it still loads.
+    @Test func theSavedRoundTripIsTakenOff() throws {
+        var saved = SavedState()
+        saved.preferences.coachRoundTripMicroseconds = 23_417
+        let text = SettingsFile.encode(saved)
+        #expect(text.contains("coach-round-trip-us = 23417"))
+        #expect(try SettingsFile.decode(text, file: "s.toml").preferences.coachRoundTripMicroseconds == 23_417)
+        #expect(try SettingsFile.decode(SettingsFile.encode(SavedState()), file: "s.toml").preferences.coachRoundTripMicroseconds == nil)
+        #expect(throws: TOMLError.self) { try SettingsFile.decode("schema = 1\n[preferences]\ncoach-round-trip-us = -1\n", file: "s.toml") }
+        let box = try playingBox(saved: saved)
+        box.coachTuning = CoachTuning(roundTripNanoseconds: 90_000_000)
+        let clock = try #require(box.outputClock)
+        let beat = try #require(box.grid.beat(atSample: 50_000))
+        // 3 ms late, heard 23.417 ms later.
+        let heard = clock.outputNanoseconds(ofSample: beat.beatSample) + 3_000_000 + 23_417_000
+        let hit = try #require(box.coachHit(at: MonotonicTime(nanoseconds: heard)))
+        #expect(abs(hit.errorMilliseconds - 3) < 0.05, "\(hit.errorMilliseconds)")
     }
 
     /// A capture device that is missing, busy or vanishes is a notice; the metronome plays on
@@ -114,4 +137,46 @@ import TactusBase
     }
 
     func pow2(_ x: Double) -> Double { x * x }
+}
+
+/// `[coach] midi = true` through the headless simulator: unmapped note-ons are hits (`hit`
+/// events, error against the clicks the same run sounds); a mapped note stays a control only.
+@Suite struct MIDICoachSimulationTests {
+    func run(_ configuration: String, notes: [(Double, String)]) throws -> MemoryOutput {
+        let output = MemoryOutput()
+        let simulation = try HeadlessSimulation(board: testBoard(), configuration: try ConfigurationFile.parse(configuration, file: "c.toml"),
+                                                saved: SavedState(), problem: nil, persistence: RecordingPersistence(),
+                                                output: output, logger: Logger(label: "test"))
+        var text = "0.100 press start\n"
+        for (time, line) in notes.sorted(by: { $0.0 < $1.0 }) { text += String(format: "%.6f ", time) + line + "\n" }
+        text += "4.000 end\n"
+        try simulation.run(try SimulationScript(text: text, file: "s"))
+        return output
+    }
+
+    func time(_ line: [String: Any]) -> Double { (line["t"] as! NSNumber).doubleValue }
+
+    @Test func noteOnsAreHitsWithTheirErrors() throws {
+        let configuration = "[coach]\nmidi = true\nmidi_offset_ms = 4\n[midi.map]\n\"note 36\" = \"tap\"\n"
+        // The clicks' heard times, from a run without notes (the simulation is deterministic).
+        let onsets = try run(configuration, notes: []).events("onset").map(time)
+        try #require(onsets.count >= 6)
+        // Arrivals 12 ms after beat 2 and 16 ms before beat 4: the stroke (4 ms before the
+        // arrival) 8 ms late and 20 ms early. Note 36 (mapped) 10 ms after beat 3; velocity 0 on beat 5.
+        let output = try run(configuration, notes: [
+            (onsets[1] + 0.012, "midi note 38 velocity 90"),
+            (onsets[2] + 0.010, "midi note 36 velocity 90"),
+            (onsets[3] - 0.016, "midi note 38 velocity 100"),
+            (onsets[4], "midi note 38 velocity 0"),
+        ])
+        let hits = output.events("hit")
+        #expect(hits.count == 2)
+        let errors = hits.map { ($0["error_ms"] as! NSNumber).doubleValue }
+        #expect(errors.count == 2 && abs(errors[0] - 8) < 0.03 && abs(errors[1] + 20) < 0.03, "\(errors)")
+        #expect(hits.map { $0["beat"] as? Int } == [1, 3]) // `coach --hits` counts beats from 0
+        #expect(output.events("onset").map(time) == onsets) // the mapped pad (one tap) did not stop or shift it
+        // Without `[coach] midi` the same notes are no hits.
+        let off = try run("[coach]\nmidi_offset_ms = 4\n", notes: [(onsets[1] + 0.012, "midi note 38 velocity 90")])
+        #expect(off.events("hit").isEmpty)
+    }
 }

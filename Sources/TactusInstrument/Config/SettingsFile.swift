@@ -58,6 +58,7 @@ public enum SettingsFile {
             preferences["tone-timbre"] = .string(tone.timbre.rawValue)
             preferences["tone-volume"] = .integer(tone.volume)
         }
+        if let roundTrip = saved.preferences.coachRoundTripMicroseconds { preferences["coach-round-trip-us"] = .integer(roundTrip) }
         root["preferences"] = .table(preferences)
         if !saved.presets.isEmpty {
             root["preset"] = .array(saved.presets.map { preset in
@@ -99,7 +100,7 @@ public enum SettingsFile {
         if let p = try root.section("preferences") {
             try p.rejectUnknownKeys(allowed: ["momentum", "tap-tolerance", "screen-dim-seconds", "footswitch", "silent-practice", "dark-gap",
                                               "tone-note", "tone-a4", "tone-timbre", "tone-volume",
-                                              "sync", "link-start-stop-sync", "companion"])
+                                              "sync", "link-start-stop-sync", "companion", "coach-round-trip-us"])
             if let v = try p.string("tone-note") {
                 guard let (note, _) = ReferenceTone.parse(v) else { throw p.invalid("tone-note", allowed: "allowed a note from C4 to B5, e.g. \"A4\" or \"C#5\"") }
                 saved.preferences.tone.note = note
@@ -115,6 +116,7 @@ public enum SettingsFile {
             if let v = try p.bool("link-start-stop-sync") { saved.preferences.linkStartStopSync = v }
             if let v = try p.bool("companion") { saved.preferences.companion = v }
             if let v = try p.bool("momentum") { saved.preferences.momentum = v }
+            if let v = try p.integer("coach-round-trip-us", in: Preferences.coachRoundTripRange) { saved.preferences.coachRoundTripMicroseconds = v }
             if let v = try p.integer("tap-tolerance", in: TapTempo.toleranceRange) { saved.preferences.tapTolerancePercent = v }
             if let v = try p.integer("screen-dim-seconds", in: Preferences.screenDimRange) { saved.preferences.screenDimSeconds = v }
             if let v = try p.string("footswitch", oneOf: FootswitchFunction.allCases.map(\.rawValue)) {

@@ -50,6 +50,10 @@ public struct Preferences: Sendable, Hashable {
     public var tone = ReferenceTone()
     /// The tone sounds (Menu > Tone, a push): until switched off, not across a restart.
     public var toneOn = false
+    /// Menu > Coach > Calibrate's measured round trip (speaker to microphone) in
+    /// microseconds, taken off the live input's hits; nil until calibrated.
+    public var coachRoundTripMicroseconds: Int?
+    public static let coachRoundTripRange: ClosedRange<Int> = 0...1_000_000
 
     public init() {}
 }
