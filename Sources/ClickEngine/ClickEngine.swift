@@ -127,15 +127,24 @@ public final class ClickEngine {
     /// Where the next start puts bar 0's downbeat (twice the sample, exact); nil: at the
     /// render call that takes the start up.
     private var startTwice: Int64?
+    /// Where the start's first onset is due (twice the sample): found more than 5 ms in the
+    /// past by the render thread, the start moves so it sounds from the render clock (a
+    /// followed MIDI Start or Continue) rather than being passed over.
+    private var startDueTwice: Int64?
     /// The latest outside re-placement of the grid (Link), attached to every program until
     /// the next start; the render thread applies each serial once.
     private var alignment: (serial: UInt64, twice: Int64, bar: Int64, position: Rational)?
     private var alignmentSerial: UInt64 = 0
 
     /// Starts with bar 0's downbeat at sample `twice / 2` (an outside timeline's bar line, in
-    /// the future by at least a period), or at the next render call when nil.
-    public func start(atTwice twice: Int64?) {
+    /// the future by at least a period), or at the next render call when nil. `playsLateFrom`:
+    /// the first position to play (twice its sample; bar 0 or an SPP's position), which sounds
+    /// late from the render clock, the whole grid moved with it, when the render thread finds
+    /// it more than 5 ms in the past (a MIDI Start gives no warning, and under load the control
+    /// and render threads take it up later than predicted); without it late onsets are passed over.
+    public func start(atTwice twice: Int64?, playsLateFrom due: Int64? = nil) {
         startTwice = twice
+        startDueTwice = due
         alignment = nil
         startTransport()
     }
@@ -170,6 +179,7 @@ public final class ClickEngine {
     public func stop() {
         isPlaying = false
         startTwice = nil
+        startDueTwice = nil
         alignment = nil
         publish()
     }
@@ -228,6 +238,7 @@ public final class ClickEngine {
                                     playing: isPlaying, transportEpoch: transportEpoch, serial: programSerial, song: song,
                                     tone: tone.map { ToneParameters($0, sampleRate: renderer.sampleRate) }, midiClock: midiClock)
         program.startTwice = startTwice
+        program.startDueTwice = startDueTwice
         startLead = song?.maxLead ?? program.maxLead
         if let alignment {
             // The position on this program's grid, exactly (whole notes x grid units per whole).

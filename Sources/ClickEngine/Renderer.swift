@@ -339,7 +339,7 @@ public final class ClickRenderer: @unchecked Sendable {
                 if restart || !playing || previous == nil {
                     // With spoken words the song starts one longest lead later, so even
                     // its first word begins its lead before its onset.
-                    songOrigin = program.startTwice.map { ($0 + 1) >> 1 } ?? clock + song.maxLead
+                    songOrigin = startTwice(of: program).map { ($0 + 1) >> 1 } ?? clock + song.maxLead
                     songCursor = 0
                     startedUntil = clock
                 } else if previous !== song, let sameBefore = song.sameBefore, clock - songOrigin > sameBefore {
@@ -353,7 +353,7 @@ public final class ClickRenderer: @unchecked Sendable {
                     leadInActive = false
                     // The downbeat one longest lead after START (0 for clicks), so the
                     // first word too begins its lead before its onset.
-                    placement = program.placement(of: program.startTwice.map { Anchor(twice: $0, bar: 0, grid: 0) }
+                    placement = program.placement(of: startTwice(of: program).map { Anchor(twice: $0, bar: 0, grid: 0) }
                                                   ?? .start(atSample: clock + program.maxLead))
                     cursorBar = 0
                     cursorIndex = 0
@@ -463,6 +463,16 @@ public final class ClickRenderer: @unchecked Sendable {
         leadInActive = false
         placement = program.placement(of: anchor)
         skipLateOnsets(of: program)
+    }
+
+    /// Where a start puts bar 0 (twice the sample): the program's, moved later so its first
+    /// position sounds at the render clock when that lies more than 5 ms in the past and the
+    /// start plays late (a followed MIDI Start taken up late would otherwise pass over its
+    /// downbeat and sound a beat behind).
+    private func startTwice(of program: EngineProgram) -> Int64? {
+        guard let twice = program.startTwice else { return nil }
+        guard let due = program.startDueTwice, due < 2 * (clock - Int64(sampleRate / 200)) else { return twice }
+        return twice + 2 * clock - due
     }
 
     private func skipLateOnsets(of program: EngineProgram) {

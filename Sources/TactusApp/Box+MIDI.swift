@@ -19,6 +19,8 @@ struct MIDIFollow {
     var lastAlignment: MonotonicTime?
     /// Where the next START puts bar 0 (twice the engine sample), for the start effect.
     var startAt: Int64?
+    /// The clock tick the next START plays first (twice the engine sample): bar 0 or the SPP's position.
+    var startDue: Int64?
     /// The position an SPP started from, on screen until the next start.
     var shownPosition: (bar: Int64, beat: Int)?
 }
@@ -96,7 +98,7 @@ extension Box {
     func startFollowedClock() -> Bool {
         guard followsMIDI, let start = midiFollow.startAt else { return false }
         midiFollow.startAt = nil
-        engine.start(atTwice: start)
+        engine.start(atTwice: start, playsLateFrom: midiFollow.startDue)
         return true
     }
 
@@ -126,17 +128,14 @@ extension Box {
         let settings = state.settings
         // Samples per whole note at the followed tempo: bar 0 lies `position` clocks before.
         let perWhole = Double(engine.renderer.sampleRate) * 60 / settings.tempo.bpm.doubleValue / settings.beatUnit.wholeNotes.doubleValue
-        // A Start gives no warning: a clock sooner than the output can still play (its buffer
-        // is longer than the time to that clock, as in the VM suite's 85 ms) puts the
-        // downbeat in the past, and the engine passes over an onset due more than 5 ms ago.
-        // It sounds late instead, where the engine renders next (what is heard now plus the
-        // output's delay), and alignToClock moves the grid back onto the clock from the next
-        // 16th (the engine re-places it without skipping a click).
-        var tick = clock.heardSample(atNanoseconds: Int64(nanoseconds.rounded()))
-        let rendered = clock.heardSample(atNanoseconds: now.nanoseconds) + Double(clock.outputDelayFrames)
-        if tick < rendered - Double(engine.renderer.sampleRate / 200) { tick = rendered }
+        // A Start gives no warning: its clock may come sooner than the output can still play
+        // (a buffer longer than the time to it, a loaded control or render thread), so the
+        // engine sounds a downbeat it finds in the past late, from where it renders next,
+        // and alignToClock moves the grid back onto the clock from the next 16th.
+        let tick = clock.heardSample(atNanoseconds: Int64(nanoseconds.rounded()))
         let sample = tick - Double(position) / 96 * perWhole
         midiFollow.startAt = Int64((2 * sample).rounded())
+        midiFollow.startDue = Int64((2 * tick).rounded())
         midiFollow.nextClock = received ? position + 1 : position
         midiFollow.lastAlignment = now
         midiFollow.shownPosition = midiFollow.songPosition > 0 ? barAndBeat(sixteenths: midiFollow.songPosition) : nil

@@ -15,6 +15,38 @@ import TactusArithmetic
         #expect(recording.events.map(\.beat) == [0, 1])
     }
 
+    /// A start the render thread takes up after its bar 0 (a followed MIDI Start, late under
+    /// load): with `playsLateFrom` the downbeat sounds from the render clock and the grid goes on
+    /// from there; without it (Link) the past onsets are passed over, beat 1 first.
+    @Test func aStartFoundInThePastPlaysItsDownbeatLateOnlyWhenAsked() {
+        for playsLate in [true, false] {
+            let engine = ClickEngine.testEngine()
+            var recording = Recording()
+            engine.record(30_000, into: &recording)
+            engine.start(atTwice: 2 * 10_000, playsLateFrom: playsLate ? 2 * 10_000 : nil)
+            engine.record(60_000, into: &recording)
+            let expected: [Int64] = playsLate ? [30_000, 54_000, 78_000] : [34_000, 58_000, 82_000]
+            #expect(recording.events.map(\.sample) == expected, "playsLate \(playsLate)")
+            #expect(recording.events.map(\.beat) == (playsLate ? [0, 1, 2] : [1, 2, 3]), "playsLate \(playsLate)")
+        }
+        // Within the 5 ms rule the start keeps its sample: the downbeat now, beat 1 on its grid.
+        let engine = ClickEngine.testEngine()
+        var recording = Recording()
+        engine.record(30_000, into: &recording)
+        engine.start(atTwice: 2 * 29_900, playsLateFrom: 2 * 29_900)
+        engine.record(30_000, into: &recording)
+        #expect(recording.events.map(\.sample) == [30_000, 53_900])
+        // A Continue from an SPP: bar 0 lies before the position that plays first (beat 1,
+        // due at 10000); that position sounds from the render clock, the grid moved with it.
+        let continued = ClickEngine.testEngine()
+        var fromSPP = Recording()
+        continued.record(30_000, into: &fromSPP)
+        continued.start(atTwice: 2 * -14_000, playsLateFrom: 2 * 10_000)
+        continued.record(30_000, into: &fromSPP)
+        #expect(fromSPP.events.map(\.sample) == [30_000, 54_000])
+        #expect(fromSPP.events.map(\.beat) == [1, 2])
+    }
+
     @Test func anAlignmentMovesLaterOnsetsAndPlaysNoneTwice() {
         let engine = ClickEngine.testEngine()
         engine.start()

@@ -63,6 +63,8 @@ final class EngineProgram: @unchecked Sendable {
     /// at sample `startTwice / 2` instead of the render call that takes the start up. Set
     /// before publishing, then read only.
     var startTwice: Int64?
+    /// The start's first position, played late rather than passed over (`ClickEngine.start(atTwice:playsLateFrom:)`).
+    var startDueTwice: Int64?
     /// The grid re-placed by an outside timeline while playing: `anchor` on this program's grid,
     /// applied once (the render thread remembers the serial). Set before publishing.
     var alignment: (serial: UInt64, anchor: Anchor)?
