@@ -302,15 +302,31 @@ public final class BoxService: Service, Sendable {
 
     /// The coach's microphone: hits go to the control loop as `coachHit(at:)` (stamped on
     /// the capture thread, judged on the box's thread); what becomes of the device is a
-    /// notice. The metronome never depends on it.
+    /// notice. The metronome never depends on it. Each judged hit is one log line (on the
+    /// box's thread, never the capture thread): the machine-readable trace of live hits
+    /// that the VM suite's scenario 24 checks against the take's known offsets.
     private func startCoachInput() {
         guard let capture else { return }
         let listener = CoachListener(sampleRate: audio.format.sampleRate)
         capture.start(listener, status: { [loop] status in
             loop.post(work: { $0.coachInput(status) })
-        }, poll: { [loop] in
-            for time in listener.drain() { loop.post(work: { $0.coachHit(at: time) }) }
+        }, poll: { [loop, logger] in
+            for time in listener.drain() {
+                loop.post(work: { box in
+                    guard let hit = box.coachHit(at: time) else { return }
+                    logger.info("\(Self.coachHitLine(hit))")
+                })
+            }
         })
+    }
+
+    /// `coach: hit bar B beat N index I error_ms E` (E to 0.01 ms, negative = early).
+    static func coachHitLine(_ hit: CoachHit) -> String {
+        let hundredths = Int((hit.errorMilliseconds * 100).rounded())
+        let sign = hundredths < 0 ? "-" : ""
+        let magnitude = abs(hundredths)
+        let fraction = magnitude % 100 < 10 ? "0\(magnitude % 100)" : "\(magnitude % 100)"
+        return "coach: hit bar \(hit.position.bar) beat \(hit.position.beat) index \(hit.position.index) error_ms \(sign)\(magnitude / 100).\(fraction)"
     }
 
     private func retryAudioDevice() async {

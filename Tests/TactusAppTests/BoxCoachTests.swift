@@ -137,6 +137,20 @@ import TactusBase
     }
 
     func pow2(_ x: Double) -> Double { x * x }
+
+    /// The service's log line per judged hit (scenario 24 of the VM suite parses it): signs,
+    /// hundredths rounded, a leading zero in the fraction.
+    @Test func theHitLogLineCarriesPositionAndErrorToAHundredth() {
+        func line(_ error: Double) -> String {
+            BoxService.coachHitLine(CoachHit(engineSample: 0, position: JudgedPosition(sample: 0, bar: 3, beat: 2, index: 5, gap: false),
+                                             errorMilliseconds: error))
+        }
+        #expect(line(-29.924) == "coach: hit bar 3 beat 2 index 5 error_ms -29.92")
+        #expect(line(1.5) == "coach: hit bar 3 beat 2 index 5 error_ms 1.50")
+        #expect(line(-0.046) == "coach: hit bar 3 beat 2 index 5 error_ms -0.05")
+        #expect(line(0.004) == "coach: hit bar 3 beat 2 index 5 error_ms 0.00")
+        #expect(line(10.07) == "coach: hit bar 3 beat 2 index 5 error_ms 10.07")
+    }
 }
 
 /// `[coach] midi = true` through the headless simulator: unmapped note-ons are hits (`hit`

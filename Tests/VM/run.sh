@@ -263,8 +263,10 @@ rm -rf "$A"
 mkdir -p "$A/usr/bin" "$A/vm/scenarios"
 # Stripped: half the size to pack and to load into guest RAM.
 strip -o "$A/usr/bin/tactus" "$TACTUS_BIN"
+# Scenario 24's drummer needs libasound (which tactus brings along): linked dynamically.
+gcc -O2 -Wall -o "$A/usr/bin/coachtake" "$HERE/guest/coachtake.c" -lasound -lm || die "cannot build guest/coachtake.c"
 # The shared libraries the static-stdlib binary and the tools still need, with the loader.
-for f in "$A/usr/bin/tactus" $(for t in $HOST_TOOLS; do command -v "$t"; done); do
+for f in "$A/usr/bin/tactus" "$A/usr/bin/coachtake" $(for t in $HOST_TOOLS; do command -v "$t"; done); do
 	LD_LIBRARY_PATH=${GPIOD_PREFIX:+$GPIOD_PREFIX/usr/lib/x86_64-linux-gnu} ldd "$f" 2>/dev/null | grep -o '/[^ ]*' || true
 done | sort -u | while read -r lib; do
 	dest=$lib
