@@ -74,9 +74,10 @@ extension FuzzTargets {
             fail("script lines made from MIDI messages are refused: \(error)")
         }
         do {
+            // Quiet: thousands of runs would each log the box starting.
             let simulation = try HeadlessSimulation(board: fuzzBoard, configuration: ConfigurationFile(), saved: SavedState(), problem: nil,
                                                     persistence: DiscardingPersistence(), output: DiscardingOutput(),
-                                                    logger: Logger(label: "fuzz"))
+                                                    logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() }))
             try simulation.run(script)
         } catch { fail("a box fed MIDI failed: \(error)") }
     }
