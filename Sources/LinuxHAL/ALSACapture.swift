@@ -129,20 +129,8 @@ public final class ALSACapture: AudioCapture, @unchecked Sendable {
 
     /// The message for a failed open of capture device `device`.
     public static func openError(_ device: String, _ code: Int32) -> HALError {
-        let reason = alsaError(code)
-        switch -code {
-        case ENOENT, ENODEV, ENXIO:
-            return HALError(.deviceMissing, errno: -code,
-                            "capture device '\(device)' is not there (\(reason)): plug in the microphone or interface, or list the devices with `arecord -L` and set [coach] input")
-        case EBUSY:
-            return HALError(.busy, errno: -code,
-                            "capture device '\(device)' is in use by another program (\(reason)): stop it (`fuser -v /dev/snd/*` shows which)")
-        case EACCES, EPERM:
-            return HALError(.permissionDenied, errno: -code,
-                            "no permission to open capture device '\(device)' (\(reason)): add the service's user to the 'audio' group")
-        default:
-            return HALError(.io, errno: -code, "capture device '\(device)' cannot be opened: \(reason)")
-        }
+        ALSAPCM.openError("capture device '\(device)'", code,
+                          missing: "plug in the microphone or interface, or list the devices with `arecord -L` and set [coach] input")
     }
 
     // MARK: capture thread

@@ -86,19 +86,26 @@ final class ALSAPCM: @unchecked Sendable {
     }
 
     static func openError(_ device: String, _ code: Int32) -> HALError {
+        openError("audio device '\(device)'", code,
+                  missing: "plug in the sound card, or list the devices with `aplay -L` and set audio.device in the board file",
+                  busyAlternative: " or use a shared device such as 'default'")
+    }
+
+    /// The message for a failed open of a PCM (`what`: "audio device 'x'", "capture device
+    /// 'x'"), with what to do about a missing one and, for a busy one, any other way out.
+    static func openError(_ what: String, _ code: Int32, missing: String, busyAlternative: String = "") -> HALError {
         let reason = alsaError(code)
         switch -code {
         case ENOENT, ENODEV, ENXIO:
-            return HALError(.deviceMissing, errno: -code,
-                            "audio device '\(device)' is not there (\(reason)): plug in the sound card, or list the devices with `aplay -L` and set audio.device in the board file")
+            return HALError(.deviceMissing, errno: -code, "\(what) is not there (\(reason)): \(missing)")
         case EBUSY:
             return HALError(.busy, errno: -code,
-                            "audio device '\(device)' is in use by another program (\(reason)): stop it (`fuser -v /dev/snd/*` shows which) or use a shared device such as 'default'")
+                            "\(what) is in use by another program (\(reason)): stop it (`fuser -v /dev/snd/*` shows which)\(busyAlternative)")
         case EACCES, EPERM:
             return HALError(.permissionDenied, errno: -code,
-                            "no permission to open audio device '\(device)' (\(reason)): add the service's user to the 'audio' group")
+                            "no permission to open \(what) (\(reason)): add the service's user to the 'audio' group")
         default:
-            return HALError(.io, errno: -code, "audio device '\(device)' cannot be opened: \(reason)")
+            return HALError(.io, errno: -code, "\(what) cannot be opened: \(reason)")
         }
     }
 
