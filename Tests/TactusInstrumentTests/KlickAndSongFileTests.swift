@@ -70,6 +70,18 @@ import TactusBase
         #expect(song.sections[0].tempo == .constant(300))
         #expect(song.sections[0].beatUnit == (try BeatUnit(division: 8)))
     }
+
+    /// Found by the klick-map fuzz target in CI: t d / 4 in an odd meter has up to 5
+    /// decimals, which import-klick wrote and the songs reader then refused.
+    @Test func meterNoteTempoIsRoundedToThreeDecimals() throws {
+        let song = try KlickTempoMap(parsing: "1 3/41 40.8100\n2 4/2 0.001-120.001\n").song(name: "m")
+        #expect(song.sections[0].tempo == .constant(Rational(418_303, 1000))) // 418.3025 rounds half up
+        #expect(song.sections[1].tempo == .rampBeats(from: Rational(1, 1000), to: Rational(60_001, 1000))) // 0.0005, 60.0005
+        let library = SongLibrary(songs: [song])
+        #expect(try SongFile.decode(SongFile.encode(library), file: "x.toml") == library)
+        // 0.001 quarters a minute in 4/1 is 0.00025 whole notes: below what Tactus writes.
+        #expect(throws: KlickTempoMap.ParseError.self) { try KlickTempoMap(parsing: "1 4/1 0.001\n").song(name: "m") }
+    }
 }
 
 @Suite struct SongFileTests {

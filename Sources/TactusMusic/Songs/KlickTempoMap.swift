@@ -245,10 +245,18 @@ extension KlickTempoMap {
             guard SongSection.barRange.contains(e.bars) else { throw fail("\(e.bars) bars is beyond Tactus's \(SongSection.barRange.upperBound)") }
             let scale = Rational(Int64(e.denominator), 4)
             func bpm(_ t: Rational) throws(ParseError) -> Rational {
-                guard let v = t.multiplied(by: scale), v <= TempoSegment.maximumBPM else {
+                guard let v = t.multiplied(by: scale), v <= TempoSegment.maximumBPM,
+                      let thousandths = v.multiplied(by: Rational(1000)) else {
                     throw fail("tempo \(t.decimalDescription) x \(e.denominator)/4 BPM of 1/\(e.denominator) notes is beyond Tactus's 9999")
                 }
-                return v
+                // The meter's note's tempo is rounded to Tactus's 3 decimals too: t d / 4 has
+                // up to 5 (40.81 in 3/41 is 418.3025), which a songs file refuses (found by
+                // the klick-map fuzz target).
+                let rounded = Rational(thousandths.rounded, 1000)
+                guard rounded > .zero else {
+                    throw fail("tempo \(t.decimalDescription) x \(e.denominator)/4 BPM of 1/\(e.denominator) notes is below Tactus's 0.001")
+                }
+                return rounded
             }
             let tempo: TempoSegment
             if !e.tempi.isEmpty {
