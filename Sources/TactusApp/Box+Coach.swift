@@ -40,9 +40,23 @@ extension Box {
     @discardableResult
     public func coachHit(at time: MonotonicTime) -> CoachHit? {
         preconditionOnBoxThread()
-        // The calibrated round trip in the settings file, when there is one, is the one taken off.
-        let roundTrip = state.saved.preferences.coachRoundTripMicroseconds.map { Int64($0) * 1000 } ?? coachTuning.roundTripNanoseconds
-        return judge(heardAt: time.nanoseconds - roundTrip)
+        return judge(heardAt: time.nanoseconds - coachRoundTripNanoseconds)
+    }
+
+    /// The audio input's round trip: the calibrated one in the settings file when there is
+    /// one, else `CoachTuning.roundTripNanoseconds`.
+    public var coachRoundTripNanoseconds: Int64 {
+        state.saved.preferences.coachRoundTripMicroseconds.map { Int64($0) * 1000 } ?? coachTuning.roundTripNanoseconds
+    }
+
+    /// Hands the coach's capture thread what it needs to take the box's own sound out of the
+    /// microphone: the output clock (the one mapping of CLOCK_MONOTONIC to the engine sample
+    /// heard) and the round trip. Called on the box's thread every 50 ms while the coach
+    /// listens, so a new calibration or a re-anchored output clock reaches it at once.
+    public func publishCoachBleed(to listener: CoachListener) {
+        preconditionOnBoxThread()
+        listener.setRoundTrip(nanoseconds: coachRoundTripNanoseconds)
+        if let clock = outputClock { listener.setOutputClock(clock) }
     }
 
     /// A MIDI note-on (e-drums, `[coach] midi = true`), stamped on arrival: the MIDI input's
