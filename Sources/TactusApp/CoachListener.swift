@@ -366,12 +366,18 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
             if correlation[i] > correlation[best] { best = i }
         }
         mean /= Double(2 * searchReach + 1)
-        if correlation[best] > 2 * mean, best > 0, best < 2 * searchReach {
+        // Clean clicks correlate with their reference near 1; windows with a hit on top, or
+        // the hits alone, far less: only a clear copy of the click moves the lag.
+        // A tonal click correlates nearly as well a period off, and hits' tails blur the peak:
+        // a move by whole samples needs a clearly better match than the lag in use.
+        let clear = best == searchReach || correlation[best] > 1.25 * correlation[searchReach]
+        if clear, correlation[best] > 0.3 * Double(searched), correlation[best] > 2 * mean, best > 0, best < 2 * searchReach {
             let (a, b, c) = (correlation[best - 1], correlation[best], correlation[best + 1])
             let curvature = a - 2 * b + c
             let fraction = curvature < 0 ? 0.5 * (a - c) / curvature : 0
             let shift = Double(best - searchReach) + fraction
-            if abs(shift) > 0.05 {
+            // Within reach of the round trip the box takes off hits (a calibration's error).
+            if abs(shift) > 0.05, abs(lagCorrection + shift) <= Double(searchReach) {
                 lagCorrection += shift
                 publishedLag.store(lagCorrection.bitPattern, ordering: .relaxed)
             }
