@@ -195,6 +195,7 @@ let package = Package(
                     exclude: ["Snapshots"]),
         .testTarget(name: "TactusAppTests", dependencies: [
             "TactusBase", "TactusApp", "TactusSimulation", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen", "ClickEngine", "Coach", "HAL", "Devices", "SimHAL", "LinuxHAL",
+            "RealtimeAudit",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),

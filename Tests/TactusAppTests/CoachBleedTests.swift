@@ -3,6 +3,7 @@ import ClickEngine
 import Coach
 import HAL
 import Logging
+import RealtimeAudit
 import SimHAL
 import Testing
 @testable import TactusApp
@@ -44,6 +45,9 @@ import TactusTimeline
         /// Engine samples of the truths missed and of the hits no truth claimed.
         var missedAt: [Double] = []
         var extraAt: [Double] = []
+        /// What the capture thread's calls did (all but the first 0.1 s: lazy runtime set-up).
+        var audit = realtime_audit_counts(allocations: 0, frees: 0, locks: 0, writes: 0)
+        var auditedBlocks = 0
     }
 
     static let rate = 48000
@@ -105,6 +109,8 @@ import TactusTimeline
         let block = 256
         var start = 0
         var blocks = 0
+        var audit = realtime_audit_counts(allocations: 0, frees: 0, locks: 0, writes: 0)
+        var audited = 0
         while start + block <= total {
             while rendered < start + block + 4096 {
                 let frames = step(box, sink, clock, n)
@@ -117,9 +123,18 @@ import TactusTimeline
             // xorshift: the jitter of this block's stamp, uniform in -jitter...jitter.
             random ^= random << 13; random ^= random >> 7; random ^= random << 17
             let jitter = run.jitter > 0 ? Int64(random % UInt64(2 * run.jitter + 1)) - run.jitter : 0
+            let stamp = outputClock.outputNanoseconds(ofSample: Int64(start)) + jitter
             take.samples.withUnsafeBufferPointer { all in
-                listener.capture(UnsafeBufferPointer(rebasing: all[start..<(start + block)]),
-                                 firstSampleAt: outputClock.outputNanoseconds(ofSample: Int64(start)) + jitter)
+                let samples = UnsafeBufferPointer(rebasing: all[start..<(start + block)])
+                guard start >= rate / 10 else { return listener.capture(samples, firstSampleAt: stamp) }
+                realtime_audit_begin()
+                listener.capture(samples, firstSampleAt: stamp)
+                let counts = realtime_audit_end()
+                audit.allocations += counts.allocations
+                audit.frees += counts.frees
+                audit.locks += counts.locks
+                audit.writes += counts.writes
+                audited += 1
             }
             for time in listener.drain() {
                 // The jitter-free stamp of the hit, as the detector placed it.
@@ -131,6 +146,8 @@ import TactusTimeline
         }
         var outcome = Outcome(truth: take.hits, judged: judged, heardSamples: heard, listener: listener,
                               clicks: positions.map { Int64($0) })
+        outcome.audit = audit
+        outcome.auditedBlocks = audited
         // Pair each truth with the judged hit nearest it within 20 ms.
         var used = [Bool](repeating: false, count: judged.count)
         // The box takes its calibrated round trip off (0 when none): the judged sample and error
@@ -173,6 +190,9 @@ import TactusTimeline
         #expect(o.truth.count > 15 && o.missed == 0 && o.extra == 0, "\(describe(o))")
         #expect(o.errors.allSatisfy { abs($0) <= 1 }, "\(o.errors)")
         #expect(o.listener.bleedGain > 0)
+        // The capture thread's work, subtraction included, neither allocates, locks nor writes.
+        #expect(o.auditedBlocks > 1000)
+        #expect(o.audit.allocations == 0 && o.audit.frees == 0 && o.audit.locks == 0 && o.audit.writes == 0, "\(o.audit)")
     }
 
     /// The same takes with subtraction off: the clicks heard alone are judged as hits.
