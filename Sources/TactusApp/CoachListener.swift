@@ -99,6 +99,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     private let searchReach: Int
     private let correlation: UnsafeMutablePointer<Double>
     private var searched = 0
+    private var lastSearch: Int64 = .min / 2
     private let searchClicks = 8
 
     public init(sampleRate: Int, output: OutputHistory? = nil) {
@@ -229,6 +230,9 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         }
         roundTripSamples = heard - clock.heardSample(atNanoseconds: time - roundTrip)
         track(heard - Double(first), at: first)
+        // A stamp far off the line (an overrun lost input, the output moved): no reference
+        // until the filter knows which line is right.
+        guard outliers == 0 else { return false }
         let base = referenceBase(of: first)
         let from = Int64((base - 1).rounded(.down))
         let upTo = Int64((base + (1 + drift) * Double(count) + 2).rounded(.up))
@@ -310,7 +314,11 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
             gain = Float(medianGain())
             publishedGain.store(gain.bitPattern, ordering: .relaxed)
         }
-        search(windowAt: start)
+        // At most 10 searches a second: a steady tone opens a window every 25 ms.
+        if start - lastSearch >= Int64(sampleRate / 10) {
+            lastSearch = start
+            search(windowAt: start)
+        }
     }
 
     private func medianGain() -> Double {

@@ -48,6 +48,8 @@ import TactusTimeline
         /// What the capture thread's calls did (all but the first 0.1 s: lazy runtime set-up).
         var audit = realtime_audit_counts(allocations: 0, frees: 0, locks: 0, writes: 0)
         var auditedBlocks = 0
+        /// The capture calls' time per second of input (this build: debug in `swift test`).
+        var cost = 0.0
     }
 
     static let rate = 48000
@@ -111,6 +113,7 @@ import TactusTimeline
         var blocks = 0
         var audit = realtime_audit_counts(allocations: 0, frees: 0, locks: 0, writes: 0)
         var audited = 0
+        var spent = Duration.zero
         while start + block <= total {
             while rendered < start + block + 4096 {
                 let frames = step(box, sink, clock, n)
@@ -127,9 +130,11 @@ import TactusTimeline
             take.samples.withUnsafeBufferPointer { all in
                 let samples = UnsafeBufferPointer(rebasing: all[start..<(start + block)])
                 guard start >= rate / 10 else { return listener.capture(samples, firstSampleAt: stamp) }
+                let began = ContinuousClock.now
                 realtime_audit_begin()
                 listener.capture(samples, firstSampleAt: stamp)
                 let counts = realtime_audit_end()
+                spent += ContinuousClock.now - began
                 audit.allocations += counts.allocations
                 audit.frees += counts.frees
                 audit.locks += counts.locks
@@ -147,6 +152,8 @@ import TactusTimeline
         var outcome = Outcome(truth: take.hits, judged: judged, heardSamples: heard, listener: listener,
                               clicks: positions.map { Int64($0) })
         outcome.audit = audit
+        outcome.cost = (Double(spent.components.seconds) + Double(spent.components.attoseconds) * 1e-18)
+            / (Double(audited * block) / Double(rate))
         outcome.auditedBlocks = audited
         // Pair each truth with the judged hit nearest it within 20 ms.
         var used = [Bool](repeating: false, count: judged.count)
@@ -171,7 +178,7 @@ import TactusTimeline
 
     func describe(_ o: Outcome) -> String {
         let worst = o.errors.map(abs).max() ?? 0
-        return "truth \(o.truth.count), judged \(o.judged.count), missed \(o.missed), extra \(o.extra), worst error \(worst) ms, gain \(o.listener.bleedGain), lag correction \(o.listener.lagCorrectionSamples)"
+        return "capture cost \((o.cost * 1000).rounded() / 10) % of a core, truth \(o.truth.count), judged \(o.judged.count), missed \(o.missed), extra \(o.extra), worst error \(worst) ms, gain \(o.listener.bleedGain), lag correction \(o.listener.lagCorrectionSamples)"
     }
 
     /// Hits on top of clicks: how many truths start within 3 ms of their click.
