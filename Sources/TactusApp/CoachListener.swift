@@ -93,6 +93,8 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     private var gainsHeld = 0
     private var gainNext = 0
     private var gain: Float = 0
+    /// The gain held is from a window with a hit on top (no clean click yet).
+    private var provisional = false
 
     // The lag search: each click's correlation of the input with the reference moved by
     // -searchReach...searchReach samples, summed over `searchClicks` clicks.
@@ -236,16 +238,17 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         let base = referenceBase(of: first)
         let from = Int64((base - 1).rounded(.down))
         let upTo = Int64((base + (1 + drift) * Double(count) + 2).rounded(.up))
-        guard output.holds(from: from, upTo: upTo) else { return false }
+        // Before the engine's sample 0 the box played nothing.
+        guard output.holds(from: max(from, 0), upTo: max(upTo, 0)) else { return false }
         for i in 0..<count {
             let e = base + (1 + drift) * Double(i)
             let whole = e.rounded(.down)
             let f = Float(e - whole)
             let s = Int64(whole)
-            referenceLine[Int(first + Int64(i)) & lineMask] = output[s] * (1 - f) + output[s + 1] * f
+            referenceLine[Int(first + Int64(i)) & lineMask] = s < 0 ? 0 : output[s] * (1 - f) + output[s + 1] * f
         }
         // Overwritten while read (the capture stalled for seconds): no reference this time.
-        return output.holds(from: from, upTo: upTo)
+        return output.holds(from: max(from, 0), upTo: max(upTo, 0))
     }
 
     /// One raw measurement of the offset (heard engine sample minus input sample) at input
@@ -307,7 +310,13 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         // A clean copy of the click explains most of the window (the squared correlation);
         // a hit on top, or a wrong lag, does not: such windows leave the gain alone.
         let explained = sumXR * sumXR / (sumRR * sumXX)
-        if explained > 0.5 && sumXR > 0 {
+        // With no gain yet (the first click since start), a window with a hit on top still
+        // gives one, rough but far better than none (the click alone would be a hit); the
+        // first clean click replaces it.
+        let clean = explained > 0.5
+        if sumXR > 0 && (clean || gainsHeld == 0 || provisional) {
+            if clean && provisional { (gainsHeld, gainNext) = (0, 0) }
+            provisional = !clean
             gains[gainNext] = sumXR / sumRR
             gainNext = (gainNext + 1) % gainCount
             gainsHeld = min(gainsHeld + 1, gainCount)
