@@ -207,7 +207,7 @@ for c in cases() {
         }
     }
 }
-print(line("tactus live (subtracted)", live))
+print(line("tactus live", live))
 print(String(format: "live capture (256-frame periods): cost %.3f %% of one core at 48 kHz; needle delay (hit to the control loop) median %.1f ms, worst %.1f ms (limit 50 ms)",
              100 * liveSeconds / liveAudio, percentile(delays, 50), worstDelay))
 if liveSeconds / liveAudio >= 0.05 || worstDelay >= 50 || live.missed > 0 || live.extra > 0 {
