@@ -308,6 +308,7 @@ public final class BoxService: Service, Sendable {
     private func startCoachInput() {
         guard let capture else { return }
         let listener = CoachListener(sampleRate: audio.format.sampleRate)
+        loop.post(work: { $0.coachInputAvailable = true })
         capture.start(listener, status: { [loop] status in
             loop.post(work: { $0.coachInput(status) })
         }, poll: { [loop, logger] in

@@ -154,6 +154,8 @@ public struct BoxState: Sendable {
     public internal(set) var linkPeers = 0
     /// Following a MIDI clock: the sync mark, the followed tempo, the position (Sync: MIDI).
     public internal(set) var midiSync: MIDISyncView?
+    /// Menu > Coach > Calibrate is playing its clicks (until `.coachCalibrated`).
+    public internal(set) var calibratingCoach = false
 
     var decoder: QuadratureDecoder
     let reverseEncoder: Bool
@@ -297,6 +299,8 @@ extension BoxState {
             coach.add(errorMilliseconds: error, bar: bar, gap: gap)
         case .coachInput(let text, let problem, _):
             show(text, problem ? .problem : .info)
+        case .coachCalibrated(let outcome, _):
+            effects += coachCalibrated(outcome)
         case .sync(let source, _):
             saved.preferences.sync = source
         case .linkStartStopSync(let on, _):
@@ -355,6 +359,12 @@ extension BoxState {
     // MARK: Buttons
 
     mutating func gesture(_ button: ControlButton, _ gesture: ButtonGesture, at time: MonotonicTime) -> [Effect] {
+        if calibratingCoach, gesture == .press, button == .startStop || button == .footswitch {
+            // START during the calibration's clicks ends them; the next START plays.
+            calibratingCoach = false
+            show("Calibrate: cancelled", .info)
+            return [.cancelCoachCalibration, .applySettings(settings)]
+        }
         if menu == nil, let effects = songGesture(button, gesture) { return effects }
         switch (button, gesture) {
         case (.footswitch, .press) where saved.preferences.footswitch == .tap:
@@ -450,6 +460,9 @@ extension BoxState {
             navigation.open(.coach)
             menu = nil
             return
+        case .calibrateCoach:
+            pendingEffects += calibrateCoach()
+            return
         case .loadPreset(let index):
             settings = saved.presets[index].settings
             tempo.set(settings.tempo)
@@ -465,6 +478,37 @@ extension BoxState {
             saved.preferences.toneOn.toggle()
         }
         menu = m
+    }
+
+    // MARK: Coach calibration
+
+    /// Menu > Coach > Calibrate (or the companion): stops what plays, shows the Coach page
+    /// and has the box play the calibration clicks.
+    mutating func calibrateCoach() -> [Effect] {
+        guard !calibratingCoach else { return [] }
+        menu = nil
+        navigation.open(.coach)
+        let stop = isPlaying ? gesture(.startStop, .press, at: now) : []
+        calibratingCoach = true
+        show("Calibrating: \(CoachCalibrationOutcome.clicks) clicks, quiet please", .info)
+        return stop + [.calibrateCoach]
+    }
+
+    /// The calibration's outcome: a round trip is kept (and saved); the engine gets the
+    /// box's settings back either way.
+    mutating func coachCalibrated(_ outcome: CoachCalibrationOutcome) -> [Effect] {
+        guard calibratingCoach else { return [] } // cancelled meanwhile
+        calibratingCoach = false
+        switch outcome {
+        case .roundTrip(let microseconds):
+            let kept = min(max(microseconds, Preferences.coachRoundTripRange.lowerBound), Preferences.coachRoundTripRange.upperBound)
+            saved.preferences.coachRoundTripMicroseconds = kept
+            show("Calibrated: round trip \(MenuState.milliseconds(kept))", .info)
+        case .notHeard: show("Calibrate: clicks not heard", .problem)
+        case .clicksMissing(let count): show("Calibrate: \(count) of \(CoachCalibrationOutcome.clicks) clicks not heard, again in quiet", .problem)
+        case .noInput: show("Calibrate: no coach input", .problem)
+        }
+        return [.applySettings(settings)]
     }
 
     // MARK: Companion and control socket
@@ -520,6 +564,8 @@ extension BoxState {
             saved.preferences.companion = on
         case .midiMap(let map):
             saved.midiMap = map
+        case .calibrateCoach:
+            return calibrateCoach()
         }
         return []
     }
