@@ -225,7 +225,8 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
             act(.calibrateCoach, box)
         }
         let roundTrip = box.state.saved.preferences.coachRoundTripMicroseconds.map { "\(Double($0) / 1000)" } ?? "null"
-        return ",\"coach\":{\"input\":\(box.coachInputAvailable),\"calibrating\":\(box.state.calibratingCoach),\"round_trip_ms\":\(roundTrip)}"
+        let last = box.state.lastCoachCalibration.map(JSONValue.quoted) ?? "null"
+        return ",\"coach\":{\"input\":\(box.coachInputAvailable),\"calibrating\":\(box.state.calibratingCoach),\"round_trip_ms\":\(roundTrip),\"last\":\(last)}"
     }
 
     /// `web` (on, where), `pair`, `auth`, `browsers` and `revoke`.

@@ -156,6 +156,8 @@ public struct BoxState: Sendable {
     public internal(set) var midiSync: MIDISyncView?
     /// Menu > Coach > Calibrate is playing its clicks (until `.coachCalibrated`).
     public internal(set) var calibratingCoach = false
+    /// What the last calibration said ("Calibrated: round trip 23.4 ms"), for the companion.
+    public internal(set) var lastCoachCalibration: String?
 
     var decoder: QuadratureDecoder
     let reverseEncoder: Bool
@@ -363,6 +365,7 @@ extension BoxState {
             // START during the calibration's clicks ends them; the next START plays.
             calibratingCoach = false
             show("Calibrate: cancelled", .info)
+            lastCoachCalibration = notice?.text
             return [.cancelCoachCalibration, .applySettings(settings)]
         }
         if menu == nil, let effects = songGesture(button, gesture) { return effects }
@@ -508,6 +511,7 @@ extension BoxState {
         case .clicksMissing(let count): show("Calibrate: \(count) of \(CoachCalibrationOutcome.clicks) clicks not heard, again in quiet", .problem)
         case .noInput: show("Calibrate: no coach input", .problem)
         }
+        lastCoachCalibration = notice?.text
         return [.applySettings(settings)]
     }
 
