@@ -167,6 +167,8 @@ public struct BoxState: Sendable {
     var pendingEffects: [Effect] = []
 
     public var isPlaying: Bool { transport.isPlaying }
+    /// The Coach page is up: its mode, or its field on song mode's ring.
+    var showsCoach: Bool { mode == .coach || (mode == .song && field == .songCoach) }
     public var mode: WheelMode { navigation.mode }
     public var field: Field { navigation.field(for: settings) }
 
@@ -239,7 +241,7 @@ public struct BoxState: Sendable {
             marking: TempoMarking.of(settings.tempo).name, mode: mode, field: field,
             menu: menu.map(menuModel), dimmed: dimAt.map { now >= $0 } ?? false, notice: notice,
             noticePage: notice?.page(at: now) ?? 0, turning: decoder.partialDetent * direction, song: songView,
-            coach: mode == .coach ? coach : nil,
+            coach: showsCoach ? coach : nil,
             linkPeers: saved.preferences.sync == .link ? linkPeers : nil, midiSync: following)
     }
 
@@ -376,7 +378,7 @@ extension BoxState {
             if let tapped = tempo.tap(at: time) { setTempo(tapped) }
         case (.startStop, .press), (.footswitch, .press):
             return [transport.toggle()]
-        case (.wheel, .shortPress) where menu == nil && mode == .coach:
+        case (.wheel, .shortPress) where menu == nil && showsCoach:
             coach.reset()
         case (.wheel, .shortPress):
             if menu != nil { menuSelect() } else { navigation.nextMode() }

@@ -35,7 +35,7 @@ public enum WheelMode: String, Sendable, Hashable, CaseIterable {
             [.volume(.master), .volume(.accent)] + (RhythmField.usesSoftAccent(settings) ? [.volume(.soft)] : []) + [.volume(.beat)]
                 + settings.soundingLayers.map { .volume(.layer($0)) }
                 + settings.poly.layers.indices.map { .volume(.poly($0 + 1)) }
-        case .song: [.song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer]
+        case .song: [.song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer, .songCoach]
         case .coach: [.tempo]
         }
     }
@@ -91,6 +91,8 @@ public enum Field: Sendable, Hashable {
     /// Song mode (SongMode.swift): the song, the section to start from or jump to, the
     /// speed trainer's step and interval, the gap click and the practice timer.
     case song, songSection, trainerStep, trainerBars, gap, practiceTimer
+    /// The Coach page as a field of song mode's ring: judged hits while the song plays.
+    case songCoach
     /// Swing, groove, Euclidean accents and poly layers (RhythmFields.swift).
     case rhythm(RhythmField)
 }
@@ -117,6 +119,7 @@ extension Field {
         case .trainerBars: "trainer-bars"
         case .gap: "gap"
         case .practiceTimer: "practice-timer"
+        case .songCoach: "coach"
         case .rhythm(let field): field.name
         }
     }
@@ -204,7 +207,7 @@ public enum FieldEditor {
             return new == value ? nil : new
         }
         switch field {
-        case .tempo, .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer:
+        case .tempo, .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer, .songCoach:
             return false
         case .accentEvery:
             guard let n = step(accentEvery(settings) ?? 0, in: 0...settings.beatCount) else { return false }
@@ -272,7 +275,7 @@ public enum FieldEditor {
         case .layer(let n): "layer \(n)"
         case .sound: "sound"
         case .volume(let channel): "\(channel.name) volume"
-        case .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer: SongFields.label(field)
+        case .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer, .songCoach: SongFields.label(field)
         case .rhythm(let field): field.label
         }
     }
@@ -289,7 +292,7 @@ public enum FieldEditor {
         case .layer(let n): settings.subdivisions.layers.contains(n) ? "on" : "off"
         case .sound: settings.sound
         case .volume(let channel): "\(channel.value(in: settings.volumes))%"
-        case .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer: ""
+        case .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer, .songCoach: ""
         case .rhythm(let field): field.value(in: settings)
         }
     }
