@@ -127,7 +127,7 @@ import TactusBase
     @Test mutating func practiceTimerStopsAfterItsMinutes() throws {
         var b = try box()
         toSongMode(&b)
-        ring(&b, -2) // the coach is the ring's last field
+        ring(&b, -1) // stopped: the practice timer is the ring's last field
         #expect(b.field == .practiceTimer)
         _ = turn(&b, 2)
         #expect(b.fieldValue == "10 min")
@@ -231,5 +231,11 @@ import TactusBase
         #expect(b.mode == .song && b.screen.coach?.statistics.count == 0 && b.isPlaying)
         ring(&b, 1)
         #expect(b.field == .song && b.screen.coach == nil)
+        // Stopped, the ring ends at the practice timer again.
+        ring(&b, -1)
+        _ = act(&b) { .gesture(.startStop, .press, at: $0) }
+        #expect(!b.isPlaying && b.field == .practiceTimer && b.screen.coach == nil)
+        ring(&b, 1)
+        #expect(b.field == .song)
     }
 }

@@ -341,7 +341,7 @@ extension BoxState {
         }
         // Paired and revoked browsers are saved with the settings (atomically, as any change).
         if saved.browsers != companion.browsers { saved.browsers = companion.browsers }
-        navigation.clamp(to: settings)
+        navigation.clamp(to: settings, songPlaying: practice.isLoaded && isPlaying)
         if saved != before.saved { saves.changed(at: now) }
         if saved.settings != before.saved.settings { effects.append(.applySettings(saved.settings)) }
         if saved.preferences.silentPractice != before.saved.preferences.silentPractice {
