@@ -137,6 +137,12 @@ extension Box {
         let outcome = measureCoachCalibration(run)
         endCoachCalibration()
         handle(.coachCalibrated(outcome, at: now))
+        // The service log says it too (the VM suite's scenario 25 reads it).
+        let onsets = run.heard.count
+        switch outcome {
+        case .roundTrip(let microseconds): inform("coach: calibrated, round trip \(microseconds) us (\(onsets) onsets heard)")
+        default: inform("coach: calibration failed: \(state.lastCoachCalibration ?? "\(outcome)") (\(onsets) onsets heard)")
+        }
     }
 
     /// Stops the calibration's clicks (its end, or START meanwhile).

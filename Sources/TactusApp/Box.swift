@@ -102,7 +102,7 @@ public final class Box {
     private let indicators: any IndicatorOutput
     private let persistence: any SettingsPersistence
     let report: @Sendable (String) -> Void
-    private let inform: @Sendable (String) -> Void
+    let inform: @Sendable (String) -> Void
     /// When START was last pressed, until its first click is heard (the latency is logged).
     private var startPressedAt: MonotonicTime?
     private var indicatorScheduler: IndicatorScheduler
