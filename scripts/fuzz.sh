@@ -9,7 +9,10 @@
 #   scripts/fuzz.sh [SECONDS [TARGET...]]    default: 60 s each, every target
 #   FUZZ_JOBS=2 runs two targets at once (the machine has 2 cores).
 #   FUZZ_SMOKE=1 (make test's smoke): fuzzes a copy of each corpus and keeps nothing but
-#   findings. Otherwise the corpus is minimized afterwards (libFuzzer -merge=1), so the
+#   findings, from a fixed seed (FUZZ_SEED, default 1) with Swift's hashing made
+#   deterministic, so CI replays the same mutations every time: a clean clone's CI fails
+#   only on a change, never on the luck of the draw. Exploring (a random seed) is for
+#   `make fuzz`. Otherwise the corpus is minimized afterwards (libFuzzer -merge=1), so the
 #   repository keeps only inputs that add coverage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +34,7 @@ mkdir -p "$log"
 # Leaks are not findings here (the engine hands retired schedules to the control side and
 # keeps its sound sets); Swift's own backtracer is off so ASan reports the crash itself.
 export ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no
+[ "${FUZZ_SMOKE:-0}" = 1 ] && export SWIFT_DETERMINISTIC_HASHING=1
 
 run_one() {
     local target=$1 corpus=Fuzz/corpus/$1 crashes=Fuzz/crashes/$1 work
@@ -49,11 +53,12 @@ run_one() {
         done
         corpus=$work/corpus
     fi
-    local start=$SECONDS rc=0
+    local start=$SECONDS rc=0 seed=()
+    [ "${FUZZ_SMOKE:-0}" = 1 ] && seed=(-seed="${FUZZ_SEED:-1}")
     # -timeout: one input may take at most 10 s (a hang is a finding, as a crash);
     # -rss_limit_mb: a memory blow-up too. New coverage goes to the corpus folder.
     TACTUS_FUZZ_TARGET=$target "$binary" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-        -max_len=4096 -artifact_prefix="$work/" -print_final_stats=1 > "$log/$target.log" 2>&1 || rc=$?
+        -max_len=4096 -artifact_prefix="$work/" -print_final_stats=1 "${seed[@]}" > "$log/$target.log" 2>&1 || rc=$?
     local found=0
     for artifact in "$work"/crash-* "$work"/timeout-* "$work"/oom-* "$work"/slow-unit-*; do
         [ -e "$artifact" ] || continue

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import Coach
 import HAL
 import TactusBase
 import TactusArithmetic
@@ -40,13 +41,13 @@ extension Box {
     @discardableResult
     public func coachHit(at time: MonotonicTime) -> CoachHit? {
         preconditionOnBoxThread()
+        if coachCalibrationRun != nil {
+            // Calibrating: the onset is the box's own click, measured at the run's end.
+            coachCalibrationRun?.heard.append(time.nanoseconds)
+            return nil
+        }
+        // The calibrated round trip in the settings file, when there is one, is the one taken off.
         return judge(heardAt: time.nanoseconds - coachRoundTripNanoseconds)
-    }
-
-    /// The audio input's round trip: the calibrated one in the settings file when there is
-    /// one, else `CoachTuning.roundTripNanoseconds`.
-    public var coachRoundTripNanoseconds: Int64 {
-        state.saved.preferences.coachRoundTripMicroseconds.map { Int64($0) * 1000 } ?? coachTuning.roundTripNanoseconds
     }
 
     /// Hands the coach's capture thread what it needs to take the box's own sound out of the
@@ -65,7 +66,7 @@ extension Box {
     @discardableResult
     public func coachNote(velocity: Int, at time: MonotonicTime) -> CoachHit? {
         preconditionOnBoxThread()
-        guard velocity > 0 else { return nil }
+        guard velocity > 0, coachCalibrationRun == nil else { return nil }
         return judge(heardAt: time.nanoseconds - coachTuning.midiOffsetNanoseconds)
     }
 
@@ -98,5 +99,86 @@ extension Box {
         practiceCoach.add(hit.errorMilliseconds)
         observer?.box(self, didJudge: hit, heardAt: MonotonicTime(nanoseconds: nanoseconds))
         return hit
+    }
+}
+
+/// Menu > Coach > Calibrate on the box's side: the engine plays `CoachCalibration.clicks`
+/// plain beats at 100 BPM (0.6 s apart, more than any round trip it accepts), the onsets the
+/// input hears meanwhile are kept instead of judged, and at the end the lag most clicks
+/// agree on is the round trip, measured on the one timeline as hits are judged.
+struct CoachCalibrationRun {
+    static let bpm = 100
+    /// Onsets heard later than this after a click are not its own.
+    static let maximumLagNanoseconds: Int64 = 500_000_000
+    var heard: [Int64] = []
+    var endsAt: MonotonicTime
+    /// The MIDI clock's switch before: calibration clicks are not sent to other gear.
+    var midiClockWasEnabled: Bool
+}
+
+extension Box {
+    /// The round trip hits are judged with (the calibrated one, else the configuration's).
+    var coachRoundTripNanoseconds: Int64 {
+        state.saved.preferences.coachRoundTripMicroseconds.map { Int64($0) * 1000 } ?? coachTuning.roundTripNanoseconds
+    }
+
+    func startCoachCalibration() {
+        guard coachInputAvailable, !coachInputProblem else { return handle(.coachCalibrated(.noInput, at: now)) }
+        // The user's sound at the usual levels: a silenced or muted setting would hear nothing.
+        let clicks = MetronomeSettings(tempo: Tempo(clampingWholeBPM: CoachCalibrationRun.bpm), sound: state.settings.sound)
+        do { try engine.apply(clicks) } catch {
+            report("coach calibration: \(error)")
+            return handle(.coachCalibrated(.noInput, at: now))
+        }
+        coachInputTuning?(coachRoundTripNanoseconds, false)
+        let run = CoachCalibrationRun(
+            endsAt: now.advanced(byNanoseconds: Int64(CoachCalibration.clicks) * 60_000_000_000 / Int64(CoachCalibrationRun.bpm)
+                                 + CoachCalibrationRun.maximumLagNanoseconds + 500_000_000), // and the start's lead
+            midiClockWasEnabled: engine.midiClock.enabled)
+        engine.midiClock.enabled = false
+        coachCalibrationRun = run
+        engine.start()
+        forgetGrid()
+    }
+
+    /// At the run's end: the outcome, measured before the clicks' grid is forgotten.
+    func finishCoachCalibration() {
+        guard let run = coachCalibrationRun, now >= run.endsAt else { return }
+        let outcome = measureCoachCalibration(run)
+        endCoachCalibration()
+        handle(.coachCalibrated(outcome, at: now))
+        // The service log says it too (the VM suite's scenario 25 reads it).
+        let onsets = run.heard.count
+        switch outcome {
+        case .roundTrip(let microseconds): inform("coach: calibrated, round trip \(microseconds) us (\(onsets) onsets heard)")
+        default: inform("coach: calibration failed: \(state.lastCoachCalibration ?? "\(outcome)") (\(onsets) onsets heard)")
+        }
+    }
+
+    /// Stops the calibration's clicks (its end, or START meanwhile).
+    func endCoachCalibration() {
+        guard let run = coachCalibrationRun else { return }
+        coachCalibrationRun = nil
+        engine.stop()
+        engine.midiClock.enabled = run.midiClockWasEnabled
+        forgetGrid()
+        coachInputTuning?(coachRoundTripNanoseconds, true)
+    }
+
+    private func measureCoachCalibration(_ run: CoachCalibrationRun) -> CoachCalibrationOutcome {
+        guard let clock = outputClock, let start = grid.pieces.last?.startSample else { return .notHeard }
+        var clicks: [Int64] = []
+        for i in 0..<CoachCalibration.clicks {
+            guard let sample = grid.sample(bar: Int64(i / 4), beats: Rational(Int64(i % 4)), near: start) else { return .notHeard }
+            clicks.append(sample)
+        }
+        let rate = engine.renderer.sampleRate
+        let onsets = run.heard.map { clock.heardSample(atNanoseconds: $0) }
+        let maximumLag = Int(CoachCalibrationRun.maximumLagNanoseconds * Int64(rate) / 1_000_000_000)
+        switch CoachCalibration.roundTrip(onsets: onsets, clicks: clicks, sampleRate: rate, maximumLag: maximumLag) {
+        case .success(let lag): return .roundTrip(microseconds: Int(Int64(lag) * 1_000_000 / Int64(rate)))
+        case .failure(.notHeard): return .notHeard
+        case .failure(.clicksMissing(let count)): return .clicksMissing(count)
+        }
     }
 }

@@ -101,8 +101,8 @@ public final class Box {
     private let display: (any MonochromeDisplay)?
     private let indicators: any IndicatorOutput
     private let persistence: any SettingsPersistence
-    private let report: @Sendable (String) -> Void
-    private let inform: @Sendable (String) -> Void
+    let report: @Sendable (String) -> Void
+    let inform: @Sendable (String) -> Void
     /// When START was last pressed, until its first click is heard (the latency is logged).
     private var startPressedAt: MonotonicTime?
     private var indicatorScheduler: IndicatorScheduler
@@ -138,6 +138,13 @@ public final class Box {
     var coachJudging = JudgingGrid()
     /// The coach's input last reported a problem (so "back" is said only after one).
     var coachInputProblem = false
+    /// The coach has an audio input (`[coach] input` opened, or the simulator's take).
+    public var coachInputAvailable = false
+    /// Tells the capture side the round trip to align the click bleed with (nanoseconds) and
+    /// whether to take the bleed out (not while calibrating: it must hear the clicks).
+    public var coachInputTuning: (@Sendable (_ roundTripNanoseconds: Int64, _ subtractBleed: Bool) -> Void)?
+    /// Menu > Coach > Calibrate playing its clicks (Box+Coach).
+    var coachCalibrationRun: CoachCalibrationRun?
     /// `[midi]` of the configuration: the control map, the offset, the clock's options.
     public var midiConfiguration = MIDIConfiguration() {
         didSet {
@@ -283,6 +290,7 @@ public final class Box {
         }
         checkMIDIClock()
         drainOnsets()
+        finishCoachCalibration()
         followLink()
         checkSongEnd()
         drawIfDue()
@@ -325,6 +333,7 @@ public final class Box {
         }
         // A Link session is looked at every 10 ms (peers, tempo, start/stop) even when stopped.
         if linkFollow.enabled { wakeups.append(now.advanced(byNanoseconds: 10_000_000)) }
+        if let calibration = coachCalibrationRun { wakeups.append(calibration.endsAt) }
         return wakeups.min()
     }
 
@@ -343,7 +352,7 @@ public final class Box {
 
     /// START and STOP: the grid is gone until the engine publishes the next; a remote view
     /// is told so (the beats it was announced do not sound).
-    private func forgetGrid() {
+    func forgetGrid() {
         grid.removeAll()
         announcement.changedFrom = .min
     }
@@ -445,6 +454,10 @@ public final class Box {
                     engine.midiClock.songPosition = songs == nil ? 0 : state.practice.startSixteenths(state.saved)
                     try engine.load(songs: songs, seed: seed, samples: endless ? Int64(engine.renderer.sampleRate) * 3600 : nil)
                 } catch { report("song: \(error)") }
+            case .calibrateCoach:
+                startCoachCalibration()
+            case .cancelCoachCalibration:
+                endCoachCalibration()
             case .drawPairingCode:
                 var random = SystemRandomNumberGenerator()
                 perform(state.handle(.remote(.showPairingCode(Companion.code(from: random.next())), at: time)), at: time)
@@ -537,7 +550,7 @@ public final class Box {
             observer?.box(self, didStart: event, heardAt: heard)
             if engine.song != nil { linkFollow.songBPM = event.bpm }
             controlObserver?.box(self, didStart: event, heardAt: heard)
-            if event.layer == 0 && event.kind.isBeat && !event.isCount {
+            if event.layer == 0 && event.kind.isBeat && !event.isCount && coachCalibrationRun == nil {
                 // A song's beats carry its tempo; free play's is the setting's.
                 practiceTopBPM = max(practiceTopBPM, event.bpm > 0 ? event.bpm : state.settings.tempo.bpm.doubleValue)
                 if state.practice.isLoaded, let song = state.songView?.name { practiceSong = song }

@@ -310,7 +310,15 @@ public final class BoxService: Service, Sendable {
         // The renderer's output is subtracted from the input (the click is never a hit).
         let listener = CoachListener(sampleRate: audio.format.sampleRate, output: renderer.history)
         if let refused = listener.subtractionRefused { logger.warning("\(refused)") }
-        loop.post(work: { $0.publishCoachBleed(to: listener) })
+        loop.post(work: { box in
+            box.coachInputAvailable = true
+            // Calibrate turns subtraction off while it plays its clicks and stores the round trip.
+            box.coachInputTuning = { roundTrip, subtract in
+                listener.setRoundTrip(nanoseconds: roundTrip)
+                listener.setBleedSubtraction(subtract)
+            }
+            box.publishCoachBleed(to: listener)
+        })
         let polls = Mutex(0)
         capture.start(listener, status: { [loop] status in
             loop.post(work: { $0.coachInput(status) })

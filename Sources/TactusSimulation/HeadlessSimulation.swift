@@ -52,7 +52,9 @@ public final class HeadlessSimulation: BoxObserver {
     static let liveHorizon: Int64 = 20_000_000
     private var lastState: String?
     /// `--input TAKE.wav`: the coach listening to a take (hit lines in the events).
-    public var coach: SimulatedCoach?
+    public var coach: SimulatedCoach? {
+        didSet { box.coachInputAvailable = coach != nil }
+    }
     /// The take's hits are being judged (recordHits writes their lines, not didJudge).
     private var judgingTake = false
 

@@ -206,6 +206,9 @@ struct CompanionServer {
             }
             return midiMap(try await box.request("\"cmd\":\"put-midi-map\",\"toml\":\(toml.json)"))
         }
+        // Menu > Coach > Calibrate from here: the box plays its clicks; the page polls GET.
+        router.get("/api/coach") { _, _ in relay(try await box.request("\"cmd\":\"coach\""), member: "coach") }
+        router.post("/api/coach/calibrate") { _, _ in relay(try await box.request("\"cmd\":\"calibrate-coach\""), member: "coach") }
         router.get("/api/practice") { _, _ -> Response in
             let answer = try await box.request("\"cmd\":\"practice\"")
             guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }

@@ -48,4 +48,28 @@ import TestSupport
         let input = (0..<output.count).map { _ in Float(Double.random(in: 0..<1, using: &random) * 2 - 1) * 0.002 }
         #expect(CoachCalibration.roundTrip(input: input, output: output, clickStarts: starts, sampleRate: 48000) == .failure(.notHeard))
     }
+
+    /// The live measurement: onsets on the engine's clock, one per click a known lag after
+    /// it, plus noise onsets and a hit; the lag comes out to the sample.
+    @Test(arguments: [0, 1, 1123, 8976, 23_999])
+    func onsetsAKnownLagAfterTheClicksGiveTheLag(lag: Int) {
+        let clicks = (0..<16).map { Int64(10_000 + $0 * 28_800) }
+        var onsets = clicks.map { Double($0 + Int64(lag)) + 0.3 }
+        onsets += [Double(clicks[3]) + 5_000, Double(clicks[9]) - 9_000, Double(clicks[12]) + Double(lag) + 4_000]
+        onsets.remove(at: 7) // one click not heard at all
+        #expect(CoachCalibration.roundTrip(onsets: onsets.shuffled(), clicks: clicks, sampleRate: 48_000, maximumLag: 24_000) == .success(lag))
+    }
+
+    @Test func tooFewAgreeingClicksFail() {
+        let clicks = (0..<16).map { Int64(10_000 + $0 * 28_800) }
+        let some = clicks.prefix(8).map { Double($0 + 1000) }
+        #expect(CoachCalibration.roundTrip(onsets: some, clicks: clicks, sampleRate: 48_000, maximumLag: 24_000) == .failure(.clicksMissing(8)))
+        #expect(CoachCalibration.roundTrip(onsets: [Double(clicks[2]) + 500], clicks: clicks, sampleRate: 48_000, maximumLag: 24_000) == .failure(.notHeard))
+        #expect(CoachCalibration.roundTrip(onsets: [], clicks: clicks, sampleRate: 48_000, maximumLag: 24_000) == .failure(.notHeard))
+        // Onsets scattered at random: no lag gathers 12 clicks.
+        var random = SplitMix64(state: 9)
+        let noise = (0..<40).map { _ in Double.random(in: 0..<Double(clicks.last! + 30_000), using: &random) }
+        let scattered = CoachCalibration.roundTrip(onsets: noise, clicks: clicks, sampleRate: 48_000, maximumLag: 24_000)
+        #expect((try? scattered.get()) == nil, "\(scattered)")
+    }
 }

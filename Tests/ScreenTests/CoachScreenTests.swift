@@ -20,5 +20,10 @@ import Coach
         Snapshot.assertMatches(ScreenRenderer.render(model), named: "mode-coach")
         model.coach = CoachPanel()
         Snapshot.assertMatches(ScreenRenderer.render(model), named: "mode-coach-empty")
+        // The same page as the last field of song mode's ring (the song's ring mark).
+        model.wheelMode = .song
+        model.field = .songCoach
+        model.coach = panel
+        Snapshot.assertMatches(ScreenRenderer.render(model), named: "song-coach")
     }
 }

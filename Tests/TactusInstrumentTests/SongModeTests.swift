@@ -127,7 +127,7 @@ import TactusBase
     @Test mutating func practiceTimerStopsAfterItsMinutes() throws {
         var b = try box()
         toSongMode(&b)
-        ring(&b, -1)
+        ring(&b, -1) // stopped: the practice timer is the ring's last field
         #expect(b.field == .practiceTimer)
         _ = turn(&b, 2)
         #expect(b.fieldValue == "10 min")
@@ -212,5 +212,30 @@ import TactusBase
                 Issue.record("accepted \(bad)")
             } catch { #expect(error.field.hasSuffix(field), "\(error)") }
         }
+    }
+
+    /// The Coach page on song mode's ring while a song plays: hits show there, a short push
+    /// resets them and stays in song mode; the song plays on.
+    @Test mutating func theCoachIsAFieldOfTheSongRing() throws {
+        var b = try box()
+        toSongMode(&b)
+        _ = turn(&b, 1) // Blue
+        _ = act(&b) { .gesture(.startStop, .press, at: $0) }
+        #expect(b.isPlaying && b.screen.coach == nil)
+        ring(&b, -1)
+        #expect(b.field == .songCoach && b.mode == .song)
+        _ = act(&b) { .coachHit(errorMilliseconds: 6, bar: 0, gap: false, at: $0) }
+        _ = act(&b) { .coachHit(errorMilliseconds: -2, bar: 1, gap: true, at: $0) }
+        #expect(b.screen.coach?.statistics.count == 2 && b.screen.coach?.last == -2)
+        _ = act(&b) { .gesture(.wheel, .shortPress, at: $0) }
+        #expect(b.mode == .song && b.screen.coach?.statistics.count == 0 && b.isPlaying)
+        ring(&b, 1)
+        #expect(b.field == .song && b.screen.coach == nil)
+        // Stopped, the ring ends at the practice timer again.
+        ring(&b, -1)
+        _ = act(&b) { .gesture(.startStop, .press, at: $0) }
+        #expect(!b.isPlaying && b.field == .practiceTimer && b.screen.coach == nil)
+        ring(&b, 1)
+        #expect(b.field == .song)
     }
 }

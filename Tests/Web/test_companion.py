@@ -302,10 +302,22 @@ class Companion(unittest.TestCase):
             page.wait_for_timeout(300)
             self.assertEqual(BOX.request("GET", "/api/preferences", headers=self.auth())[1]["footswitch"], "tap")
             self.midi_map_page(page)
+            self.coach_calibration_card(page)
             page.screenshot(path=os.path.join(DOCS, "settings.png"), full_page=True)
             size = sum(os.path.getsize(os.path.join(ROOT, "share", "web", f)) for f in os.listdir(os.path.join(ROOT, "share", "web")))
             self.assertLess(size, 150 * 1024)
             browser.close()
+
+    def coach_calibration_card(self, page):
+        """Menu > Coach > Calibrate from the Settings page: this simulated box has no take (no
+        coach input), so the card says how to get one, the button is off and the API says 409."""
+        page.wait_for_function("document.getElementById('coach-calibration').textContent.includes('no coach input')")
+        self.assertTrue(page.is_disabled("#coach-calibrate"))
+        status, coach, _ = BOX.request("GET", "/api/coach", headers=self.auth())
+        self.assertEqual((status, coach), (200, {"input": False, "calibrating": False, "round_trip_ms": None, "last": None}))
+        status, err, _ = BOX.request("POST", "/api/coach/calibrate", {}, headers=self.auth())
+        self.assertEqual((status, err["error"]), (409, "the coach has no audio input: set [coach] input in the configuration file (README Coach)"))
+        self.assertFalse(json.loads(BOX.ctl("send", '{"cmd":"coach"}').stdout)["coach"]["calibrating"])
 
     def midi_map_page(self, page):
         """The MIDI map on Settings: rows written as [midi.map], checked by the box's reader, the

@@ -89,6 +89,20 @@ async function saveMIDI(toml) {
   }
 }
 
+// Menu › Coach › Calibrate from here: the box plays its clicks; the card follows until it is done.
+function showCoach(c) {
+  const stored = c.round_trip_ms === null ? "not calibrated yet" : `round trip ${c.round_trip_ms.toFixed(1)} ms`;
+  $("coach-calibration").textContent = !c.input ? "The box has no coach input: set [coach] input in its configuration file."
+    : c.calibrating ? "Calibrating: 16 clicks…" : `Stored: ${stored}.` + (c.last ? ` Last time: ${c.last}.` : "");
+  $("coach-calibrate").disabled = !c.input || c.calibrating;
+  if (c.calibrating) setTimeout(async () => showCoach(await api("GET", "/api/coach")), 500);
+}
+
+async function calibrate() {
+  $("coach-error").textContent = "";
+  try { showCoach(await api("POST", "/api/coach/calibrate", {})); } catch (e) { $("coach-error").textContent = e.message; }
+}
+
 export const settingsPage = {
   async start() {
     for (const [key, label, kind, card] of fields) {
@@ -106,10 +120,12 @@ export const settingsPage = {
     $("midi-add").addEventListener("click", () => midiRow());
     $("midi-save").addEventListener("click", () => saveMIDI(midiTOML()));
     $("midi-reset").addEventListener("click", () => saveMIDI(null));
+    $("coach-calibrate").addEventListener("click", calibrate);
     await this.show();
   },
   async show() {
     show(await api("GET", "/api/preferences"));
     showMIDI(await api("GET", "/api/midi-map"));
+    showCoach(await api("GET", "/api/coach"));
   },
 };

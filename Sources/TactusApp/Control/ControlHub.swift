@@ -56,7 +56,7 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
     }
 
     public static let commands = ["state", "set", "transport", "songs", "put-songs", "import-klick", "sounds", "add-sound", "delete-sound",
-                                  "preferences", "set-preferences", "midi-map", "put-midi-map", "practice", "web", "pair", "auth", "browsers", "revoke", "subscribe"]
+                                  "preferences", "set-preferences", "midi-map", "put-midi-map", "coach", "calibrate-coach", "practice", "web", "pair", "auth", "browsers", "revoke", "subscribe"]
 
     /// A client hung up: its subscription ends.
     public func closed(_ client: Int32) { subscribers.remove(client) }
@@ -101,6 +101,7 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
         case "songs", "put-songs", "import-klick": return try songs(command, request, box)
         case "sounds", "add-sound", "delete-sound": return try sounds(command, request, box)
         case "preferences", "set-preferences", "midi-map", "put-midi-map": return try settings(command, request, box)
+        case "coach", "calibrate-coach": return try coach(command, box)
         case "practice": return "," + files.practiceJSON()
         case "web", "pair", "auth", "browsers", "revoke": return try companion(command, request, box)
         case "subscribe":
@@ -212,6 +213,20 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
         let map = edited ?? box.midiConfiguration.map
         let entries = map.map { "{\"message\":\(JSONValue.quoted($0.key)),\"control\":\(JSONValue.quoted($0.control.text))}" }
         return ",\"source\":\"\(edited == nil ? "configuration" : "box")\",\"map\":[\(entries.joined(separator: ","))],\"toml\":" + JSONValue.quoted(RemotePatch.toml(map))
+    }
+
+    /// `coach` (the calibration: the input, whether it runs, the stored round trip) and
+    /// `calibrate-coach` (Menu > Coach > Calibrate from afar: 409 without an input).
+    private func coach(_ command: String, _ box: Box) throws -> String {
+        if command == "calibrate-coach" {
+            guard box.coachInputAvailable else {
+                throw ControlError(409, "the coach has no audio input: set [coach] input in the configuration file (README Coach)")
+            }
+            act(.calibrateCoach, box)
+        }
+        let roundTrip = box.state.saved.preferences.coachRoundTripMicroseconds.map { "\(Double($0) / 1000)" } ?? "null"
+        let last = box.state.lastCoachCalibration.map(JSONValue.quoted) ?? "null"
+        return ",\"coach\":{\"input\":\(box.coachInputAvailable),\"calibrating\":\(box.state.calibratingCoach),\"round_trip_ms\":\(roundTrip),\"last\":\(last)}"
     }
 
     /// `web` (on, where), `pair`, `auth`, `browsers` and `revoke`.

@@ -27,6 +27,8 @@ public enum RemoteRequest: Sendable, Hashable {
     case companion(on: Bool)
     /// The MIDI map, already checked (`RemotePatch.midiMap`); nil: the configuration's again.
     case midiMap([MIDIMapping]?)
+    /// Menu > Coach > Calibrate, asked from the companion's Settings page.
+    case calibrateCoach
 }
 
 /// A `PATCH /api/state` body (fields of the simulator's `state` object) applied to the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TactusBase
 import TactusMusic
+import Coach
 /// The physical controls.
 public enum ControlButton: String, Sendable, Hashable, CaseIterable {
     case wheel        // the tempo wheel's push switch
@@ -39,6 +40,8 @@ public enum Action: Sendable, Hashable {
     /// The coach's input (`[coach] input`) is missing, busy, lost (`problem`) or back: a
     /// notice; the metronome goes on either way.
     case coachInput(String, problem: Bool, at: MonotonicTime)
+    /// Menu > Coach > Calibrate has played its clicks: what the input heard.
+    case coachCalibrated(CoachCalibrationOutcome, at: MonotonicTime)
     /// The sync source or Link's start/stop sync set from outside the menu (a script line).
     case sync(SyncSource, at: MonotonicTime)
     case linkStartStopSync(Bool, at: MonotonicTime)
@@ -64,7 +67,7 @@ public enum Action: Sendable, Hashable {
              .gesture(_, _, let t), .tick(let t), .saveFailed(_, let t), .part(_, _, let t), .songProgress(_, _, _, _, let t), .songEnded(let t),
              .sync(_, let t), .linkStartStopSync(_, let t), .linkPeers(_, let t), .linkTempo(_, let t), .linkNotice(_, let t),
              .midiSync(_, let t), .clockTempo(_, let t), .syncNotice(_, let t), .midiControl(_, let t), .remote(_, let t),
-             .coachHit(_, _, _, let t), .coachInput(_, _, let t):
+             .coachHit(_, _, _, let t), .coachInput(_, _, let t), .coachCalibrated(_, let t):
             t
         }
     }
@@ -106,4 +109,24 @@ public enum Effect: Sendable, Hashable {
     case loadSong([Song]?, seed: UInt64 = 0)
     /// Draw a random 6-digit pairing code and send it back as `.remote(.showPairingCode)`.
     case drawPairingCode
+    /// Menu > Coach > Calibrate: play the calibration clicks (stopped already) and send back
+    /// `.coachCalibrated`; then the reducer hands its own settings back (`.applySettings`).
+    case calibrateCoach
+    /// START during the calibration: stop its clicks; no outcome follows.
+    case cancelCoachCalibration
+}
+
+/// What Menu > Coach > Calibrate found.
+public enum CoachCalibrationOutcome: Sendable, Hashable {
+    /// The clicks the calibration plays.
+    public static let clicks = CoachCalibration.clicks
+
+    /// The round trip (speaker to microphone to capture), microseconds.
+    case roundTrip(microseconds: Int)
+    /// The input held none of the clicks (microphone off or far from the speaker).
+    case notHeard
+    /// This many of the clicks were not heard alike (noise, a hit): do it again in quiet.
+    case clicksMissing(Int)
+    /// No `[coach] input` is configured, or it is not working.
+    case noInput
 }

@@ -154,6 +154,10 @@ public struct BoxState: Sendable {
     public internal(set) var linkPeers = 0
     /// Following a MIDI clock: the sync mark, the followed tempo, the position (Sync: MIDI).
     public internal(set) var midiSync: MIDISyncView?
+    /// Menu > Coach > Calibrate is playing its clicks (until `.coachCalibrated`).
+    public internal(set) var calibratingCoach = false
+    /// What the last calibration said ("Calibrated: round trip 23.4 ms"), for the companion.
+    public internal(set) var lastCoachCalibration: String?
 
     var decoder: QuadratureDecoder
     let reverseEncoder: Bool
@@ -163,6 +167,8 @@ public struct BoxState: Sendable {
     var pendingEffects: [Effect] = []
 
     public var isPlaying: Bool { transport.isPlaying }
+    /// The Coach page is up: its mode, or its field on song mode's ring.
+    var showsCoach: Bool { mode == .coach || (mode == .song && field == .songCoach) }
     public var mode: WheelMode { navigation.mode }
     public var field: Field { navigation.field(for: settings) }
 
@@ -235,7 +241,7 @@ public struct BoxState: Sendable {
             marking: TempoMarking.of(settings.tempo).name, mode: mode, field: field,
             menu: menu.map(menuModel), dimmed: dimAt.map { now >= $0 } ?? false, notice: notice,
             noticePage: notice?.page(at: now) ?? 0, turning: decoder.partialDetent * direction, song: songView,
-            coach: mode == .coach ? coach : nil,
+            coach: showsCoach ? coach : nil,
             linkPeers: saved.preferences.sync == .link ? linkPeers : nil, midiSync: following)
     }
 
@@ -297,6 +303,8 @@ extension BoxState {
             coach.add(errorMilliseconds: error, bar: bar, gap: gap)
         case .coachInput(let text, let problem, _):
             show(text, problem ? .problem : .info)
+        case .coachCalibrated(let outcome, _):
+            effects += coachCalibrated(outcome)
         case .sync(let source, _):
             saved.preferences.sync = source
         case .linkStartStopSync(let on, _):
@@ -333,7 +341,7 @@ extension BoxState {
         }
         // Paired and revoked browsers are saved with the settings (atomically, as any change).
         if saved.browsers != companion.browsers { saved.browsers = companion.browsers }
-        navigation.clamp(to: settings)
+        navigation.clamp(to: settings, songPlaying: practice.isLoaded && isPlaying)
         if saved != before.saved { saves.changed(at: now) }
         if saved.settings != before.saved.settings { effects.append(.applySettings(saved.settings)) }
         if saved.preferences.silentPractice != before.saved.preferences.silentPractice {
@@ -355,6 +363,13 @@ extension BoxState {
     // MARK: Buttons
 
     mutating func gesture(_ button: ControlButton, _ gesture: ButtonGesture, at time: MonotonicTime) -> [Effect] {
+        if calibratingCoach, gesture == .press, button == .startStop || button == .footswitch {
+            // START during the calibration's clicks ends them; the next START plays.
+            calibratingCoach = false
+            show("Calibrate: cancelled", .info)
+            lastCoachCalibration = notice?.text
+            return [.cancelCoachCalibration, .applySettings(settings)]
+        }
         if menu == nil, let effects = songGesture(button, gesture) { return effects }
         switch (button, gesture) {
         case (.footswitch, .press) where saved.preferences.footswitch == .tap:
@@ -363,7 +378,7 @@ extension BoxState {
             if let tapped = tempo.tap(at: time) { setTempo(tapped) }
         case (.startStop, .press), (.footswitch, .press):
             return [transport.toggle()]
-        case (.wheel, .shortPress) where menu == nil && mode == .coach:
+        case (.wheel, .shortPress) where menu == nil && showsCoach:
             coach.reset()
         case (.wheel, .shortPress):
             if menu != nil { menuSelect() } else { navigation.nextMode() }
@@ -450,6 +465,9 @@ extension BoxState {
             navigation.open(.coach)
             menu = nil
             return
+        case .calibrateCoach:
+            pendingEffects += calibrateCoach()
+            return
         case .loadPreset(let index):
             settings = saved.presets[index].settings
             tempo.set(settings.tempo)
@@ -465,6 +483,38 @@ extension BoxState {
             saved.preferences.toneOn.toggle()
         }
         menu = m
+    }
+
+    // MARK: Coach calibration
+
+    /// Menu > Coach > Calibrate (or the companion): stops what plays, shows the Coach page
+    /// and has the box play the calibration clicks.
+    mutating func calibrateCoach() -> [Effect] {
+        guard !calibratingCoach else { return [] }
+        menu = nil
+        navigation.open(.coach)
+        let stop = isPlaying ? gesture(.startStop, .press, at: now) : []
+        calibratingCoach = true
+        show("Calibrating: \(CoachCalibrationOutcome.clicks) clicks, quiet please", .info)
+        return stop + [.calibrateCoach]
+    }
+
+    /// The calibration's outcome: a round trip is kept (and saved); the engine gets the
+    /// box's settings back either way.
+    mutating func coachCalibrated(_ outcome: CoachCalibrationOutcome) -> [Effect] {
+        guard calibratingCoach else { return [] } // cancelled meanwhile
+        calibratingCoach = false
+        switch outcome {
+        case .roundTrip(let microseconds):
+            let kept = min(max(microseconds, Preferences.coachRoundTripRange.lowerBound), Preferences.coachRoundTripRange.upperBound)
+            saved.preferences.coachRoundTripMicroseconds = kept
+            show("Calibrated: round trip \(MenuState.milliseconds(kept))", .info)
+        case .notHeard: show("Calibrate: clicks not heard", .problem)
+        case .clicksMissing(let count): show("Calibrate: \(count) of \(CoachCalibrationOutcome.clicks) clicks not heard, again in quiet", .problem)
+        case .noInput: show("Calibrate: no coach input", .problem)
+        }
+        lastCoachCalibration = notice?.text
+        return [.applySettings(settings)]
     }
 
     // MARK: Companion and control socket
@@ -520,6 +570,8 @@ extension BoxState {
             saved.preferences.companion = on
         case .midiMap(let map):
             saved.midiMap = map
+        case .calibrateCoach:
+            return calibrateCoach()
         }
         return []
     }

@@ -3,6 +3,8 @@ import TactusMusic
 /// The menu's pages.
 public enum MenuPage: Sendable, Hashable {
     case root, markings, presets, settings, companion
+    /// Menu > Coach: the Coach page and its calibration.
+    case coach
     /// The reference tone: the wheel sets the note, a pushed turn A4, a push switches it.
     case tone
 
@@ -13,6 +15,7 @@ public enum MenuPage: Sendable, Hashable {
         case .presets: "Presets"
         case .settings: "Settings"
         case .companion: "Companion"
+        case .coach: "Coach"
         case .tone: "Tone"
         }
     }
@@ -99,6 +102,8 @@ public enum MenuAction: Sendable, Hashable {
     case songs
     /// To the Coach page.
     case coach
+    /// Play 16 clicks and measure the audio input's round trip (Menu > Coach > Calibrate).
+    case calibrateCoach
     /// The reference tone on or off (the Tone page's push).
     case toggleTone
     /// Start (or end) changing a setting with the wheel.
@@ -145,7 +150,11 @@ public struct MenuState: Sendable, Hashable {
         switch page {
         case .root:
             [MenuEntry("Tempo markings", .open(.markings)), MenuEntry("Presets", .open(.presets)),
-             MenuEntry("Songs", .songs), MenuEntry("Settings", .open(.settings)), MenuEntry("Tone", .open(.tone)), MenuEntry("Coach", .coach), MenuEntry("Back", .back)]
+             MenuEntry("Songs", .songs), MenuEntry("Settings", .open(.settings)), MenuEntry("Tone", .open(.tone)), MenuEntry("Coach", .open(.coach)), MenuEntry("Back", .back)]
+        case .coach:
+            [MenuEntry("Coach page", .coach),
+             MenuEntry("Calibrate", value: saved.preferences.coachRoundTripMicroseconds.map(MenuState.milliseconds) ?? "none", .calibrateCoach),
+             MenuEntry("Back", .back)]
         case .markings:
             TempoMarking.alphabetical.map { MenuEntry($0.name, value: "\($0.typicalBPM)", .chooseMarking($0)) } + [MenuEntry("Back", .back)]
         case .presets:
@@ -165,6 +174,12 @@ public struct MenuState: Sendable, Hashable {
             // One row: the page is drawn whole (ToneScreen); the wheel never moves a selection here.
             [MenuEntry("Tone", value: ToneView(saved.preferences).summary, .toggleTone)]
         }
+    }
+
+    /// A calibrated round trip as Menu > Coach shows it: "12.3 ms".
+    public static func milliseconds(_ microseconds: Int) -> String {
+        let tenths = (microseconds + 50) / 100
+        return "\(tenths / 10).\(tenths % 10) ms"
     }
 
     /// The wheel in the menu: the selection moves or, while a row is edited, its setting

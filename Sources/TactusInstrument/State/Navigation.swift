@@ -23,7 +23,8 @@ public enum WheelMode: String, Sendable, Hashable, CaseIterable {
 
     /// The mode's fields, first the one its first screen edits. They sit on a ring that
     /// the wheel turns while held down, so any field is one push-and-turn away.
-    public func fields(for settings: MetronomeSettings) -> [Field] {
+    /// `songPlaying`: a song plays, so song mode's ring ends with the Coach page.
+    public func fields(for settings: MetronomeSettings, songPlaying: Bool = false) -> [Field] {
         switch self {
         case .tempo: [.tempo]
         case .accents: [.accentEvery] + (0..<max(settings.beatCount, 1)).map(Field.beatAccent) + RhythmField.euclidFields(settings).map(Field.rhythm)
@@ -35,7 +36,7 @@ public enum WheelMode: String, Sendable, Hashable, CaseIterable {
             [.volume(.master), .volume(.accent)] + (RhythmField.usesSoftAccent(settings) ? [.volume(.soft)] : []) + [.volume(.beat)]
                 + settings.soundingLayers.map { .volume(.layer($0)) }
                 + settings.poly.layers.indices.map { .volume(.poly($0 + 1)) }
-        case .song: [.song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer]
+        case .song: [.song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer] + (songPlaying ? [.songCoach] : [])
         case .coach: [.tempo]
         }
     }
@@ -91,6 +92,8 @@ public enum Field: Sendable, Hashable {
     /// Song mode (SongMode.swift): the song, the section to start from or jump to, the
     /// speed trainer's step and interval, the gap click and the practice timer.
     case song, songSection, trainerStep, trainerBars, gap, practiceTimer
+    /// The Coach page as a field of song mode's ring: judged hits while the song plays.
+    case songCoach
     /// Swing, groove, Euclidean accents and poly layers (RhythmFields.swift).
     case rhythm(RhythmField)
 }
@@ -117,6 +120,7 @@ extension Field {
         case .trainerBars: "trainer-bars"
         case .gap: "gap"
         case .practiceTimer: "practice-timer"
+        case .songCoach: "coach"
         case .rhythm(let field): field.name
         }
     }
@@ -127,6 +131,8 @@ public struct Navigation: Sendable, Hashable {
     public internal(set) var mode = WheelMode.tempo
     /// The field's place on the mode's ring.
     public internal(set) var fieldIndex = 0
+    /// A song plays: the Coach page is on song mode's ring (kept by the reducer).
+    var songPlaying = false
 
     public init(mode: WheelMode = .tempo, fieldIndex: Int = 0) {
         self.mode = mode
@@ -134,7 +140,7 @@ public struct Navigation: Sendable, Hashable {
     }
 
     public func field(for settings: MetronomeSettings) -> Field {
-        let fields = mode.fields(for: settings)
+        let fields = mode.fields(for: settings, songPlaying: songPlaying)
         return fields[min(fieldIndex, fields.count - 1)]
     }
 
@@ -159,15 +165,17 @@ public struct Navigation: Sendable, Hashable {
     /// Push and turn: the next or previous field on the mode's ring (wrapping). False when
     /// the mode has only one field.
     mutating func turnFields(by direction: Int, settings: MetronomeSettings) -> Bool {
-        let count = mode.fields(for: settings).count
+        let count = mode.fields(for: settings, songPlaying: songPlaying).count
         guard count > 1 else { return false }
         fieldIndex = ((min(fieldIndex, count - 1) + direction) % count + count) % count
         return true
     }
 
-    /// Keeps the index inside the ring when the ring shrank (fewer beats or layers).
-    mutating func clamp(to settings: MetronomeSettings) {
-        fieldIndex = min(fieldIndex, mode.fields(for: settings).count - 1)
+    /// Keeps the index inside the ring when the ring shrank (fewer beats or layers, the song
+    /// stopped).
+    mutating func clamp(to settings: MetronomeSettings, songPlaying: Bool) {
+        self.songPlaying = songPlaying
+        fieldIndex = min(fieldIndex, mode.fields(for: settings, songPlaying: songPlaying).count - 1)
     }
 }
 
@@ -204,7 +212,7 @@ public enum FieldEditor {
             return new == value ? nil : new
         }
         switch field {
-        case .tempo, .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer:
+        case .tempo, .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer, .songCoach:
             return false
         case .accentEvery:
             guard let n = step(accentEvery(settings) ?? 0, in: 0...settings.beatCount) else { return false }
@@ -272,7 +280,7 @@ public enum FieldEditor {
         case .layer(let n): "layer \(n)"
         case .sound: "sound"
         case .volume(let channel): "\(channel.name) volume"
-        case .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer: SongFields.label(field)
+        case .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer, .songCoach: SongFields.label(field)
         case .rhythm(let field): field.label
         }
     }
@@ -289,7 +297,7 @@ public enum FieldEditor {
         case .layer(let n): settings.subdivisions.layers.contains(n) ? "on" : "off"
         case .sound: settings.sound
         case .volume(let channel): "\(channel.value(in: settings.volumes))%"
-        case .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer: ""
+        case .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer, .songCoach: ""
         case .rhythm(let field): field.value(in: settings)
         }
     }

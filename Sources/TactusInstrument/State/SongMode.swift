@@ -426,6 +426,7 @@ enum SongFields {
         case .trainerBars: "trainer every"
         case .gap: "gap"
         case .practiceTimer: "practice timer"
+        case .songCoach: "coach"
         default: ""
         }
     }

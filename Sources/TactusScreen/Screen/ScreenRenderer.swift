@@ -283,6 +283,8 @@ public enum ScreenRenderer {
             bitmap.blit(Icons.speaker.scaled(by: 2), at: Point(112, 6))
         case (.volumes, let field):
             drawVolumes(settings, field: field, into: &bitmap)
+        case (.song, .songCoach):
+            drawCoachPage(model.coach ?? CoachPanel(), into: &bitmap)
         case (.song, let field):
             drawSongPage(model.song, field: field, into: &bitmap)
         case (.coach, _):

@@ -13,7 +13,15 @@
    sample over 0.01) at frame c0 anchors the take two beats later: hit j sounds at
    c0 + (2 + j) * beat + offset_j (offsets -30..+30 ms in 4 ms steps, shuffled), a noise
    burst with an instant attack and a 40 ms decay. TRUTH gets "j beat_from_first_click
-   offset_ms" per hit. Runs until every hit has sounded plus one beat. */
+   offset_ms" per hit. Runs until every hit has sounded plus one beat.
+
+     coachtake DEVICE echo DELAY_MS SECONDS
+
+   The speaker and microphone of scenario 25 (Menu > Coach > Calibrate): every captured frame
+   of the box's output (its first channel) is played back at half its level exactly DELAY_MS
+   later (capture frame c sounds again at playback frame c + d; snd-aloop's one timer makes
+   that the round trip to the frame), for SECONDS. DELAY_MS must exceed the playback buffer
+   the tool keeps filled (16 periods, 85 ms). */
 #define _GNU_SOURCE
 #include <alsa/asoundlib.h>
 #include <math.h>
@@ -57,7 +65,53 @@ static snd_pcm_t *open_pcm(const char *dev, snd_pcm_stream_t dir, unsigned *chan
     return pcm;
 }
 
+/* The echo: a ring of the captured first channel, replayed d frames later. */
+static int echo(const char *dev, double delay_ms, double seconds) {
+    long d = lround(delay_ms * RATE / 1000.0), total = lround(seconds * RATE);
+    unsigned cch = 2, pch = 1;
+    snd_pcm_t *cap = open_pcm(dev, SND_PCM_STREAM_CAPTURE, &cch);
+    snd_pcm_t *play = open_pcm(dev, SND_PCM_STREAM_PLAYBACK, &pch);
+    int linked = snd_pcm_link(cap, play);
+    if (linked < 0) { fprintf(stderr, "coachtake: link: %s\n", snd_strerror(linked)); return 1; }
+    snd_pcm_uframes_t pbuf, pper;
+    snd_pcm_get_params(play, &pbuf, &pper);
+    if (d <= (long)pbuf + PERIOD) { fprintf(stderr, "coachtake: echo delay %ld frames, must exceed %lu\n", d, pbuf + PERIOD); return 2; }
+    enum { RING = 1 << 18 };
+    static float ring[RING];
+    float *out = calloc(PERIOD * pch, sizeof(float)), *in = calloc(PERIOD * cch, sizeof(float));
+    long written = 0, captured = 0;
+    while (written + PERIOD <= (long)pbuf) {
+        if (snd_pcm_writei(play, out, PERIOD) != PERIOD) { fprintf(stderr, "coachtake: prefill failed\n"); return 1; }
+        written += PERIOD;
+    }
+    int e = snd_pcm_start(cap);
+    if (e < 0) { fprintf(stderr, "coachtake: start: %s\n", snd_strerror(e)); return 1; }
+    fprintf(stderr, "coachtake: echo %ld frames later for %ld frames\n", d, total);
+    while (captured < total) {
+        snd_pcm_sframes_t n = snd_pcm_readi(cap, in, PERIOD);
+        if (n < 0) { fprintf(stderr, "coachtake: capture: %s\n", snd_strerror((int)n)); return 1; }
+        for (long i = 0; i < n; i++) ring[(captured + i) % RING] = in[i * cch];
+        captured += n;
+        for (long i = 0; i < n; i++) {
+            long c = written + i - d; /* the capture frame this playback frame repeats */
+            float v = c >= 0 && c < captured ? 0.5f * ring[c % RING] : 0;
+            for (unsigned k = 0; k < pch; k++) out[i * pch + k] = v;
+        }
+        snd_pcm_sframes_t w = snd_pcm_writei(play, out, (snd_pcm_uframes_t)n);
+        if (w != n) { fprintf(stderr, "coachtake: playback: %s\n", w < 0 ? snd_strerror((int)w) : "short write"); return 1; }
+        written += n;
+    }
+    fprintf(stderr, "coachtake: echo done, %ld frames\n", captured);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 5 && strcmp(argv[2], "echo") == 0) {
+        struct sched_param sp = {.sched_priority = 99};
+        if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0) perror("coachtake: SCHED_FIFO");
+        mlockall(MCL_CURRENT | MCL_FUTURE);
+        return echo(argv[1], atof(argv[3]), atof(argv[4]));
+    }
     if (argc != 6) { fprintf(stderr, "usage: coachtake DEVICE BPM HITS CLICKS.raw TRUTH.txt\n"); return 2; }
     const char *dev = argv[1];
     double bpm = atof(argv[2]);
