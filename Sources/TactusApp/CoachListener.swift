@@ -311,10 +311,12 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         // a hit on top, or a wrong lag, does not: such windows leave the gain alone.
         let explained = sumXR * sumXR / (sumRR * sumXX)
         // With no gain yet (the first click since start), a window with a hit on top still
-        // gives one, rough but far better than none (the click alone would be a hit); the
-        // first clean click replaces it.
+        // gives one if the click is a tenth of it, rough but far better than none (the click
+        // alone would be a hit); the first clean click replaces it, and the lag search drops
+        // it unless the click shows in the input at the lag in use (a microphone that does
+        // not hear the speaker gets nothing subtracted).
         let clean = explained > 0.5
-        if sumXR > 0 && (clean || gainsHeld == 0 || provisional) {
+        if sumXR > 0 && (clean || (explained > 0.1 && (gainsHeld == 0 || provisional))) {
             if clean && provisional { (gainsHeld, gainNext) = (0, 0) }
             provisional = !clean
             gains[gainNext] = sumXR / sumRR
@@ -383,6 +385,10 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
             if correlation[i] > correlation[best] { best = i }
         }
         mean /= Double(2 * searchReach + 1)
+        if provisional && !(correlation[best] > 2 * mean && abs(best - searchReach) <= 2) {
+            (gainsHeld, gainNext, gain, provisional) = (0, 0, 0, false)
+            publishedGain.store(0, ordering: .relaxed)
+        }
         // Clean clicks correlate with their reference near 1; windows with a hit on top, or
         // the hits alone, far less: only a clear copy of the click moves the lag.
         // A tonal click correlates nearly as well a period off, and hits' tails blur the peak:

@@ -28,6 +28,8 @@ import TactusTimeline
         var calibrated: Int? = 6_500
         var maximumOffset = 0.040
         var subtract = true
+        /// Whether the microphone hears the click at all (false: headphones).
+        var bleed = true
         /// Random error of each block's capture timestamp, up to this (nanoseconds).
         var jitter: Int64 = 0
     }
@@ -96,7 +98,7 @@ import TactusTimeline
         let positions = stride(from: Int(downbeat), to: total - rate / 2, by: stepSamples)
         let played = positions.enumerated().filter { $0.offset >= run.bpm * run.perBeat / 60 && $0.offset % 3 != 2 }
             .map { Double($0.element + run.roundTrip) }
-        let take = SyntheticTake(grid: played, sampleRate: rate, seed: run.seed, length: total, click: output,
+        let take = SyntheticTake(grid: played, sampleRate: rate, seed: run.seed, length: total, click: run.bleed ? output : nil,
                                  clickAt: run.roundTrip, maximumOffset: run.maximumOffset)
 
         // Then live: input sample k reaches the converter when engine sample k is heard.
@@ -207,6 +209,16 @@ import TactusTimeline
         let o = try play(Run(bpm: 120, perBeat: 2, seconds: 10, seed: 5, subtract: false))
         print("bleed NOT subtracted: \(describe(o))")
         #expect(o.extra >= 5, "\(describe(o))")
+        #expect(o.listener.bleedGain == 0)
+    }
+
+    /// The microphone does not hear the speaker (headphones): the reference is there, the
+    /// click is not; nothing is subtracted and nothing goes wrong.
+    @Test func aMicrophoneThatHearsNoClickGetsNothingSubtracted() throws {
+        let o = try play(Run(bpm: 160, perBeat: 4, seconds: 8, seed: 16, bleed: false))
+        print("no bleed in the input: \(describe(o))")
+        #expect(o.missed == 0 && o.extra == 0, "\(describe(o))")
+        #expect(o.errors.allSatisfy { abs($0) <= 1 }, "\(o.errors)")
         #expect(o.listener.bleedGain == 0)
     }
 
