@@ -16,7 +16,7 @@ public final class PositionSeqlock: Sendable {
 
     public init() {}
 
-    /// Single writer: the render thread.
+    /// Single writer: the render thread (for the coach's listener, the box's thread).
     public func publish(frames newFrames: Int64, delay newDelay: Int, at instant: MonotonicTime, nanosecondsPerFrame: Double?) {
         let start = sequence.load(ordering: .relaxed)
         sequence.store(start &+ 1, ordering: .relaxed)

@@ -44,9 +44,8 @@ public final class OutputHistory: @unchecked Sendable {
     /// Engine samples written so far.
     public var end: Int64 { written.load(ordering: .acquiring) }
 
-    /// Output sample `sample` (0 where none is held: not rendered yet, or overwritten).
-    /// A reader must call `stillHeld(from:)` after reading to know the values were not
-    /// overwritten while it read.
+    /// Output sample `sample`, valid only where `holds` says so: a reader checks before
+    /// reading and again after, to know the values were not overwritten while it read.
     @inline(__always)
     public subscript(sample: Int64) -> Float {
         storage[Int(sample & Int64(mask))]
