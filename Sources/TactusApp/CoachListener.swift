@@ -1,15 +1,26 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import ClickEngine
 import Coach
 import HAL
 import Synchronization
 import TactusBase
+import TactusTimeline
 
 /// The live coach's ears on the capture thread: the same `OnsetDetector` as `tactus coach`,
 /// each hit stamped with the CLOCK_MONOTONIC time of its first sample and put in a
 /// lock-free ring; `drain` (the capture's supervisor, every 5 ms) takes the hits out for
 /// the control loop, which judges them on the one timeline (`Box.coachHit(at:)`).
 ///
-/// `capture` never allocates, locks or logs: the detector and the ring are allocated here.
+/// The microphone also hears the box's own sound. Given the renderer's `OutputHistory`, the
+/// box's output clock (`setOutputClock`, the box's `outputClock`, published by its thread)
+/// and the round trip (`setRoundTrip`), each input sample gets its reference: the output
+/// sample heard a round trip before it (input sample = output sample + lag), times a bleed
+/// gain fitted here by least squares over the clicks, subtracted before detection (as
+/// `tactus coach` does offline with `BleedFit`). So the click alone is never a hit and a hit
+/// on top of a click is never lost. Detection runs `fitWindow` (10 ms) behind the input so a
+/// click's own fit is known before its first sample is judged.
+///
+/// `capture` never allocates, locks or logs: every buffer is allocated here.
 public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     public let sampleRate: Int
     private let detector: OnsetDetector
@@ -25,29 +36,152 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     private var blockStart: Int64 = 0
     private var blockTime: Int64 = 0
 
-    public init(sampleRate: Int) {
+    // MARK: the box's side (any thread; the capture thread reads)
+
+    /// What the box played (nil: no subtraction; see `subtractionRefused`).
+    private let output: OutputHistory?
+    /// Why the box's sound cannot be subtracted (for a notice), nil when it can.
+    public let subtractionRefused: String?
+    /// The box's output clock (`Box.outputClock`'s parameters), published by the box's thread.
+    private let outputClock = PositionSeqlock()
+    private let hasOutputClock = Atomic<Bool>(false)
+    private let roundTripNanoseconds = Atomic<Int64>(0)
+    private let subtracting = Atomic<Bool>(true)
+    private let publishedGain = Atomic<UInt32>(0)
+    private let publishedLag = Atomic<UInt64>(0)
+
+    // MARK: capture thread only
+
+    /// Input samples received (the delay line's write index) and handed to the detector.
+    private var received: Int64 = 0
+    private var processed: Int64 = 0
+    /// Delay line: the input and its (unscaled) reference by input sample, `lineMask + 1` long.
+    private let inputLine: UnsafeMutablePointer<Float>
+    private let referenceLine: UnsafeMutablePointer<Float>
+    private let scaled: UnsafeMutablePointer<Float>
+    private let lineMask: Int
+    /// Longest piece of a capture block handled at once.
+    private let chunk = 1024
+    /// How long each click's gain is fitted over, and how far detection runs behind.
+    public let fitWindow: Int
+
+    // Input sample k is heard as engine sample k + offset + drift x (k - offsetAt) (an
+    // alpha-beta filter over the blocks' raw times: capture timestamps jitter by up to a
+    // USB frame, a click's subtraction needs a small fraction of a sample).
+    private var locked = false
+    private var offset = 0.0
+    private var drift = 0.0
+    private var offsetAt: Int64 = 0
+    private var updates = 0.0
+    private var outliers = 0
+    private var lastRoundTrip: Int64 = .min
+    /// The lag found in the signal on top of the round trip (samples).
+    private var lagCorrection = 0.0
+    /// The round trip in engine samples, on the output clock.
+    private var roundTripSamples = 0.0
+
+    // The gain fit: one window per click, from the first reference sample above -60 dBFS.
+    private var windowStart: Int64 = -1
+    private var nextWindow: Int64 = 0
+    private var sumXR = 0.0
+    private var sumRR = 0.0
+    private var sumXX = 0.0
+    /// The last `gainCount` accepted gains (a hit on top of a click moves their median little).
+    private let gains: UnsafeMutablePointer<Double>
+    private let sorted: UnsafeMutablePointer<Double>
+    private let gainCount = 7
+    private var gainsHeld = 0
+    private var gainNext = 0
+    private var gain: Float = 0
+    /// The gain held is from a window with a hit on top (no clean click yet).
+    private var provisional = false
+
+    // The lag search: each click's correlation of the input with the reference moved by
+    // -searchReach...searchReach samples, summed over `searchClicks` clicks.
+    private let searchReach: Int
+    private let correlation: UnsafeMutablePointer<Double>
+    private var searched = 0
+    private var lastSearch: Int64 = .min / 2
+    private let searchClicks = 8
+
+    public init(sampleRate: Int, output: OutputHistory? = nil) {
         self.sampleRate = sampleRate
-        detector = OnsetDetector(.init(sampleRate: sampleRate))
+        detector = OnsetDetector(.init(sampleRate: sampleRate, bleedGain: 1))
         mask = 255
         ring = .allocate(capacity: mask + 1)
         ring.initialize(repeating: 0, count: mask + 1)
+        // Both run at the engine's rate (the capture opens at it or not at all): another
+        // rate would need resampling the reference, which the box does not do.
+        if let output, output.sampleRate != sampleRate {
+            self.output = nil
+            subtractionRefused = "Coach: the input runs at \(sampleRate) Hz, the output at \(output.sampleRate) Hz; the click is not subtracted"
+        } else {
+            self.output = output
+            subtractionRefused = nil
+        }
+        fitWindow = max(16, sampleRate / 100)
+        var line = 1
+        while line < 2 * (chunk + fitWindow) { line <<= 1 }
+        lineMask = line - 1
+        inputLine = .allocate(capacity: line)
+        inputLine.initialize(repeating: 0, count: line)
+        referenceLine = .allocate(capacity: line)
+        referenceLine.initialize(repeating: 0, count: line)
+        scaled = .allocate(capacity: line)
+        scaled.initialize(repeating: 0, count: line)
+        gains = .allocate(capacity: gainCount)
+        gains.initialize(repeating: 0, count: gainCount)
+        sorted = .allocate(capacity: gainCount)
+        sorted.initialize(repeating: 0, count: gainCount)
+        searchReach = max(4, sampleRate * 5 / 1000)
+        correlation = .allocate(capacity: 2 * searchReach + 1)
+        correlation.initialize(repeating: 0, count: 2 * searchReach + 1)
     }
 
-    deinit { ring.deallocate() }
+    deinit {
+        ring.deallocate()
+        inputLine.deallocate()
+        referenceLine.deallocate()
+        scaled.deallocate()
+        gains.deallocate()
+        sorted.deallocate()
+        correlation.deallocate()
+    }
+
+    /// The calibrated round trip (speaker to microphone, through both devices) the box takes
+    /// off each hit: the capture thread shifts the reference by it. From the box's thread,
+    /// at start and whenever it changes; a new value starts the lag search afresh.
+    public func setRoundTrip(nanoseconds: Int64) {
+        roundTripNanoseconds.store(nanoseconds, ordering: .relaxed)
+    }
+
+    /// Off while Menu > Coach > Calibrate plays its clicks (it must hear them); on otherwise.
+    public func setBleedSubtraction(_ on: Bool) {
+        subtracting.store(on, ordering: .relaxed)
+    }
+
+    /// The box's output clock (`Box.outputClock`): the one mapping from CLOCK_MONOTONIC to the
+    /// engine sample being heard, published without locks for the capture thread.
+    public func setOutputClock(_ clock: AudioOutputClock) {
+        outputClock.publish(frames: clock.engineSample, delay: Int(clock.outputDelayFrames),
+                            at: MonotonicTime(nanoseconds: clock.nanoseconds), nanosecondsPerFrame: clock.nanosecondsPerSample)
+        hasOutputClock.store(true, ordering: .releasing)
+    }
+
+    /// The bleed gain in use (0: nothing subtracted yet).
+    public var bleedGain: Float { Float(bitPattern: publishedGain.load(ordering: .relaxed)) }
+    /// The lag the signal showed on top of the round trip, in samples.
+    public var lagCorrectionSamples: Double { Double(bitPattern: publishedLag.load(ordering: .relaxed)) }
 
     public func capture(_ samples: UnsafeBufferPointer<Float>, firstSampleAt nanoseconds: Int64) {
-        blockStart = detector.position
+        blockStart = received
         blockTime = nanoseconds
-        detector.process(samples) { sample, _ in
-            // The onset may lie in an earlier block: its time counts back from this one's.
-            let time = blockTime + (sample - blockStart) * 1_000_000_000 / Int64(sampleRate)
-            let w = written.load(ordering: .relaxed)
-            guard w - read.load(ordering: .acquiring) <= mask else {
-                dropped.add(1, ordering: .relaxed)
-                return
-            }
-            ring[w & mask] = time
-            written.store(w + 1, ordering: .releasing)
+        var done = 0
+        while done < samples.count {
+            let count = min(chunk, samples.count - done)
+            let time = nanoseconds + Int64(done) * 1_000_000_000 / Int64(sampleRate)
+            take(UnsafeBufferPointer(rebasing: samples[done..<(done + count)]), at: time)
+            done += count
         }
     }
 
@@ -62,5 +196,254 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         }
         read.store(r, ordering: .releasing)
         return hits
+    }
+
+    // MARK: capture thread
+
+    private func take(_ samples: UnsafeBufferPointer<Float>, at time: Int64) {
+        let first = received
+        for i in 0..<samples.count { inputLine[Int(first + Int64(i)) & lineMask] = samples[i] }
+        let referenced = subtracting.load(ordering: .relaxed) && reference(count: samples.count, from: first, at: time)
+        if !referenced {
+            windowStart = -1
+            for i in 0..<samples.count { referenceLine[Int(first + Int64(i)) & lineMask] = 0 }
+        }
+        received += Int64(samples.count)
+        if referenced { fit(from: first) }
+        detect(upTo: received - Int64(fitWindow))
+    }
+
+    /// The reference of input samples `first..<first + count` (which reached the converter
+    /// from `time` on) into `referenceLine`; false when there is none (no clock or output yet).
+    private func reference(count: Int, from first: Int64, at time: Int64) -> Bool {
+        guard let output, hasOutputClock.load(ordering: .acquiring) else { return false }
+        let position = outputClock.read()
+        let clock = AudioOutputClock(sampleRate: sampleRate, engineSample: position.framesRendered,
+                                     outputDelayFrames: Int64(position.delayFrames),
+                                     nanoseconds: position.timestamp.nanoseconds,
+                                     nanosecondsPerSample: position.nanosecondsPerFrame)
+        let heard = clock.heardSample(atNanoseconds: time)
+        let roundTrip = roundTripNanoseconds.load(ordering: .relaxed)
+        if roundTrip != lastRoundTrip {
+            // A new calibration: the lag found so far belonged to the old one.
+            lastRoundTrip = roundTrip
+            lagCorrection = 0
+            resetSearch()
+        }
+        roundTripSamples = heard - clock.heardSample(atNanoseconds: time - roundTrip)
+        track(heard - Double(first), at: first)
+        // A stamp far off the line (an overrun lost input, the output moved): no reference
+        // until the filter knows which line is right.
+        guard outliers == 0 else { return false }
+        let base = referenceBase(of: first)
+        let from = Int64((base - 1).rounded(.down))
+        let upTo = Int64((base + (1 + drift) * Double(count) + 2).rounded(.up))
+        // Before the engine's sample 0 the box played nothing.
+        guard output.holds(from: max(from, 0), upTo: max(upTo, 0)) else { return false }
+        for i in 0..<count {
+            let e = base + (1 + drift) * Double(i)
+            let whole = e.rounded(.down)
+            let f = Float(e - whole)
+            let s = Int64(whole)
+            referenceLine[Int(first + Int64(i)) & lineMask] = s < 0 ? 0 : output[s] * (1 - f) + output[s + 1] * f
+        }
+        // Overwritten while read (the capture stalled for seconds): no reference this time.
+        return output.holds(from: max(from, 0), upTo: max(upTo, 0))
+    }
+
+    /// One raw measurement of the offset (heard engine sample minus input sample) at input
+    /// sample `at`, into the filter. Growing memory (a least-squares line) at first, then an
+    /// alpha-beta filter of about 200 updates; three outliers in a row (a capture overrun, a
+    /// new output) start it afresh.
+    private func track(_ raw: Double, at sample: Int64) {
+        guard locked else {
+            (locked, offset, drift, offsetAt, updates, outliers) = (true, raw, 0, sample, 1, 0)
+            return
+        }
+        let elapsed = Double(sample - offsetAt)
+        let predicted = offset + drift * elapsed
+        let error = raw - predicted
+        guard abs(error) < Double(sampleRate) * 0.003 else {
+            outliers += 1
+            if outliers >= 3 { (offset, drift, offsetAt, updates, outliers) = (raw, 0, sample, 1, 0) }
+            return
+        }
+        outliers = 0
+        updates += 1
+        let n = updates
+        let alpha = max(2 * (2 * n - 1) / (n * (n + 1)), 0.005)
+        let beta = max(6 / (n * (n + 1)), 0.005 * 0.005 / 1.995)
+        offset = predicted + alpha * error
+        if elapsed > 0 { drift += beta * error / elapsed }
+        offsetAt = sample
+    }
+
+    /// Gain fit and lag search over the new samples: a window opens where the reference first
+    /// rises above -60 dBFS and closes `fitWindow` samples later.
+    private func fit(from first: Int64) {
+        var k = first
+        while k < received {
+            let r = Double(referenceLine[Int(k) & lineMask])
+            if windowStart < 0 {
+                if k >= nextWindow && abs(r) > 0.001 {
+                    windowStart = k
+                    (sumXR, sumRR, sumXX) = (0, 0, 0)
+                } else {
+                    k += 1
+                    continue
+                }
+            }
+            let x = Double(inputLine[Int(k) & lineMask])
+            sumXR += x * r
+            sumRR += r * r
+            sumXX += x * x
+            k += 1
+            if k - windowStart == Int64(fitWindow) { closeWindow() }
+        }
+    }
+
+    private func closeWindow() {
+        let start = windowStart
+        windowStart = -1
+        nextWindow = start + Int64(fitWindow) * 5 / 2
+        guard sumRR > 0, sumXX > 0 else { return }
+        // A clean copy of the click explains most of the window (the squared correlation);
+        // a hit on top, or a wrong lag, does not: such windows leave the gain alone.
+        let explained = sumXR * sumXR / (sumRR * sumXX)
+        // With no gain yet (the first click since start), a window with a hit on top still
+        // gives one if the click is a tenth of it, rough but far better than none (the click
+        // alone would be a hit); the first clean click replaces it, and the lag search drops
+        // it unless the click shows in the input at the lag in use (a microphone that does
+        // not hear the speaker gets nothing subtracted).
+        let clean = explained > 0.5
+        if sumXR > 0 && (clean || (explained > 0.1 && (gainsHeld == 0 || provisional))) {
+            if clean && provisional { (gainsHeld, gainNext) = (0, 0) }
+            provisional = !clean
+            gains[gainNext] = sumXR / sumRR
+            gainNext = (gainNext + 1) % gainCount
+            gainsHeld = min(gainsHeld + 1, gainCount)
+            gain = Float(medianGain())
+            publishedGain.store(gain.bitPattern, ordering: .relaxed)
+        }
+        // At most 10 searches a second: a steady tone opens a window every 25 ms.
+        if start - lastSearch >= Int64(sampleRate / 10) {
+            lastSearch = start
+            search(windowAt: start)
+        }
+    }
+
+    private func medianGain() -> Double {
+        for i in 0..<gainsHeld {
+            var j = i
+            let v = gains[i]
+            while j > 0 && sorted[j - 1] > v { sorted[j] = sorted[j - 1]; j -= 1 }
+            sorted[j] = v
+        }
+        return gainsHeld % 2 == 1 ? sorted[gainsHeld / 2] : (sorted[gainsHeld / 2 - 1] + sorted[gainsHeld / 2]) / 2
+    }
+
+    /// The window's input against the reference moved by each lag in reach (from the output
+    /// history: the reference as built, `referenceLine`, plus whole samples), normalized so a
+    /// loud hit's window counts no more than a clean one. After `searchClicks` windows the peak,
+    /// if it stands out, to a fraction of a sample, moves the lag; then a new search.
+    private func search(windowAt start: Int64) {
+        guard let output else { return }
+        var energy = 0.0
+        for m in 0..<fitWindow { let x = Double(inputLine[Int(start + Int64(m)) & lineMask]); energy += x * x }
+        guard energy > 0 else { return }
+        // The engine sample the window's first input sample was referenced to.
+        let base = referenceBase(of: start)
+        let from = Int64(base.rounded(.down)) - Int64(searchReach) - 1
+        let upTo = Int64(base.rounded(.up)) + Int64(fitWindow + searchReach) + 2
+        guard output.holds(from: from, upTo: upTo) else { return }
+        let whole = base.rounded(.down)
+        let f = Float(base - whole)
+        let s0 = Int64(whole)
+        var reference = 0.0
+        for m in 0..<fitWindow {
+            let r = Double(output[s0 + Int64(m)] * (1 - f) + output[s0 + Int64(m) + 1] * f)
+            reference += r * r
+        }
+        guard reference > 0 else { return }
+        let norm = 1 / (energy * reference).squareRoot()
+        for l in -searchReach...searchReach {
+            var c = 0.0
+            let s = s0 + Int64(l)
+            for m in 0..<fitWindow {
+                let r = output[s + Int64(m)] * (1 - f) + output[s + Int64(m) + 1] * f
+                c += Double(inputLine[Int(start + Int64(m)) & lineMask]) * Double(r)
+            }
+            correlation[l + searchReach] += c * norm
+        }
+        guard output.holds(from: from, upTo: upTo) else { resetSearch(); return }
+        searched += 1
+        guard searched >= searchClicks else { return }
+        var best = 0
+        var mean = 0.0
+        for i in 0...(2 * searchReach) {
+            mean += abs(correlation[i])
+            if correlation[i] > correlation[best] { best = i }
+        }
+        mean /= Double(2 * searchReach + 1)
+        if provisional && !(correlation[best] > 2 * mean && abs(best - searchReach) <= 2) {
+            (gainsHeld, gainNext, gain, provisional) = (0, 0, 0, false)
+            publishedGain.store(0, ordering: .relaxed)
+        }
+        // Clean clicks correlate with their reference near 1; windows with a hit on top, or
+        // the hits alone, far less: only a clear copy of the click moves the lag.
+        // A tonal click correlates nearly as well a period off, and hits' tails blur the peak:
+        // a move by whole samples needs a clearly better match than the lag in use.
+        let clear = best == searchReach || correlation[best] > 1.25 * correlation[searchReach]
+        if clear, correlation[best] > 0.3 * Double(searched), correlation[best] > 2 * mean, best > 0, best < 2 * searchReach {
+            let (a, b, c) = (correlation[best - 1], correlation[best], correlation[best + 1])
+            let curvature = a - 2 * b + c
+            let fraction = curvature < 0 ? 0.5 * (a - c) / curvature : 0
+            let shift = Double(best - searchReach) + fraction
+            // Within reach of the round trip the box takes off hits (a calibration's error).
+            if abs(shift) > 0.05, abs(lagCorrection + shift) <= Double(searchReach) {
+                lagCorrection += shift
+                publishedLag.store(lagCorrection.bitPattern, ordering: .relaxed)
+            }
+        }
+        resetSearch()
+    }
+
+    private func resetSearch() {
+        searched = 0
+        correlation.update(repeating: 0, count: 2 * searchReach + 1)
+    }
+
+    /// The engine sample (fractional) input sample `k` is referenced to now.
+    private func referenceBase(of k: Int64) -> Double {
+        Double(k) + offset + drift * Double(k - offsetAt) - roundTripSamples + lagCorrection
+    }
+
+    /// Hands the detector the samples up to `end`, each with its reference times the gain.
+    private func detect(upTo end: Int64) {
+        while processed < end {
+            let at = Int(processed) & lineMask
+            let count = min(Int(end - processed), lineMask + 1 - at)
+            let input = UnsafeBufferPointer(start: inputLine + at, count: count)
+            let g = gain
+            if g > 0 {
+                for i in 0..<count { scaled[at + i] = g * referenceLine[at + i] }
+                detector.process(input, reference: UnsafeBufferPointer(start: scaled + at, count: count)) { found($0, $1) }
+            } else {
+                detector.process(input) { found($0, $1) }
+            }
+            processed += Int64(count)
+        }
+    }
+
+    private func found(_ sample: Int64, _ level: Double) {
+        // The onset may lie in an earlier block: its time counts back from this one's.
+        let time = blockTime + (sample - blockStart) * 1_000_000_000 / Int64(sampleRate)
+        let w = written.load(ordering: .relaxed)
+        guard w - read.load(ordering: .acquiring) <= mask else {
+            dropped.add(1, ordering: .relaxed)
+            return
+        }
+        ring[w & mask] = time
+        written.store(w + 1, ordering: .releasing)
     }
 }
