@@ -93,8 +93,13 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     private var gainsHeld = 0
     private var gainNext = 0
     private var gain: Float = 0
-    /// The gain held is from a window with a hit on top (no clean click yet).
-    private var provisional = false
+    /// Clicks in a row heard far quieter than the gain in use says they should be.
+    private var quiet = 0
+    /// The window's sums by part (`isCleanClick`).
+    private let parts = 4
+    private let partXR: UnsafeMutablePointer<Double>
+    private let partRR: UnsafeMutablePointer<Double>
+    private let partXX: UnsafeMutablePointer<Double>
 
     // The lag search: each click's correlation of the input with the reference moved by
     // -searchReach...searchReach samples, summed over `searchClicks` clicks.
@@ -106,7 +111,9 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
 
     public init(sampleRate: Int, output: OutputHistory? = nil) {
         self.sampleRate = sampleRate
-        detector = OnsetDetector(.init(sampleRate: sampleRate, bleedGain: 1))
+        // What is left of a subtracted click counts only 20 dB over it (8 x quiet: see
+        // OnsetDetector): a hit on top of a click at -12 dB is far louder than that.
+        detector = OnsetDetector(.init(sampleRate: sampleRate, bleedGain: 1, residualMargin: 0.01 / 8))
         mask = 255
         ring = .allocate(capacity: mask + 1)
         ring.initialize(repeating: 0, count: mask + 1)
@@ -129,6 +136,12 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         referenceLine.initialize(repeating: 0, count: line)
         scaled = .allocate(capacity: line)
         scaled.initialize(repeating: 0, count: line)
+        partXR = .allocate(capacity: parts)
+        partXR.initialize(repeating: 0, count: parts)
+        partRR = .allocate(capacity: parts)
+        partRR.initialize(repeating: 0, count: parts)
+        partXX = .allocate(capacity: parts)
+        partXX.initialize(repeating: 0, count: parts)
         gains = .allocate(capacity: gainCount)
         gains.initialize(repeating: 0, count: gainCount)
         sorted = .allocate(capacity: gainCount)
@@ -145,6 +158,9 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         scaled.deallocate()
         gains.deallocate()
         sorted.deallocate()
+        partXR.deallocate()
+        partRR.deallocate()
+        partXX.deallocate()
         correlation.deallocate()
     }
 
@@ -288,6 +304,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
                 if k >= nextWindow && abs(r) > 0.001 {
                     windowStart = k
                     (sumXR, sumRR, sumXX) = (0, 0, 0)
+                    for q in 0..<parts { (partXR[q], partRR[q], partXX[q]) = (0, 0, 0) }
                 } else {
                     k += 1
                     continue
@@ -297,6 +314,10 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
             sumXR += x * r
             sumRR += r * r
             sumXX += x * x
+            let q = Int(k - windowStart) * parts / fitWindow
+            partXR[q] += x * r
+            partRR[q] += r * r
+            partXX[q] += x * x
             k += 1
             if k - windowStart == Int64(fitWindow) { closeWindow() }
         }
@@ -306,19 +327,19 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         let start = windowStart
         windowStart = -1
         nextWindow = start + Int64(fitWindow) * 5 / 2
-        guard sumRR > 0, sumXX > 0 else { return }
-        // A clean copy of the click explains most of the window (the squared correlation);
-        // a hit on top, or a wrong lag, does not: such windows leave the gain alone.
-        let explained = sumXR * sumXR / (sumRR * sumXX)
-        // With no gain yet (the first click since start), a window with a hit on top still
-        // gives one if the click is a tenth of it, rough but far better than none (the click
-        // alone would be a hit); the first clean click replaces it, and the lag search drops
-        // it unless the click shows in the input at the lag in use (a microphone that does
-        // not hear the speaker gets nothing subtracted).
-        let clean = explained > 0.5
-        if sumXR > 0 && (clean || (explained > 0.1 && (gainsHeld == 0 || provisional))) {
-            if clean && provisional { (gainsHeld, gainNext) = (0, 0) }
-            provisional = !clean
+        guard sumRR > 0 else { return }
+        // Heard at the gain in use, the click alone would put g^2 x sumRR into the window: an
+        // input far quieter than that says the microphone does not hear the click at that
+        // gain (a gain taken from a fluke, the speaker turned down, headphones put on). Two
+        // such clicks in a row and nothing is subtracted until clean clicks show it again.
+        let g = Double(gain)
+        if g > 0 && sumXX < 0.2 * g * g * sumRR {
+            quiet += 1
+            if quiet >= 2 { dropGain() }
+        } else {
+            quiet = 0
+        }
+        if isCleanClick() {
             gains[gainNext] = sumXR / sumRR
             gainNext = (gainNext + 1) % gainCount
             gainsHeld = min(gainsHeld + 1, gainCount)
@@ -330,6 +351,30 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
             lastSearch = start
             search(windowAt: start)
         }
+    }
+
+    /// Whether the window holds a clean copy of the click: it explains most of the input
+    /// (the squared correlation) over the whole window AND over each of its `parts` parts that
+    /// carry the click, each part at about the same gain. A hit on top, or a wrong lag, fails:
+    /// a tonal click (a damped sinusoid) has so few degrees of freedom in 10 ms that a noise
+    /// hit on top can match it as a whole by chance, but hardly part by part at one gain; and
+    /// subtracting a click that is not there would put an inverted click over the hit.
+    private func isCleanClick() -> Bool {
+        guard sumXR > 0, sumXX > 0 else { return false }
+        guard sumXR * sumXR > 0.5 * sumRR * sumXX else { return false }
+        let g = sumXR / sumRR
+        for q in 0..<parts where partRR[q] > 0.1 * sumRR {
+            let (xr, rr, xx) = (partXR[q], partRR[q], partXX[q])
+            guard xr > 0, xr * xr > 0.5 * rr * xx else { return false }
+            let part = xr / rr
+            guard part < 1.5 * g, part > g / 1.5 else { return false }
+        }
+        return true
+    }
+
+    private func dropGain() {
+        (gainsHeld, gainNext, gain, quiet) = (0, 0, 0, 0)
+        publishedGain.store(0, ordering: .relaxed)
     }
 
     private func medianGain() -> Double {
@@ -385,10 +430,6 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
             if correlation[i] > correlation[best] { best = i }
         }
         mean /= Double(2 * searchReach + 1)
-        if provisional && !(correlation[best] > 2 * mean && abs(best - searchReach) <= 2) {
-            (gainsHeld, gainNext, gain, provisional) = (0, 0, 0, false)
-            publishedGain.store(0, ordering: .relaxed)
-        }
         // Clean clicks correlate with their reference near 1; windows with a hit on top, or
         // the hits alone, far less: only a clear copy of the click moves the lag.
         // A tonal click correlates nearly as well a period off, and hits' tails blur the peak:
