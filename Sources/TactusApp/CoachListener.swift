@@ -33,8 +33,17 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     /// Hits dropped because the ring was full (nobody drained for 256 hits).
     public let dropped = Atomic<Int>(0)
     // Capture thread only: the input sample index and time of the block being processed.
-    private var blockStart: Int64 = 0
-    private var blockTime: Int64 = 0
+    // Capture thread only: a line through the blocks' stamps (time of input sample k =
+    // stampTime + (k - stampAt) x stampSlope, nanoseconds), what a hit's time is read from.
+    // A block's stamp is late by however long the capture thread was held up between reading
+    // the device's delay and the clock (by 20 ms and more in an emulated board busy with its
+    // display at each beat): a hit timed from it alone would be that late.
+    private var stampLocked = false
+    private var stampTime = 0.0
+    private var stampAt: Int64 = 0
+    private var stampSlope = 0.0
+    private var stampUpdates = 0.0
+    private var stampOutliers = 0
 
     // MARK: the box's side (any thread; the capture thread reads)
 
@@ -48,6 +57,14 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     private let roundTripNanoseconds = Atomic<Int64>(0)
     private let subtracting = Atomic<Bool>(true)
     private let publishedGain = Atomic<UInt32>(0)
+    // DEBUG (VM diagnosis): the last probed window, published for the supervisor's log.
+    public let debugWindows = Atomic<Int>(0)
+    public let debugBestShift = Atomic<Int>(0)
+    public let debugBestExplained = Atomic<Int>(0)
+    public let debugZeroExplained = Atomic<Int>(0)
+    public let debugClean = Atomic<Int>(0)
+    public let debugStart = Atomic<Int>(0)
+    private var probeAt: Int64 = -1
     private let publishedLag = Atomic<UInt64>(0)
 
     // MARK: capture thread only
@@ -111,9 +128,10 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
 
     public init(sampleRate: Int, output: OutputHistory? = nil) {
         self.sampleRate = sampleRate
-        // What is left of a subtracted click counts only 20 dB over it (8 x quiet: see
-        // OnsetDetector): a hit on top of a click at -12 dB is far louder than that.
-        detector = OnsetDetector(.init(sampleRate: sampleRate, bleedGain: 1, residualMargin: 0.01 / 8))
+        // What is left of a subtracted click counts only above -6 dB of the click (8 x quiet:
+        // see OnsetDetector; on an emulated loopback the subtraction leaves -12 to -15 dB): a
+        // hit on top of a click heard at -12 dB is louder than the click.
+        detector = OnsetDetector(.init(sampleRate: sampleRate, bleedGain: 1, residualMargin: 0.25 / 8))
         mask = 255
         ring = .allocate(capacity: mask + 1)
         ring.initialize(repeating: 0, count: mask + 1)
@@ -190,8 +208,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     public var lagCorrectionSamples: Double { Double(bitPattern: publishedLag.load(ordering: .relaxed)) }
 
     public func capture(_ samples: UnsafeBufferPointer<Float>, firstSampleAt nanoseconds: Int64) {
-        blockStart = received
-        blockTime = nanoseconds
+        trackStamp(Double(nanoseconds), at: received)
         var done = 0
         while done < samples.count {
             let count = min(chunk, samples.count - done)
@@ -226,6 +243,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         }
         received += Int64(samples.count)
         if referenced { fit(from: first) }
+        if probeAt >= 0 && received >= probeAt + 1024 + Int64(fitWindow) { probe(probeAt); probeAt = -1 }
         detect(upTo: received - Int64(fitWindow))
     }
 
@@ -294,6 +312,36 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         offsetAt = sample
     }
 
+    /// The block starting at input sample `sample` was stamped `time`: into the line hits are
+    /// timed by (an alpha-beta filter of about 200 blocks; a stamp 3 ms or more off it is left
+    /// out, three in a row, as after an overrun that lost input, start it afresh).
+    private func trackStamp(_ time: Double, at sample: Int64) {
+        let nominal = 1e9 / Double(sampleRate)
+        guard stampLocked else {
+            (stampLocked, stampTime, stampAt, stampSlope, stampUpdates, stampOutliers) = (true, time, sample, nominal, 1, 0)
+            return
+        }
+        let elapsed = Double(sample - stampAt)
+        let predicted = stampTime + stampSlope * elapsed
+        let error = time - predicted
+        guard abs(error) < 3e6 else {
+            stampOutliers += 1
+            if stampOutliers >= 3 { (stampTime, stampAt, stampSlope, stampUpdates, stampOutliers) = (time, sample, nominal, 1, 0) }
+            return
+        }
+        stampOutliers = 0
+        stampUpdates += 1
+        let n = stampUpdates
+        let alpha = max(2 * (2 * n - 1) / (n * (n + 1)), 0.005)
+        let beta = max(6 / (n * (n + 1)), 0.005 * 0.005 / 1.995)
+        stampTime = predicted + alpha * error
+        if elapsed > 0 {
+            // The converter's clock is within 0.1 % of nominal: a slope beyond is a fluke.
+            stampSlope = min(max(stampSlope + beta * error / elapsed, nominal * 0.999), nominal * 1.001)
+        }
+        stampAt = sample
+    }
+
     /// Gain fit and lag search over the new samples: a window opens where the reference first
     /// rises above -60 dBFS and closes `fitWindow` samples later.
     private func fit(from first: Int64) {
@@ -339,7 +387,9 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         } else {
             quiet = 0
         }
+        if probeAt < 0 && sumRR > 1 { probeAt = start }
         if isCleanClick() {
+            debugClean.add(1, ordering: .relaxed)
             gains[gainNext] = sumXR / sumRR
             gainNext = (gainNext + 1) % gainCount
             gainsHeld = min(gainsHeld + 1, gainCount)
@@ -370,6 +420,29 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
             guard part < 1.5 * g, part > g / 1.5 else { return false }
         }
         return true
+    }
+
+    /// DEBUG: the window's reference against the input moved by -1024...1024 samples.
+    private func probe(_ start: Int64) {
+        var best = 0, bestE = -1.0, zeroE = 0.0
+        var shift = -1024
+        while shift <= 1024 {
+            var xr = 0.0, rr = 0.0, xx = 0.0
+            for m in 0..<fitWindow {
+                let r = Double(referenceLine[Int(start + Int64(m)) & lineMask])
+                let x = Double(inputLine[Int(start + Int64(m + shift)) & lineMask])
+                xr += x * r; rr += r * r; xx += x * x
+            }
+            let e = rr > 0 && xx > 0 ? xr * abs(xr) / (rr * xx) : 0
+            if e > bestE { (best, bestE) = (shift, e) }
+            if shift == 0 { zeroE = e }
+            shift += 32
+        }
+        debugBestShift.store(best, ordering: .relaxed)
+        debugBestExplained.store(Int(bestE * 1000), ordering: .relaxed)
+        debugZeroExplained.store(Int(zeroE * 1000), ordering: .relaxed)
+        debugStart.store(Int(start), ordering: .relaxed)
+        debugWindows.add(1, ordering: .releasing)
     }
 
     private func dropGain() {
@@ -478,7 +551,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
 
     private func found(_ sample: Int64, _ level: Double) {
         // The onset may lie in an earlier block: its time counts back from this one's.
-        let time = blockTime + (sample - blockStart) * 1_000_000_000 / Int64(sampleRate)
+        let time = Int64((stampTime + Double(sample - stampAt) * stampSlope).rounded())
         let w = written.load(ordering: .relaxed)
         guard w - read.load(ordering: .acquiring) <= mask else {
             dropped.add(1, ordering: .relaxed)
