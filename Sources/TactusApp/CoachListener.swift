@@ -94,6 +94,12 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     private var lastRoundTrip: Int64 = .min
     /// The lag found in the signal on top of the round trip (samples).
     private var lagCorrection = 0.0
+    /// And on top of that, the lag of the last clean click (samples): the filter's line
+    /// wanders by a fraction of a millisecond with the stamps of both devices, and a tonal
+    /// click subtracted a few samples off leaves most of itself (a hit).
+    private var clickLag = 0.0
+    private let alignReach: Int
+    private let alignScores: UnsafeMutablePointer<Double>
     /// The round trip in engine samples, on the output clock.
     private var roundTripSamples = 0.0
 
@@ -165,6 +171,9 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         sorted = .allocate(capacity: gainCount)
         sorted.initialize(repeating: 0, count: gainCount)
         searchReach = max(4, sampleRate * 5 / 1000)
+        alignReach = max(2, sampleRate / 3000)
+        alignScores = .allocate(capacity: 2 * alignReach + 1)
+        alignScores.initialize(repeating: 0, count: 2 * alignReach + 1)
         correlation = .allocate(capacity: 2 * searchReach + 1)
         correlation.initialize(repeating: 0, count: 2 * searchReach + 1)
     }
@@ -180,6 +189,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         partRR.deallocate()
         partXX.deallocate()
         correlation.deallocate()
+        alignScores.deallocate()
     }
 
     /// The calibrated round trip (speaker to microphone, through both devices) the box takes
@@ -262,6 +272,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
             // A new calibration: the lag found so far belonged to the old one.
             lastRoundTrip = roundTrip
             lagCorrection = 0
+            clickLag = 0
             resetSearch()
         }
         roundTripSamples = heard - clock.heardSample(atNanoseconds: time - roundTrip)
@@ -376,6 +387,10 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         windowStart = -1
         nextWindow = start + Int64(fitWindow) * 5 / 2
         guard sumRR > 0 else { return }
+        // Only fine-tunes a lag already near the click's (a quarter of the window explained):
+        // a tonal click also matches some other lag within reach, and a lag far off is the
+        // lag search's job.
+        if sumXX > 0, sumXR > 0, sumXR * sumXR > 0.25 * sumRR * sumXX { align(start) }
         // Heard at the gain in use, the click alone would put g^2 x sumRR into the window: an
         // input far quieter than that says the microphone does not hear the click at that
         // gain (a gain taken from a fluke, the speaker turned down, headphones put on). Two
@@ -420,6 +435,76 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
             guard part < 1.5 * g, part > g / 1.5 else { return false }
         }
         return true
+    }
+
+    /// The click's own lag: the window's input against the output moved by up to 1/3 ms (a
+    /// tonal click's next period is further, below 1.5 kHz). Where the click alone explains the window at
+    /// its best lag (`isCleanClick` there), that lag is kept, and the reference from the
+    /// window on (none of it judged yet: detection runs a window behind) is redone with it.
+    private func align(_ start: Int64) {
+        guard let output else { return }
+        let base = referenceBase(of: start)
+        let whole = base.rounded(.down)
+        let f = Float(base - whole)
+        let s0 = Int64(whole)
+        let reach = alignReach
+        guard output.holds(from: max(s0 - Int64(reach) - 1, 0), upTo: s0 + Int64(fitWindow + reach) + 2), s0 - Int64(reach) - 1 >= 0 else { return }
+        var best = reach
+        for l in -reach...reach {
+            var c = 0.0, rr = 0.0
+            let s = s0 + Int64(l)
+            for m in 0..<fitWindow {
+                let r = Double(output[s + Int64(m)] * (1 - f) + output[s + Int64(m) + 1] * f)
+                c += Double(inputLine[Int(start + Int64(m)) & lineMask]) * r
+                rr += r * r
+            }
+            alignScores[l + reach] = rr > 0 ? c / rr.squareRoot() : 0
+            if alignScores[l + reach] > alignScores[best] { best = l + reach }
+        }
+        guard output.holds(from: max(s0 - Int64(reach) - 1, 0), upTo: s0 + Int64(fitWindow + reach) + 2) else { return }
+        let peak = alignScores[best]
+        // The click must explain half the window at its best lag, and the best must be inside.
+        guard peak > 0, peak * peak > 0.5 * sumXX, best > 0, best < 2 * reach else { return }
+        let (a, b, c) = (alignScores[best - 1], peak, alignScores[best + 1])
+        let curvature = a - 2 * b + c
+        let shift = Double(best - reach) + (curvature < 0 ? 0.5 * (a - c) / curvature : 0)
+        guard abs(shift) > 0.05 else { return }
+        let kept = clickLag
+        clickLag = min(max(clickLag + shift, -Double(searchReach)), Double(searchReach))
+        guard refill(from: start), isCleanClick() else {
+            clickLag = kept
+            _ = refill(from: start)
+            return
+        }
+    }
+
+    /// Redoes the reference of input samples `start..<received` with the lag as it is now, and
+    /// the window's sums (false, and the reference left as it was, when the output is gone).
+    private func refill(from start: Int64) -> Bool {
+        guard let output else { return false }
+        let first = referenceBase(of: start)
+        let last = referenceBase(of: received)
+        let from = Int64((first - 1).rounded(.down)), upTo = Int64((last + 2).rounded(.up))
+        guard from >= 0, output.holds(from: from, upTo: upTo) else { return false }
+        var k = start
+        while k < received {
+            let e = referenceBase(of: k)
+            let whole = e.rounded(.down)
+            let f = Float(e - whole)
+            let s = Int64(whole)
+            referenceLine[Int(k) & lineMask] = output[s] * (1 - f) + output[s + 1] * f
+            k += 1
+        }
+        (sumXR, sumRR, sumXX) = (0, 0, 0)
+        for q in 0..<parts { (partXR[q], partRR[q], partXX[q]) = (0, 0, 0) }
+        for m in 0..<fitWindow {
+            let i = Int(start + Int64(m)) & lineMask
+            let x = Double(inputLine[i]), r = Double(referenceLine[i])
+            let q = m * parts / fitWindow
+            sumXR += x * r; sumRR += r * r; sumXX += x * x
+            partXR[q] += x * r; partRR[q] += r * r; partXX[q] += x * x
+        }
+        return output.holds(from: from, upTo: upTo)
     }
 
     /// DEBUG: the window's reference against the input moved by -1024...1024 samples.
@@ -514,8 +599,10 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
             let fraction = curvature < 0 ? 0.5 * (a - c) / curvature : 0
             let shift = Double(best - searchReach) + fraction
             // Within reach of the round trip the box takes off hits (a calibration's error).
-            if abs(shift) > 0.05, abs(lagCorrection + shift) <= Double(searchReach) {
-                lagCorrection += shift
+            // The search ran on the reference moved by the click's lag too: both become one.
+            if abs(shift) > 0.05, abs(lagCorrection + clickLag + shift) <= Double(searchReach) {
+                lagCorrection += clickLag + shift
+                clickLag = 0
                 publishedLag.store(lagCorrection.bitPattern, ordering: .relaxed)
             }
         }
@@ -529,7 +616,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
 
     /// The engine sample (fractional) input sample `k` is referenced to now.
     private func referenceBase(of k: Int64) -> Double {
-        Double(k) + offset + drift * Double(k - offsetAt) - roundTripSamples + lagCorrection
+        Double(k) + offset + drift * Double(k - offsetAt) - roundTripSamples + lagCorrection + clickLag
     }
 
     /// Hands the detector the samples up to `end`, each with its reference times the gain.
