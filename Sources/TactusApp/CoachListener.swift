@@ -44,6 +44,10 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     private var stampSlope = 0.0
     private var stampUpdates = 0.0
     private var stampOutliers = 0
+    /// Stamps off the line in a row that start it afresh: about 100 ms of blocks. A capture
+    /// thread held up at each beat (3 late stamps in a row in the emulated board) must not
+    /// move the line; an overrun that lost input does, for good.
+    private let outlierRun = 20
 
     // MARK: the box's side (any thread; the capture thread reads)
 
@@ -63,6 +67,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     public let debugBestExplained = Atomic<Int>(0)
     public let debugZeroExplained = Atomic<Int>(0)
     public let debugClean = Atomic<Int>(0)
+    public let debugOutliers = Atomic<Int>(0)
     public let debugStart = Atomic<Int>(0)
     private var probeAt: Int64 = -1
     private let publishedLag = Atomic<UInt64>(0)
@@ -99,6 +104,17 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     /// click subtracted a few samples off leaves most of itself (a hit).
     private var clickLag = 0.0
     private let alignReach: Int
+    private var lastAlign: Int64 = .min / 2
+    /// The last input sample whose reference was above -60 dBFS, and whether the open window
+    /// is a click's first (the reference quiet for 50 ms before it) rather than its tail's.
+    private var lastLoud: Int64 = .min / 2
+    private var onsetWindow = false
+    // The mapping the reference is built with: the filter's, taken only while the reference is
+    // quiet, so one click is subtracted at one lag throughout (the filter moves by samples
+    // with each late stamp; a ringing click subtracted half a period off doubles).
+    private var mapOffset = 0.0
+    private var mapDrift = 0.0
+    private var mapAt: Int64 = 0
     private let alignScores: UnsafeMutablePointer<Double>
     /// The round trip in engine samples, on the output clock.
     private var roundTripSamples = 0.0
@@ -171,7 +187,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         sorted = .allocate(capacity: gainCount)
         sorted.initialize(repeating: 0, count: gainCount)
         searchReach = max(4, sampleRate * 5 / 1000)
-        alignReach = max(2, sampleRate / 3000)
+        alignReach = max(4, sampleRate * 5 / 1000)
         alignScores = .allocate(capacity: 2 * alignReach + 1)
         alignScores.initialize(repeating: 0, count: 2 * alignReach + 1)
         correlation = .allocate(capacity: 2 * searchReach + 1)
@@ -277,9 +293,11 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         }
         roundTripSamples = heard - clock.heardSample(atNanoseconds: time - roundTrip)
         track(heard - Double(first), at: first)
-        // A stamp far off the line (an overrun lost input, the output moved): no reference
-        // until the filter knows which line is right.
-        guard outliers == 0 else { return false }
+        // A stamp far off the line is most often late (the capture thread held up between
+        // the device's delay and the clock: in an emulated board at every beat): the line
+        // still holds, and a click left unsubtracted for a block would be a hit. After an
+        // overrun that lost input the line is wrong for the two blocks before it starts afresh.
+        if first - lastLoud > Int64(sampleRate / 20) { (mapOffset, mapDrift, mapAt) = (offset, drift, offsetAt) }
         let base = referenceBase(of: first)
         let from = Int64((base - 1).rounded(.down))
         let upTo = Int64((base + (1 + drift) * Double(count) + 2).rounded(.up))
@@ -309,8 +327,9 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         let predicted = offset + drift * elapsed
         let error = raw - predicted
         guard abs(error) < Double(sampleRate) * 0.003 else {
+            debugOutliers.add(1, ordering: .relaxed)
             outliers += 1
-            if outliers >= 3 { (offset, drift, offsetAt, updates, outliers) = (raw, 0, sample, 1, 0) }
+            if outliers >= outlierRun { (offset, drift, offsetAt, updates, outliers) = (raw, 0, sample, 1, 0) }
             return
         }
         outliers = 0
@@ -319,13 +338,16 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         let alpha = max(2 * (2 * n - 1) / (n * (n + 1)), 0.005)
         let beta = max(6 / (n * (n + 1)), 0.005 * 0.005 / 1.995)
         offset = predicted + alpha * error
-        if elapsed > 0 { drift += beta * error / elapsed }
+        // Two converters' clocks differ by 100 ppm at most: the first few stamps, jittering
+        // by milliseconds, would otherwise set a drift that puts the reference samples off
+        // for seconds.
+        if elapsed > 0 { drift = min(max(drift + beta * error / elapsed, -1e-4), 1e-4) }
         offsetAt = sample
     }
 
     /// The block starting at input sample `sample` was stamped `time`: into the line hits are
     /// timed by (an alpha-beta filter of about 200 blocks; a stamp 3 ms or more off it is left
-    /// out, three in a row, as after an overrun that lost input, start it afresh).
+    /// out; `outlierRun` in a row, as after an overrun that lost input, start it afresh).
     private func trackStamp(_ time: Double, at sample: Int64) {
         let nominal = 1e9 / Double(sampleRate)
         guard stampLocked else {
@@ -337,7 +359,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         let error = time - predicted
         guard abs(error) < 3e6 else {
             stampOutliers += 1
-            if stampOutliers >= 3 { (stampTime, stampAt, stampSlope, stampUpdates, stampOutliers) = (time, sample, nominal, 1, 0) }
+            if stampOutliers >= outlierRun { (stampTime, stampAt, stampSlope, stampUpdates, stampOutliers) = (time, sample, nominal, 1, 0) }
             return
         }
         stampOutliers = 0
@@ -359,8 +381,12 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         var k = first
         while k < received {
             let r = Double(referenceLine[Int(k) & lineMask])
+            let loud = abs(r) > 0.001
+            let sample = k
+            defer { if loud { lastLoud = sample } }
             if windowStart < 0 {
-                if k >= nextWindow && abs(r) > 0.001 {
+                if k >= nextWindow && loud {
+                    onsetWindow = k - lastLoud > Int64(sampleRate / 20)
                     windowStart = k
                     (sumXR, sumRR, sumXX) = (0, 0, 0)
                     for q in 0..<parts { (partXR[q], partRR[q], partXX[q]) = (0, 0, 0) }
@@ -387,10 +413,12 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         windowStart = -1
         nextWindow = start + Int64(fitWindow) * 5 / 2
         guard sumRR > 0 else { return }
-        // Only fine-tunes a lag already near the click's (a quarter of the window explained):
-        // a tonal click also matches some other lag within reach, and a lag far off is the
-        // lag search's job.
-        if sumXX > 0, sumXR > 0, sumXR * sumXR > 0.25 * sumRR * sumXX { align(start) }
+        // A window the click explains at the lag in use needs no other lag.
+        // Only a click's first window: its tail rings alike a period off.
+        if onsetWindow, sumXX > 0, !(sumXR > 0 && sumXR * sumXR > 0.9 * sumRR * sumXX), start - lastAlign >= Int64(sampleRate / 10) {
+            lastAlign = start
+            align(start)
+        }
         // Heard at the gain in use, the click alone would put g^2 x sumRR into the window: an
         // input far quieter than that says the microphone does not hear the click at that
         // gain (a gain taken from a fluke, the speaker turned down, headphones put on). Two
@@ -437,10 +465,12 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         return true
     }
 
-    /// The click's own lag: the window's input against the output moved by up to 1/3 ms (a
-    /// tonal click's next period is further, below 1.5 kHz). Where the click alone explains the window at
-    /// its best lag (`isCleanClick` there), that lag is kept, and the reference from the
-    /// window on (none of it judged yet: detection runs a window behind) is redone with it.
+    /// The click's own lag, where the lag in use does not explain its window: the window's
+    /// input against the output moved by up to 5 ms (the lag search's reach), the best of all.
+    /// A tonal click matches itself a period off too, but less well than at its own lag (its
+    /// envelope): only a window the click explains to 90 % at its best lag, and part by part
+    /// (`isCleanClick`), moves it; the reference from the window on (none of it judged yet:
+    /// detection runs a window behind) is redone with it. At most 10 times a second.
     private func align(_ start: Int64) {
         guard let output else { return }
         let base = referenceBase(of: start)
@@ -463,8 +493,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         }
         guard output.holds(from: max(s0 - Int64(reach) - 1, 0), upTo: s0 + Int64(fitWindow + reach) + 2) else { return }
         let peak = alignScores[best]
-        // The click must explain half the window at its best lag, and the best must be inside.
-        guard peak > 0, peak * peak > 0.5 * sumXX, best > 0, best < 2 * reach else { return }
+        guard peak > 0, peak * peak > 0.9 * sumXX, best > 0, best < 2 * reach else { return }
         let (a, b, c) = (alignScores[best - 1], peak, alignScores[best + 1])
         let curvature = a - 2 * b + c
         let shift = Double(best - reach) + (curvature < 0 ? 0.5 * (a - c) / curvature : 0)
@@ -616,7 +645,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
 
     /// The engine sample (fractional) input sample `k` is referenced to now.
     private func referenceBase(of k: Int64) -> Double {
-        Double(k) + offset + drift * Double(k - offsetAt) - roundTripSamples + lagCorrection + clickLag
+        Double(k) + mapOffset + mapDrift * Double(k - mapAt) - roundTripSamples + lagCorrection + clickLag
     }
 
     /// Hands the detector the samples up to `end`, each with its reference times the gain.

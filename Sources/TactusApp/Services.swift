@@ -330,7 +330,7 @@ public final class BoxService: Service, Sendable {
             }
             let windows = listener.debugWindows.load(ordering: .acquiring)
             if seen.withLock({ let changed = $0 != windows; $0 = windows; return changed }) {
-                logger.info("coach DEBUG probe at \(listener.debugStart.load(ordering: .relaxed)) best shift \(listener.debugBestShift.load(ordering: .relaxed)) explained \(listener.debugBestExplained.load(ordering: .relaxed)) at 0 \(listener.debugZeroExplained.load(ordering: .relaxed)) clean \(listener.debugClean.load(ordering: .relaxed)) gain \(listener.bleedGain) lag \(listener.lagCorrectionSamples)")
+                logger.info("coach DEBUG probe at \(listener.debugStart.load(ordering: .relaxed)) best shift \(listener.debugBestShift.load(ordering: .relaxed)) explained \(listener.debugBestExplained.load(ordering: .relaxed)) at 0 \(listener.debugZeroExplained.load(ordering: .relaxed)) clean \(listener.debugClean.load(ordering: .relaxed)) outliers \(listener.debugOutliers.load(ordering: .relaxed)) gain \(listener.bleedGain) lag \(listener.lagCorrectionSamples)")
             }
             for time in listener.drain() {
                 loop.post(work: { box in
