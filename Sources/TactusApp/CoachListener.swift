@@ -61,15 +61,6 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     private let roundTripNanoseconds = Atomic<Int64>(0)
     private let subtracting = Atomic<Bool>(true)
     private let publishedGain = Atomic<UInt32>(0)
-    // DEBUG (VM diagnosis): the last probed window, published for the supervisor's log.
-    public let debugWindows = Atomic<Int>(0)
-    public let debugBestShift = Atomic<Int>(0)
-    public let debugBestExplained = Atomic<Int>(0)
-    public let debugZeroExplained = Atomic<Int>(0)
-    public let debugClean = Atomic<Int>(0)
-    public let debugOutliers = Atomic<Int>(0)
-    public let debugStart = Atomic<Int>(0)
-    private var probeAt: Int64 = -1
     private let publishedLag = Atomic<UInt64>(0)
 
     // MARK: capture thread only
@@ -145,6 +136,14 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     private let searchReach: Int
     private let correlation: UnsafeMutablePointer<Double>
     private var searched = 0
+    // The search under way (`continueSearch`): its window, its reference's first engine
+    // sample and fraction, its normalization and the next lag to correlate.
+    private var pendingSearch: Int64 = -1
+    private var searchBase: Int64 = 0
+    private var searchFraction: Float = 0
+    private var searchNorm = 0.0
+    private var searchNext = 0
+    private let lagsPerBlock = 40
     private var lastSearch: Int64 = .min / 2
     private let searchClicks = 8
 
@@ -187,7 +186,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         sorted = .allocate(capacity: gainCount)
         sorted.initialize(repeating: 0, count: gainCount)
         searchReach = max(4, sampleRate * 5 / 1000)
-        alignReach = max(4, sampleRate * 5 / 1000)
+        alignReach = max(2, sampleRate / 3000)
         alignScores = .allocate(capacity: 2 * alignReach + 1)
         alignScores.initialize(repeating: 0, count: 2 * alignReach + 1)
         correlation = .allocate(capacity: 2 * searchReach + 1)
@@ -269,7 +268,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         }
         received += Int64(samples.count)
         if referenced { fit(from: first) }
-        if probeAt >= 0 && received >= probeAt + 1024 + Int64(fitWindow) { probe(probeAt); probeAt = -1 }
+        continueSearch()
         detect(upTo: received - Int64(fitWindow))
     }
 
@@ -327,7 +326,6 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         let predicted = offset + drift * elapsed
         let error = raw - predicted
         guard abs(error) < Double(sampleRate) * 0.003 else {
-            debugOutliers.add(1, ordering: .relaxed)
             outliers += 1
             if outliers >= outlierRun { (offset, drift, offsetAt, updates, outliers) = (raw, 0, sample, 1, 0) }
             return
@@ -430,9 +428,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         } else {
             quiet = 0
         }
-        if probeAt < 0 && sumRR > 1 { probeAt = start }
         if isCleanClick() {
-            debugClean.add(1, ordering: .relaxed)
             gains[gainNext] = sumXR / sumRR
             gainNext = (gainNext + 1) % gainCount
             gainsHeld = min(gainsHeld + 1, gainCount)
@@ -466,11 +462,11 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     }
 
     /// The click's own lag, where the lag in use does not explain its window: the window's
-    /// input against the output moved by up to 5 ms (the lag search's reach), the best of all.
-    /// A tonal click matches itself a period off too, but less well than at its own lag (its
-    /// envelope): only a window the click explains to 90 % at its best lag, and part by part
-    /// (`isCleanClick`), moves it; the reference from the window on (none of it judged yet:
-    /// detection runs a window behind) is redone with it. At most 10 times a second.
+    /// input against the output moved by up to 1/3 ms (a tonal click's next period, below
+    /// 1.5 kHz, is further; a lag further off is the lag search's). Only a window the click
+    /// explains to 90 % at its best lag, and part by part (`isCleanClick`), moves it; the
+    /// reference from the window on (none of it judged yet: detection runs a window behind)
+    /// is redone with it. At most 10 times a second.
     private func align(_ start: Int64) {
         guard let output else { return }
         let base = referenceBase(of: start)
@@ -536,29 +532,6 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         return output.holds(from: from, upTo: upTo)
     }
 
-    /// DEBUG: the window's reference against the input moved by -1024...1024 samples.
-    private func probe(_ start: Int64) {
-        var best = 0, bestE = -1.0, zeroE = 0.0
-        var shift = -1024
-        while shift <= 1024 {
-            var xr = 0.0, rr = 0.0, xx = 0.0
-            for m in 0..<fitWindow {
-                let r = Double(referenceLine[Int(start + Int64(m)) & lineMask])
-                let x = Double(inputLine[Int(start + Int64(m + shift)) & lineMask])
-                xr += x * r; rr += r * r; xx += x * x
-            }
-            let e = rr > 0 && xx > 0 ? xr * abs(xr) / (rr * xx) : 0
-            if e > bestE { (best, bestE) = (shift, e) }
-            if shift == 0 { zeroE = e }
-            shift += 32
-        }
-        debugBestShift.store(best, ordering: .relaxed)
-        debugBestExplained.store(Int(bestE * 1000), ordering: .relaxed)
-        debugZeroExplained.store(Int(zeroE * 1000), ordering: .relaxed)
-        debugStart.store(Int(start), ordering: .relaxed)
-        debugWindows.add(1, ordering: .releasing)
-    }
-
     private func dropGain() {
         (gainsHeld, gainNext, gain, quiet) = (0, 0, 0, 0)
         publishedGain.store(0, ordering: .relaxed)
@@ -579,7 +552,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     /// loud hit's window counts no more than a clean one. After `searchClicks` windows the peak,
     /// if it stands out, to a fraction of a sample, moves the lag; then a new search.
     private func search(windowAt start: Int64) {
-        guard let output else { return }
+        guard let output, pendingSearch < 0 else { return }
         var energy = 0.0
         for m in 0..<fitWindow { let x = Double(inputLine[Int(start + Int64(m)) & lineMask]); energy += x * x }
         guard energy > 0 else { return }
@@ -589,16 +562,31 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         let upTo = Int64(base.rounded(.up)) + Int64(fitWindow + searchReach) + 2
         guard output.holds(from: from, upTo: upTo) else { return }
         let whole = base.rounded(.down)
-        let f = Float(base - whole)
-        let s0 = Int64(whole)
+        searchFraction = Float(base - whole)
+        searchBase = Int64(whole)
         var reference = 0.0
         for m in 0..<fitWindow {
-            let r = Double(output[s0 + Int64(m)] * (1 - f) + output[s0 + Int64(m) + 1] * f)
+            let r = Double(output[searchBase + Int64(m)] * (1 - searchFraction) + output[searchBase + Int64(m) + 1] * searchFraction)
             reference += r * r
         }
         guard reference > 0 else { return }
-        let norm = 1 / (energy * reference).squareRoot()
-        for l in -searchReach...searchReach {
+        searchNorm = 1 / (energy * reference).squareRoot()
+        pendingSearch = start
+        searchNext = -searchReach
+    }
+
+    /// A share of the pending search's lags (`lagsPerBlock`), so no capture block carries all
+    /// 2 x 240 + 1 of them (the emulated board's capture overran at every click): finished
+    /// well before the window's input is overwritten in the delay line.
+    private func continueSearch() {
+        guard let output, pendingSearch >= 0 else { return }
+        let start = pendingSearch
+        let (s0, f, norm) = (searchBase, searchFraction, searchNorm)
+        let from = s0 - Int64(searchReach) - 1
+        let upTo = s0 + Int64(fitWindow + searchReach) + 2
+        guard output.holds(from: from, upTo: upTo) else { pendingSearch = -1; resetSearch(); return }
+        let last = min(searchNext + lagsPerBlock - 1, searchReach)
+        for l in searchNext...last {
             var c = 0.0
             let s = s0 + Int64(l)
             for m in 0..<fitWindow {
@@ -607,6 +595,9 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
             }
             correlation[l + searchReach] += c * norm
         }
+        searchNext = last + 1
+        guard searchNext > searchReach else { return }
+        pendingSearch = -1
         guard output.holds(from: from, upTo: upTo) else { resetSearch(); return }
         searched += 1
         guard searched >= searchClicks else { return }

@@ -320,17 +320,12 @@ public final class BoxService: Service, Sendable {
             box.publishCoachBleed(to: listener)
         })
         let polls = Mutex(0)
-        let seen = Mutex(0)
         capture.start(listener, status: { [loop] status in
             loop.post(work: { $0.coachInput(status) })
         }, poll: { [loop, logger] in
             // Every 10th poll (50 ms): the output clock and the round trip, fresh from the box.
             if polls.withLock({ $0 += 1; return $0 % 10 == 0 }) {
                 loop.post(work: { $0.publishCoachBleed(to: listener) })
-            }
-            let windows = listener.debugWindows.load(ordering: .acquiring)
-            if seen.withLock({ let changed = $0 != windows; $0 = windows; return changed }) {
-                logger.info("coach DEBUG probe at \(listener.debugStart.load(ordering: .relaxed)) best shift \(listener.debugBestShift.load(ordering: .relaxed)) explained \(listener.debugBestExplained.load(ordering: .relaxed)) at 0 \(listener.debugZeroExplained.load(ordering: .relaxed)) clean \(listener.debugClean.load(ordering: .relaxed)) outliers \(listener.debugOutliers.load(ordering: .relaxed)) gain \(listener.bleedGain) lag \(listener.lagCorrectionSamples)")
             }
             for time in listener.drain() {
                 loop.post(work: { box in
