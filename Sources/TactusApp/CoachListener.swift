@@ -125,6 +125,8 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     private var gain: Float = 0
     /// Clicks in a row heard far quieter than the gain in use says they should be.
     private var quiet = 0
+    /// The click under way was not heard (nothing of it subtracted, until the next click).
+    private var silentClick = false
     /// The window's sums by part (`isCleanClick`).
     private let parts = 4
     private let partXR: UnsafeMutablePointer<Double>
@@ -425,8 +427,12 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         if g > 0 && sumXX < 0.2 * g * g * sumRR {
             quiet += 1
             if quiet >= 2 { dropGain() }
+            // And this click is left alone at once (none of it judged yet): subtracting a click
+            // that is not there would put its inverse in, a hit.
+            if onsetWindow { silentClick = true }
         } else {
             quiet = 0
+            if onsetWindow { silentClick = false }
         }
         if isCleanClick() {
             gains[gainNext] = sumXR / sumRR
@@ -645,7 +651,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
             let at = Int(processed) & lineMask
             let count = min(Int(end - processed), lineMask + 1 - at)
             let input = UnsafeBufferPointer(start: inputLine + at, count: count)
-            let g = gain
+            let g = silentClick ? 0 : gain
             if g > 0 {
                 for i in 0..<count { scaled[at + i] = g * referenceLine[at + i] }
                 detector.process(input, reference: UnsafeBufferPointer(start: scaled + at, count: count)) { found($0, $1) }
