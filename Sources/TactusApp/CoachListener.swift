@@ -107,6 +107,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     private var mapDrift = 0.0
     private var mapAt: Int64 = 0
     private let alignScores: UnsafeMutablePointer<Double>
+    private let fineScores: UnsafeMutablePointer<Double>
     /// The round trip in engine samples, on the output clock.
     private var roundTripSamples = 0.0
 
@@ -188,9 +189,11 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         sorted = .allocate(capacity: gainCount)
         sorted.initialize(repeating: 0, count: gainCount)
         searchReach = max(4, sampleRate * 5 / 1000)
-        alignReach = max(2, sampleRate / 3000)
+        alignReach = max(4, sampleRate * 5 / 1000)
         alignScores = .allocate(capacity: 2 * alignReach + 1)
         alignScores.initialize(repeating: 0, count: 2 * alignReach + 1)
+        fineScores = .allocate(capacity: 5)
+        fineScores.initialize(repeating: 0, count: 5)
         correlation = .allocate(capacity: 2 * searchReach + 1)
         correlation.initialize(repeating: 0, count: 2 * searchReach + 1)
     }
@@ -207,6 +210,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         partXX.deallocate()
         correlation.deallocate()
         alignScores.deallocate()
+        fineScores.deallocate()
     }
 
     /// The calibrated round trip (speaker to microphone, through both devices) the box takes
@@ -338,10 +342,10 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         let alpha = max(2 * (2 * n - 1) / (n * (n + 1)), 0.005)
         let beta = max(6 / (n * (n + 1)), 0.005 * 0.005 / 1.995)
         offset = predicted + alpha * error
-        // Two converters' clocks differ by 100 ppm at most: the first few stamps, jittering
-        // by milliseconds, would otherwise set a drift that puts the reference samples off
-        // for seconds.
-        if elapsed > 0 { drift = min(max(drift + beta * error / elapsed, -1e-4), 1e-4) }
+        // Two converters' clocks differ by a few hundred ppm at most (the emulated board's
+        // showed 300): the first few stamps, jittering by milliseconds, would otherwise set a
+        // drift that puts the reference samples off for seconds.
+        if elapsed > 0 { drift = min(max(drift + beta * error / elapsed, -5e-4), 5e-4) }
         offsetAt = sample
     }
 
@@ -467,38 +471,63 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         return true
     }
 
-    /// The click's own lag, where the lag in use does not explain its window: the window's
-    /// input against the output moved by up to 1/3 ms (a tonal click's next period, below
-    /// 1.5 kHz, is further; a lag further off is the lag search's). Only a window the click
-    /// explains to 90 % at its best lag, and part by part (`isCleanClick`), moves it; the
-    /// reference from the window on (none of it judged yet: detection runs a window behind)
-    /// is redone with it. At most 10 times a second.
+    /// The click's own lag, where the lag in use does not explain its window: first the
+    /// click's attack (the reference's first quarter window) against the input moved by up
+    /// to 5 ms (the lag search's reach; a tonal click matches itself a period off too, but
+    /// its attack less so), then the whole window within 2 samples of the best, to a
+    /// fraction of a sample. Only a window the click explains to 90 % there, and part by part
+    /// (`isCleanClick`), moves it; the reference from the window on (none of it judged yet:
+    /// detection runs a window behind) is redone with it. At most 10 times a second.
     private func align(_ start: Int64) {
         guard let output else { return }
+        let reach = alignReach
+        // Coarse: the reference's first quarter window (the click's attack, fixed) against
+        // the input moved by each lag, normalized by the input's energy there.
+        let head = max(4, fitWindow / 4)
+        var refEnergy = 0.0
+        for m in 0..<head { let r = Double(referenceLine[Int(start + Int64(m)) & lineMask]); refEnergy += r * r }
+        guard refEnergy > 0 else { return }
+        var best = reach
+        for l in -reach...reach {
+            var c = 0.0, xx = 0.0
+            for m in 0..<head {
+                let x = Double(inputLine[Int(start + Int64(m + l)) & lineMask])
+                c += x * Double(referenceLine[Int(start + Int64(m)) & lineMask])
+                xx += x * x
+            }
+            alignScores[l + reach] = xx > 0 ? c / xx.squareRoot() : 0
+            if alignScores[l + reach] > alignScores[best] { best = l + reach }
+        }
+        // Fine: the whole window at that lag and 2 samples either side (the input later by l
+        // samples is the reference moved by -l), to a fraction of a sample.
+        let around = -(best - reach)
         let base = referenceBase(of: start)
         let whole = base.rounded(.down)
         let f = Float(base - whole)
         let s0 = Int64(whole)
-        let reach = alignReach
-        guard output.holds(from: max(s0 - Int64(reach) - 1, 0), upTo: s0 + Int64(fitWindow + reach) + 2), s0 - Int64(reach) - 1 >= 0 else { return }
-        var best = reach
-        for l in -reach...reach {
+        let from = s0 + Int64(around) - 3, upTo = s0 + Int64(around + fitWindow) + 4
+        guard from >= 0, output.holds(from: from, upTo: upTo) else { return }
+        var top = 0
+        for i in 0..<5 {
             var c = 0.0, rr = 0.0
-            let s = s0 + Int64(l)
+            let s = s0 + Int64(around + i - 2)
             for m in 0..<fitWindow {
                 let r = Double(output[s + Int64(m)] * (1 - f) + output[s + Int64(m) + 1] * f)
                 c += Double(inputLine[Int(start + Int64(m)) & lineMask]) * r
                 rr += r * r
             }
-            alignScores[l + reach] = rr > 0 ? c / rr.squareRoot() : 0
-            if alignScores[l + reach] > alignScores[best] { best = l + reach }
+            fineScores[i] = rr > 0 ? c / rr.squareRoot() : 0
+            if fineScores[i] > fineScores[top] { top = i }
         }
-        guard output.holds(from: max(s0 - Int64(reach) - 1, 0), upTo: s0 + Int64(fitWindow + reach) + 2) else { return }
-        let peak = alignScores[best]
-        guard peak > 0, peak * peak > 0.9 * sumXX, best > 0, best < 2 * reach else { return }
-        let (a, b, c) = (alignScores[best - 1], peak, alignScores[best + 1])
-        let curvature = a - 2 * b + c
-        let shift = Double(best - reach) + (curvature < 0 ? 0.5 * (a - c) / curvature : 0)
+        guard output.holds(from: from, upTo: upTo) else { return }
+        let peak = fineScores[top]
+        guard peak > 0, peak * peak > 0.9 * sumXX else { return }
+        var shift = Double(around + top - 2)
+        if top > 0 && top < 4 {
+            let (a, b, c) = (fineScores[top - 1], peak, fineScores[top + 1])
+            let curvature = a - 2 * b + c
+            if curvature < 0 { shift += 0.5 * (a - c) / curvature }
+        }
         guard abs(shift) > 0.05 else { return }
         let kept = clickLag
         clickLag = min(max(clickLag + shift, -Double(searchReach)), Double(searchReach))
