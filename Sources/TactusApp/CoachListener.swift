@@ -321,7 +321,7 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
 
     /// One raw measurement of the offset (heard engine sample minus input sample) at input
     /// sample `at`, into the filter. Growing memory (a least-squares line) at first, then an
-    /// alpha-beta filter of about 200 updates; three outliers in a row (a capture overrun, a
+    /// alpha-beta filter of about 200 updates; `outlierRun` outliers in a row (a capture overrun, a
     /// new output) start it afresh.
     private func track(_ raw: Double, at sample: Int64) {
         guard locked else {
