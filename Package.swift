@@ -153,7 +153,7 @@ let package = Package(
         // The coach against aubio on the same synthetic takes, and its live cost.
         .executableTarget(
             name: "tactus-coach-bench",
-            dependencies: ["Coach", "TestSupport", "ClickEngine", "TactusMusic", "TactusTimeline", "RealtimeAudit", "TactusApp"],
+            dependencies: ["Coach", "TestSupport", "ClickEngine", "TactusMusic", "TactusTimeline", "RealtimeAudit"],
             path: "Benchmarks/CoachBench"
         ),
         // The hand model: detents and time to reach a tempo on Tactus's wheel and two others.
@@ -195,7 +195,6 @@ let package = Package(
                     exclude: ["Snapshots"]),
         .testTarget(name: "TactusAppTests", dependencies: [
             "TactusBase", "TactusApp", "TactusSimulation", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen", "ClickEngine", "Coach", "HAL", "Devices", "SimHAL", "LinuxHAL",
-            "RealtimeAudit",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),

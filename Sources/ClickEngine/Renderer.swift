@@ -24,9 +24,6 @@ public final class ClickRenderer: @unchecked Sendable {
     public let anchors: SPSCRing<GridAnchor>
     /// Every MIDI message to send (clocks, Start, Stop), at its exact sample.
     public let midi: SPSCRing<MIDIOutEvent>
-    /// What `render` handed out, mono, by engine sample: the coach subtracts it from its
-    /// microphone (the box's own sound is never a hit).
-    public let history: OutputHistory
     private let droppedOnsets = Atomic<Int>(0)
     /// What `render` leaves behind for other threads (the control thread, the service's
     /// stop): stored at the end of every call, relaxed (a count, not a handoff).
@@ -109,7 +106,6 @@ public final class ClickRenderer: @unchecked Sendable {
         events = SPSCRing(minimumCapacity: eventCapacity)
         anchors = SPSCRing(minimumCapacity: 256)
         midi = SPSCRing(minimumCapacity: 4096)
-        history = OutputHistory(sampleRate: sampleRate)
         voices = VoicePool(capacity: voiceCount)
         tone = ToneSource(sampleRate: sampleRate)
         limiter = Limiter(sampleRate: sampleRate, maxFrames: maxFrameCount)
@@ -161,7 +157,6 @@ public final class ClickRenderer: @unchecked Sendable {
         clock = blockEnd
         guard voices.activeCount > 0 || tone.isActive || limiting else {
             buffer.update(repeating: 0, count: frameCount * channels)
-            history.append(nil, count: frameCount, first: blockEnd - Int64(frameCount))
             return
         }
         mix.update(repeating: 0, count: frameCount + (limiting ? lookahead : 0))
@@ -181,7 +176,6 @@ public final class ClickRenderer: @unchecked Sendable {
         voices.mix(into: mix, frameCount: frameCount)
         if tone.isActive { tone.render(into: mix, count: frameCount) }
         if limiting { limiter.process(mix, frameCount: frameCount) }
-        history.append(mix, count: frameCount, first: blockEnd - Int64(frameCount))
         switch channels {
         case 1:
             buffer.update(from: mix, count: frameCount)

@@ -20,16 +20,10 @@ public final class OnsetDetector {
         public var bleedGain: Float
         /// Hits closer than this to the previous hit are one hit (seconds).
         public var minimumGap: Double
-        /// What is left of a subtracted click is no hit unless its energy tops the click's by
-        /// more than this fraction (0: off). Subtraction is never exact (a fraction of a
-        /// sample's lag, a gain a few percent off), and over digital silence (a loopback, a
-        /// muted interface) the noise floor would not hide the remainder.
-        public var residualMargin: Double
-        public init(sampleRate: Int, bleedGain: Float = 0, minimumGap: Double = 0.025, residualMargin: Double = 0) {
+        public init(sampleRate: Int, bleedGain: Float = 0, minimumGap: Double = 0.025) {
             self.sampleRate = sampleRate
             self.bleedGain = bleedGain
             self.minimumGap = minimumGap
-            self.residualMargin = residualMargin
         }
     }
 
@@ -45,9 +39,6 @@ public final class OnsetDetector {
     private let frameMask: Int
     private let frameLength: Int
     private var frameSum: Double = 0
-    // The subtracted click's energy by frame, beside `frames` (zero without a reference).
-    private let clickFrames: UnsafeMutablePointer<Double>
-    private var clickSum: Double = 0
     private var frameFill = 0
     private var frameCount: Int64 = 0
     // Prefix sums over the refinement window (scratch, sized once).
@@ -87,8 +78,6 @@ public final class OnsetDetector {
         frameMask = 63 // 32 ms: the longest look back is 18 ms
         frames = .allocate(capacity: frameMask + 1)
         frames.initialize(repeating: 0, count: frameMask + 1)
-        clickFrames = .allocate(capacity: frameMask + 1)
-        clickFrames.initialize(repeating: 0, count: frameMask + 1)
         searchBefore = rate * 5 / 1000
         windowBefore = rate * 12 / 1000
         windowAfter = rate * 3 / 1000
@@ -104,7 +93,6 @@ public final class OnsetDetector {
     deinit {
         energy.deallocate()
         frames.deallocate()
-        clickFrames.deallocate()
         prefix.deallocate()
     }
 
@@ -117,11 +105,7 @@ public final class OnsetDetector {
         let gain = configuration.bleedGain
         for i in 0..<input.count {
             var y = input[i]
-            if let reference, gain != 0 {
-                let click = gain * reference[i]
-                y -= click
-                clickSum += Double(click) * Double(click)
-            }
+            if let reference, gain != 0 { y -= gain * reference[i] }
             let p = Double(y) * Double(y)
             energy[Int(position) & historyMask] = p
             position += 1
@@ -141,8 +125,6 @@ public final class OnsetDetector {
 
     private func endFrame() {
         frames[Int(frameCount) & frameMask] = frameSum
-        clickFrames[Int(frameCount) & frameMask] = clickSum
-        clickSum = 0
         frameCount += 1
         blockSum += frameSum
         blockFrames += 1
@@ -159,13 +141,7 @@ public final class OnsetDetector {
         let short = meanOfFrames(from: 0, count: shortFrames)
         let long = meanOfFrames(from: 0, count: longFrames)
         let background = meanOfFrames(from: longFrames, count: backgroundFrames)
-        var quiet = floor.isFinite ? floor : background
-        if configuration.residualMargin > 0 {
-            // The click's energy over the short and long windows and the frames just before.
-            var click = 0.0
-            for k in 0..<(longFrames + shortFrames) { click = max(click, clickFrames[Int(frameCount - 1 - Int64(k)) & frameMask]) }
-            quiet += configuration.residualMargin * click / Double(frameLength)
-        }
+        let quiet = floor.isFinite ? floor : background
         // A low tone's energy ripples with half its period (10 ms at 50 Hz): a soft rise
         // must also top every 4 ms window of the 10 ms before, or a kick's crests are hits.
         var ripple = 0.0

@@ -428,3 +428,40 @@ func seconds(_ nanoseconds: Int64) -> String {
     let value = Double(nanoseconds) / 1e9
     return value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
 }
+
+/// Frames rendered, output delay and the time of measurement, published together by the
+/// render thread without locks and read consistently by any thread (a sequence lock).
+final class PositionSeqlock: Sendable {
+    private let sequence = Atomic<UInt64>(0)
+    private let frames = Atomic<Int64>(0)
+    private let delay = Atomic<Int>(0)
+    private let time = Atomic<Int64>(0)
+
+    /// The device's frame period as Double bits, 0 for the nominal one.
+    private let period = Atomic<UInt64>(0)
+
+    /// Single writer: the render thread.
+    func publish(frames newFrames: Int64, delay newDelay: Int, at instant: MonotonicTime, nanosecondsPerFrame: Double?) {
+        let start = sequence.load(ordering: .relaxed)
+        sequence.store(start &+ 1, ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
+        frames.store(newFrames, ordering: .relaxed)
+        delay.store(newDelay, ordering: .relaxed)
+        time.store(instant.nanoseconds, ordering: .relaxed)
+        period.store(nanosecondsPerFrame?.bitPattern ?? 0, ordering: .relaxed)
+        sequence.store(start &+ 2, ordering: .releasing)
+    }
+
+    func read() -> AudioOutputPosition {
+        while true {
+            let before = sequence.load(ordering: .acquiring)
+            let bits = period.load(ordering: .relaxed)
+            let snapshot = AudioOutputPosition(framesRendered: frames.load(ordering: .relaxed),
+                                               delayFrames: delay.load(ordering: .relaxed),
+                                               timestamp: MonotonicTime(nanoseconds: time.load(ordering: .relaxed)),
+                                               nanosecondsPerFrame: bits == 0 ? nil : Double(bitPattern: bits))
+            atomicMemoryFence(ordering: .acquiring)
+            if before & 1 == 0 && sequence.load(ordering: .relaxed) == before { return snapshot }
+        }
+    }
+}

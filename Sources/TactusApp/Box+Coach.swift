@@ -50,16 +50,6 @@ extension Box {
         return judge(heardAt: time.nanoseconds - coachRoundTripNanoseconds)
     }
 
-    /// Hands the coach's capture thread what it needs to take the box's own sound out of the
-    /// microphone: the output clock (the one mapping of CLOCK_MONOTONIC to the engine sample
-    /// heard) and the round trip. Called on the box's thread every 50 ms while the coach
-    /// listens, so a new calibration or a re-anchored output clock reaches it at once.
-    public func publishCoachBleed(to listener: CoachListener) {
-        preconditionOnBoxThread()
-        listener.setRoundTrip(nanoseconds: coachRoundTripNanoseconds)
-        if let clock = outputClock { listener.setOutputClock(clock) }
-    }
-
     /// A MIDI note-on (e-drums, `[coach] midi = true`), stamped on arrival: the MIDI input's
     /// one entry point into the coach. `[coach] midi_offset_ms` is taken off; a note-on
     /// with velocity 0 is a note-off and no hit.

@@ -307,26 +307,11 @@ public final class BoxService: Service, Sendable {
     /// that the VM suite's scenario 24 checks against the take's known offsets.
     private func startCoachInput() {
         guard let capture else { return }
-        // The renderer's output is subtracted from the input (the click is never a hit).
-        let listener = CoachListener(sampleRate: audio.format.sampleRate, output: renderer.history)
-        if let refused = listener.subtractionRefused { logger.warning("\(refused)") }
-        loop.post(work: { box in
-            box.coachInputAvailable = true
-            // Calibrate turns subtraction off while it plays its clicks and stores the round trip.
-            box.coachInputTuning = { roundTrip, subtract in
-                listener.setRoundTrip(nanoseconds: roundTrip)
-                listener.setBleedSubtraction(subtract)
-            }
-            box.publishCoachBleed(to: listener)
-        })
-        let polls = Mutex(0)
+        let listener = CoachListener(sampleRate: audio.format.sampleRate)
+        loop.post(work: { $0.coachInputAvailable = true })
         capture.start(listener, status: { [loop] status in
             loop.post(work: { $0.coachInput(status) })
         }, poll: { [loop, logger] in
-            // Every 10th poll (50 ms): the output clock and the round trip, fresh from the box.
-            if polls.withLock({ $0 += 1; return $0 % 10 == 0 }) {
-                loop.post(work: { $0.publishCoachBleed(to: listener) })
-            }
             for time in listener.drain() {
                 loop.post(work: { box in
                     guard let hit = box.coachHit(at: time) else { return }

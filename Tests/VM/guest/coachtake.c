@@ -2,7 +2,7 @@
    coachtake: the drummer of scenario 24. Plays a take with known offsets from the box's
    own clicks into snd-aloop, for the coach (listening on the loopback's other side).
 
-     coachtake DEVICE BPM HITS CLICKS.raw TRUTH.txt [BLEED_MS]
+     coachtake DEVICE BPM HITS CLICKS.raw TRUTH.txt
 
    DEVICE (hw:Loopback,1,0) is opened twice, linked so both start on the same tick: its
    capture gets the box's clicks (FLOAT_LE, 2 channels), its playback goes to the box's coach
@@ -13,10 +13,7 @@
    sample over 0.01) at frame c0 anchors the take two beats later: hit j sounds at
    c0 + (2 + j) * beat + offset_j (offsets -30..+30 ms in 4 ms steps, shuffled), a noise
    burst with an instant attack and a 40 ms decay. TRUTH gets "j beat_from_first_click
-   offset_ms" per hit. Runs until every hit has sounded plus one beat. With BLEED_MS (scenario
-   26) the box's clicks bleed into the take at -12 dB, BLEED_MS later (a speaker the
-   microphone hears), and the hits sound BLEED_MS later too: with that round trip taken off
-   the offsets are still the truth, and no click may be judged a hit.
+   offset_ms" per hit. Runs until every hit has sounded plus one beat.
 
      coachtake DEVICE echo DELAY_MS SECONDS
 
@@ -68,39 +65,27 @@ static snd_pcm_t *open_pcm(const char *dev, snd_pcm_stream_t dir, unsigned *chan
     return pcm;
 }
 
-/* DEVICE both ways, linked; the playback prefilled with silence, then both started. A
-   playback frame that repeats capture frame c (an echo, a bleed) must be at least the
-   prefill later: `delay` frames (0: none) is checked against it. Returns the frames written. */
-static long open_linked(const char *dev, long delay, snd_pcm_t **cap, snd_pcm_t **play, unsigned *cch, unsigned *pch) {
-    *cap = open_pcm(dev, SND_PCM_STREAM_CAPTURE, cch);
-    *play = open_pcm(dev, SND_PCM_STREAM_PLAYBACK, pch);
-    int e = snd_pcm_link(*cap, *play);
-    if (e < 0) { fprintf(stderr, "coachtake: link: %s\n", snd_strerror(e)); exit(1); }
-    snd_pcm_uframes_t pbuf, pper;
-    snd_pcm_get_params(*play, &pbuf, &pper);
-    if (delay && delay <= (long)pbuf + PERIOD) { fprintf(stderr, "coachtake: delay %ld frames, must exceed %lu\n", delay, pbuf + PERIOD); exit(2); }
-    float *silence = calloc(PERIOD * *pch, sizeof(float));
-    long written = 0;
-    while (written + PERIOD <= (long)pbuf) {
-        if (snd_pcm_writei(*play, silence, PERIOD) != PERIOD) { fprintf(stderr, "coachtake: prefill failed\n"); exit(1); }
-        written += PERIOD;
-    }
-    free(silence);
-    if ((e = snd_pcm_start(*cap)) < 0) { fprintf(stderr, "coachtake: start: %s\n", snd_strerror(e)); exit(1); }
-    return written;
-}
-
-/* The captured first channel, for an echo or a bleed. */
-enum { RING = 1 << 18 };
-static float ring[RING];
-
-/* The echo: the captured first channel replayed d frames later. */
+/* The echo: a ring of the captured first channel, replayed d frames later. */
 static int echo(const char *dev, double delay_ms, double seconds) {
     long d = lround(delay_ms * RATE / 1000.0), total = lround(seconds * RATE);
     unsigned cch = 2, pch = 1;
-    snd_pcm_t *cap, *play;
-    long written = open_linked(dev, d, &cap, &play, &cch, &pch), captured = 0;
+    snd_pcm_t *cap = open_pcm(dev, SND_PCM_STREAM_CAPTURE, &cch);
+    snd_pcm_t *play = open_pcm(dev, SND_PCM_STREAM_PLAYBACK, &pch);
+    int linked = snd_pcm_link(cap, play);
+    if (linked < 0) { fprintf(stderr, "coachtake: link: %s\n", snd_strerror(linked)); return 1; }
+    snd_pcm_uframes_t pbuf, pper;
+    snd_pcm_get_params(play, &pbuf, &pper);
+    if (d <= (long)pbuf + PERIOD) { fprintf(stderr, "coachtake: echo delay %ld frames, must exceed %lu\n", d, pbuf + PERIOD); return 2; }
+    enum { RING = 1 << 18 };
+    static float ring[RING];
     float *out = calloc(PERIOD * pch, sizeof(float)), *in = calloc(PERIOD * cch, sizeof(float));
+    long written = 0, captured = 0;
+    while (written + PERIOD <= (long)pbuf) {
+        if (snd_pcm_writei(play, out, PERIOD) != PERIOD) { fprintf(stderr, "coachtake: prefill failed\n"); return 1; }
+        written += PERIOD;
+    }
+    int e = snd_pcm_start(cap);
+    if (e < 0) { fprintf(stderr, "coachtake: start: %s\n", snd_strerror(e)); return 1; }
     fprintf(stderr, "coachtake: echo %ld frames later for %ld frames\n", d, total);
     while (captured < total) {
         snd_pcm_sframes_t n = snd_pcm_readi(cap, in, PERIOD);
@@ -127,8 +112,7 @@ int main(int argc, char **argv) {
         mlockall(MCL_CURRENT | MCL_FUTURE);
         return echo(argv[1], atof(argv[3]), atof(argv[4]));
     }
-    if (argc != 6 && argc != 7) { fprintf(stderr, "usage: coachtake DEVICE BPM HITS CLICKS.raw TRUTH.txt [BLEED_MS]\n"); return 2; }
-    long bleed = argc == 7 ? lround(atof(argv[6]) * RATE / 1000.0) : 0;
+    if (argc != 6) { fprintf(stderr, "usage: coachtake DEVICE BPM HITS CLICKS.raw TRUTH.txt\n"); return 2; }
     const char *dev = argv[1];
     double bpm = atof(argv[2]);
     int hits = atoi(argv[3]);
@@ -145,19 +129,29 @@ int main(int argc, char **argv) {
         offset_ms[j] = -30.0 + 4.0 * k;
         offset[j] = lround(offset_ms[j] * RATE / 1000.0);
     }
+    unsigned cch = 2, pch = 1;
+    snd_pcm_t *cap = open_pcm(dev, SND_PCM_STREAM_CAPTURE, &cch);
+    snd_pcm_t *play = open_pcm(dev, SND_PCM_STREAM_PLAYBACK, &pch);
+    int linked = snd_pcm_link(cap, play);
+    if (linked < 0) { fprintf(stderr, "coachtake: link: %s\n", snd_strerror(linked)); return 1; }
+    snd_pcm_uframes_t pbuf, pper;
+    snd_pcm_get_params(play, &pbuf, &pper);
+    float *out = calloc(PERIOD * pch, sizeof(float)), *in = calloc(PERIOD * cch, sizeof(float));
+    long written = 0;
+    while (written + PERIOD <= (long)pbuf) {
+        if (snd_pcm_writei(play, out, PERIOD) != PERIOD) { fprintf(stderr, "coachtake: prefill failed\n"); return 1; }
+        written += PERIOD;
+    }
     FILE *clicks = fopen(argv[4], "wb"), *truth = fopen(argv[5], "w");
     if (!clicks || !truth) { perror("coachtake"); return 1; }
-    unsigned cch = 2, pch = 1;
-    snd_pcm_t *cap, *play;
-    long written = open_linked(dev, bleed, &cap, &play, &cch, &pch);
-    float *out = calloc(PERIOD * pch, sizeof(float)), *in = calloc(PERIOD * cch, sizeof(float));
+    int e = snd_pcm_start(cap);
+    if (e < 0) { fprintf(stderr, "coachtake: start: %s\n", snd_strerror(e)); return 1; }
     long captured = 0, c0 = -1, anchor = 0, end = -1;
     unsigned noise = 12345;
     while (end < 0 || written < end) {
         snd_pcm_sframes_t n = snd_pcm_readi(cap, in, PERIOD);
         if (n < 0) { fprintf(stderr, "coachtake: capture: %s\n", snd_strerror((int)n)); return 1; }
         fwrite(in, sizeof(float) * cch, (size_t)n, clicks);
-        for (long i = 0; i < n; i++) ring[(captured + i) % RING] = in[i * cch];
         for (long i = 0; i < n && c0 < 0; i++)
             if (fabsf(in[i * cch]) > 0.01f) {
                 c0 = captured + i;
@@ -171,9 +165,8 @@ int main(int argc, char **argv) {
         for (long i = 0; i < n; i++) {
             float v = 0;
             long f = written + i;
-            if (bleed && f - bleed >= 0 && f - bleed < captured) v += 0.25f * ring[(f - bleed) % RING];
             for (int j = 0; c0 >= 0 && j < hits; j++) {
-                long x = f - (anchor + j * beat + offset[j] + bleed);
+                long x = f - (anchor + j * beat + offset[j]);
                 if (x < 0 || x >= RATE / 5) continue;
                 noise = noise * 1664525u + 1013904223u;
                 float r = (float)((noise >> 8) & 0xffff) / 32768.0f - 1.0f;

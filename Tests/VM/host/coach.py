@@ -8,10 +8,7 @@ TRUTH.TXT (guest/coachtake.c): "j beat offset_ms" per hit, beat counted from the
 first click (beat 0 = bar 0's downbeat after START, 4/4). The service log has one line per
 judged hit, `coach: hit bar B beat N index I error_ms E`. Every hit must be there, on its
 beat (bar*4 + index = beat, on the default grid of beats), each error within TOLERANCE ms of
-its offset, the median of (error - offset) within MEDIAN ms, and no other hits. With
---learning-beats N (scenario 26: the box's own click in the input) a hit judged on one of the
-first N beats, before the take, is reported but allowed: the listener learns the click's
-gain from the first clicks it hears alone."""
+its offset, the median of (error - offset) within MEDIAN ms, and no other hits."""
 import argparse
 import re
 import statistics
@@ -27,7 +24,6 @@ def main():
     p.add_argument("--tolerance", type=float, default=10.0)
     p.add_argument("--median", type=float, default=3.0)
     p.add_argument("--beats-per-bar", type=int, default=4)
-    p.add_argument("--learning-beats", type=int, default=0)
     a = p.parse_args()
     truth = {}
     for line in open(a.truth):
@@ -36,14 +32,11 @@ def main():
             truth[int(beat)] = float(off)
     heard = {}
     extra = []
-    learning = []
     for m in LINE.finditer(open(a.log, errors="replace").read()):
         bar, _, index, err = int(m.group(1)), int(m.group(2)), int(m.group(3)), float(m.group(4))
         beat = bar * a.beats_per_bar + index
         if beat in truth and beat not in heard:
             heard[beat] = err
-        elif 0 <= beat < a.learning_beats:
-            learning.append(f"bar {bar} index {index} {err:+.2f} ms")
         else:
             extra.append(f"bar {bar} index {index} {err:+.2f} ms")
     problems = []
@@ -69,8 +62,6 @@ def main():
         detail = (f"{len(heard)}/{len(truth)} hits, deviation from the truth median {med:+.2f} ms, "
                   f"median |dev| {mabs:.2f} ms, worst {worst:+.2f} ms; "
                   + " ".join(f"{truth[b]:+.0f}>{heard[b]:+.1f}" for b in sorted(heard)))
-    if learning:
-        detail += f"; while learning the click (allowed): {', '.join(learning)}"
     print(("FAIL " + "; ".join(problems) + " | " if problems else "PASS ") + detail)
     return 1 if problems else 0
 
