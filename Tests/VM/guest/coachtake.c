@@ -65,27 +65,37 @@ static snd_pcm_t *open_pcm(const char *dev, snd_pcm_stream_t dir, unsigned *chan
     return pcm;
 }
 
+/* DEVICE both ways, linked; the playback prefilled with silence, then both started. A
+   playback frame that repeats capture frame c (the echo) must be at least the prefill later:
+   `delay` frames (0: none) is checked against it. Returns the frames written. */
+static long open_linked(const char *dev, long delay, snd_pcm_t **cap, snd_pcm_t **play, unsigned *cch, unsigned *pch) {
+    *cap = open_pcm(dev, SND_PCM_STREAM_CAPTURE, cch);
+    *play = open_pcm(dev, SND_PCM_STREAM_PLAYBACK, pch);
+    int e = snd_pcm_link(*cap, *play);
+    if (e < 0) { fprintf(stderr, "coachtake: link: %s\n", snd_strerror(e)); exit(1); }
+    snd_pcm_uframes_t pbuf, pper;
+    snd_pcm_get_params(*play, &pbuf, &pper);
+    if (delay && delay <= (long)pbuf + PERIOD) { fprintf(stderr, "coachtake: delay %ld frames, must exceed %lu\n", delay, pbuf + PERIOD); exit(2); }
+    float *silence = calloc(PERIOD * *pch, sizeof(float));
+    long written = 0;
+    while (written + PERIOD <= (long)pbuf) {
+        if (snd_pcm_writei(*play, silence, PERIOD) != PERIOD) { fprintf(stderr, "coachtake: prefill failed\n"); exit(1); }
+        written += PERIOD;
+    }
+    free(silence);
+    if ((e = snd_pcm_start(*cap)) < 0) { fprintf(stderr, "coachtake: start: %s\n", snd_strerror(e)); exit(1); }
+    return written;
+}
+
 /* The echo: a ring of the captured first channel, replayed d frames later. */
 static int echo(const char *dev, double delay_ms, double seconds) {
     long d = lround(delay_ms * RATE / 1000.0), total = lround(seconds * RATE);
     unsigned cch = 2, pch = 1;
-    snd_pcm_t *cap = open_pcm(dev, SND_PCM_STREAM_CAPTURE, &cch);
-    snd_pcm_t *play = open_pcm(dev, SND_PCM_STREAM_PLAYBACK, &pch);
-    int linked = snd_pcm_link(cap, play);
-    if (linked < 0) { fprintf(stderr, "coachtake: link: %s\n", snd_strerror(linked)); return 1; }
-    snd_pcm_uframes_t pbuf, pper;
-    snd_pcm_get_params(play, &pbuf, &pper);
-    if (d <= (long)pbuf + PERIOD) { fprintf(stderr, "coachtake: echo delay %ld frames, must exceed %lu\n", d, pbuf + PERIOD); return 2; }
+    snd_pcm_t *cap, *play;
+    long written = open_linked(dev, d, &cap, &play, &cch, &pch), captured = 0;
     enum { RING = 1 << 18 };
     static float ring[RING];
     float *out = calloc(PERIOD * pch, sizeof(float)), *in = calloc(PERIOD * cch, sizeof(float));
-    long written = 0, captured = 0;
-    while (written + PERIOD <= (long)pbuf) {
-        if (snd_pcm_writei(play, out, PERIOD) != PERIOD) { fprintf(stderr, "coachtake: prefill failed\n"); return 1; }
-        written += PERIOD;
-    }
-    int e = snd_pcm_start(cap);
-    if (e < 0) { fprintf(stderr, "coachtake: start: %s\n", snd_strerror(e)); return 1; }
     fprintf(stderr, "coachtake: echo %ld frames later for %ld frames\n", d, total);
     while (captured < total) {
         snd_pcm_sframes_t n = snd_pcm_readi(cap, in, PERIOD);
@@ -129,23 +139,12 @@ int main(int argc, char **argv) {
         offset_ms[j] = -30.0 + 4.0 * k;
         offset[j] = lround(offset_ms[j] * RATE / 1000.0);
     }
-    unsigned cch = 2, pch = 1;
-    snd_pcm_t *cap = open_pcm(dev, SND_PCM_STREAM_CAPTURE, &cch);
-    snd_pcm_t *play = open_pcm(dev, SND_PCM_STREAM_PLAYBACK, &pch);
-    int linked = snd_pcm_link(cap, play);
-    if (linked < 0) { fprintf(stderr, "coachtake: link: %s\n", snd_strerror(linked)); return 1; }
-    snd_pcm_uframes_t pbuf, pper;
-    snd_pcm_get_params(play, &pbuf, &pper);
-    float *out = calloc(PERIOD * pch, sizeof(float)), *in = calloc(PERIOD * cch, sizeof(float));
-    long written = 0;
-    while (written + PERIOD <= (long)pbuf) {
-        if (snd_pcm_writei(play, out, PERIOD) != PERIOD) { fprintf(stderr, "coachtake: prefill failed\n"); return 1; }
-        written += PERIOD;
-    }
     FILE *clicks = fopen(argv[4], "wb"), *truth = fopen(argv[5], "w");
     if (!clicks || !truth) { perror("coachtake"); return 1; }
-    int e = snd_pcm_start(cap);
-    if (e < 0) { fprintf(stderr, "coachtake: start: %s\n", snd_strerror(e)); return 1; }
+    unsigned cch = 2, pch = 1;
+    snd_pcm_t *cap, *play;
+    long written = open_linked(dev, 0, &cap, &play, &cch, &pch);
+    float *out = calloc(PERIOD * pch, sizeof(float)), *in = calloc(PERIOD * cch, sizeof(float));
     long captured = 0, c0 = -1, anchor = 0, end = -1;
     unsigned noise = 12345;
     while (end < 0 || written < end) {
