@@ -26,22 +26,6 @@ import TactusBase
         return Array(frame.page(0).prefix(width))
     }
 
-    @Test func scriptLinesParseAndBadOnesSayWhatIsAllowed() throws {
-        let script = try SimulationScript(text: "0.5 sync link\n1 link start-stop-sync on\n1.5 link start-stop-sync off\n2 sync midi\n2.5 sync internal\n3 end\n",
-                                          file: "s")
-        #expect(script.steps.map(\.step) == [.sync(.link), .linkStartStopSync(true), .linkStartStopSync(false), .sync(.midi), .sync(.internal), .end])
-        #expect(script.steps.map(\.time) == [Rational(1, 2), Rational(1), Rational(3, 2), Rational(2), Rational(5, 2), Rational(3)])
-        for (line, message) in [("1 sync ableton", "expected 'sync internal|midi|link'"),
-                                ("1 link start-stop-sync yes", "expected 'link start-stop-sync on|off'"),
-                                ("1 link on", "expected 'link start-stop-sync on|off'")] {
-            #expect {
-                try SimulationScript(text: line + "\n2 end\n", file: "s.txt")
-            } throws: { error in
-                "\(error)" == "s.txt:1: \(message)"
-            }
-        }
-    }
-
     /// `sync link` at 0.5 s turns Link on (a session with one other peer: the mark "L1" and a
     /// notice), `link start-stop-sync on` at 1 s reaches Link, `sync internal` at 2 s turns it
     /// off and the mark goes; each at its time.
