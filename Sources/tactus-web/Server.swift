@@ -212,7 +212,7 @@ struct CompanionServer {
         router.get("/api/practice") { _, _ -> Response in
             let answer = try await box.request("\"cmd\":\"practice\"")
             guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
-            return json("{\"minutes\":\(answer["minutes"]?.json ?? "{}"),\"sessions\":\(answer["sessions"]?.json ?? "[]")}")
+            return json("{\"minutes\":\(answer["minutes"]?.json ?? "{}"),\"sessions\":\(answer["sessions"]?.json ?? "[]"),\"kept\":\(answer["kept"]?.json ?? "true")}")
         }
     }
 
@@ -248,6 +248,11 @@ struct CompanionServer {
         }
     }
 
+    /// The pages' policy: their own files only, no inline script or style anywhere (the pages
+    /// keep none), no plugins, forms or frames elsewhere.
+    static let contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        + "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
     /// A file of the share folder: a flat folder, names checked, never a path.
     private func staticFile(_ name: String) throws -> Response {
         let types = ["html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8",
@@ -259,7 +264,7 @@ struct CompanionServer {
             return Problem.response(.notFound, "no such page")
         }
         return Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache",
-                                               .contentSecurityPolicy: "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+                                               .contentSecurityPolicy: CompanionServer.contentSecurityPolicy,
                                                HTTPField.Name("X-Content-Type-Options")!: "nosniff"],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }

@@ -22,7 +22,9 @@ struct LinuxControlFiles: ControlFiles {
     static let files = ["accent.wav", "beat.wav", "sub.wav", "poly.wav"]
 
     func practiceJSON() -> String {
-        guard let practicePath, let log = try? PracticeLogFile(path: practicePath).load() else { return "\"minutes\":{},\"sessions\":[]" }
+        // "kept": false when the box runs without a state folder: the page says why it is empty.
+        guard let practicePath else { return "\"minutes\":{},\"sessions\":[],\"kept\":false" }
+        guard let log = try? PracticeLogFile(path: practicePath).load() else { return "\"minutes\":{},\"sessions\":[],\"kept\":true" }
         let days = log.seconds.keys.sorted().map { day in
             "\(JSONValue.quoted(day)):\(fixedDecimal(log.minutes(on: day), decimals: 2))"
         }
@@ -35,7 +37,7 @@ struct LinuxControlFiles: ControlFiles {
             }
             return "{" + members + "}"
         }
-        return "\"minutes\":{" + days.joined(separator: ",") + "},\"sessions\":[" + sessions.joined(separator: ",") + "]"
+        return "\"minutes\":{" + days.joined(separator: ",") + "},\"sessions\":[" + sessions.joined(separator: ",") + "],\"kept\":true"
     }
 
     /// A set's name: letters, digits, space, `-` and `_`, 1-32 characters, not starting
@@ -79,6 +81,12 @@ struct LinuxControlFiles: ControlFiles {
         do { return try SoundFolder.load(folder, name: set, sampleRate: sampleRate) } catch {
             throw ControlError(422, "\(folder): \(error.message)")
         }
+    }
+
+    /// An installed voice set (`make voices`), unless the sounds folder has its own of that name.
+    func isInstalled(set: String) -> Bool {
+        guard SoundFolder.voiceFolder(named: set) != nil else { return false }
+        return !(soundsFolder.map { FileSystem.isDirectory("\($0)/\(set)") } ?? false)
     }
 
     func removeSound(set: String) throws(ControlError) {

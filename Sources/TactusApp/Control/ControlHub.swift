@@ -26,6 +26,13 @@ public protocol ControlFiles: Sendable {
     func addSound(set: String, file: String, from path: String) throws(ControlError) -> SoundSet?
     /// Removes a user sound set's folder.
     func removeSound(set: String) throws(ControlError)
+    /// Whether `set` is installed with the box (a voice set, voice-LANG), not the user's:
+    /// listed as built in and never deleted.
+    func isInstalled(set: String) -> Bool
+}
+
+extension ControlFiles {
+    public func isInstalled(set: String) -> Bool { false }
 }
 
 /// The companion's settings the box holds: where it listens (`[web] listen`).
@@ -172,13 +179,14 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
             return ",\"complete\":true"
         case "delete-sound":
             let set = try string(request, "set")
-            guard !BuiltInSounds.names.contains(set) else { throw ControlError(409, "\(set) is built in and cannot be deleted") }
+            guard !BuiltInSounds.names.contains(set), !files.isInstalled(set: set) else { throw ControlError(409, "\(set) is built in and cannot be deleted") }
             try files.removeSound(set: set)
             act(.soundRemoved(set), box)
             return ""
         default:
             let names = box.state.soundNames.map(JSONValue.quoted).joined(separator: ",")
-            let builtIn = BuiltInSounds.names.map(JSONValue.quoted).joined(separator: ",")
+            let installed = box.state.soundNames.filter { !BuiltInSounds.names.contains($0) && files.isInstalled(set: $0) }
+            let builtIn = (BuiltInSounds.names + installed).map(JSONValue.quoted).joined(separator: ",")
             return ",\"sounds\":[\(names)],\"built_in\":[\(builtIn)],\"current\":\(JSONValue.quoted(box.state.settings.sound))"
         }
     }
