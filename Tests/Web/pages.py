@@ -10,7 +10,7 @@ DESKTOP = (1280, 800)
 PAGES = {
     # page: what shows once it has loaded
     "play": "document.getElementById('bpm').textContent !== '—'",
-    "songs": "document.querySelectorAll('#song-pick option').length > 0 && document.querySelectorAll('#sections tr').length > 0",
+    "songs": "document.getElementById('page-songs').dataset.loaded === '1'",
     "sounds": "document.querySelectorAll('#sound-list tr').length > 0",
     "practice": "document.getElementById('practice-total').textContent.includes('minutes')",
     "settings": "document.getElementById('coach-calibration').textContent !== '…' && document.querySelectorAll('#midi-map tr').length > 0",
@@ -43,7 +43,8 @@ class Tab:
             if self.page.evaluate(js):
                 return
             time.sleep(0.05)
-        raise AssertionError(f"not true within {timeout} s: {js}")
+        said = self.page.evaluate("[...document.querySelectorAll('.msg, .field-msg, .note, .err')].map(e => e.textContent).filter(t => t)")
+        raise AssertionError(f"not true within {timeout} s: {js}; the page says {said}; console errors {self.errors}")
 
     def open(self, name):
         self.page.goto(self.box.origin + ("/pair" if name == "pair" else f"/#{name}"))

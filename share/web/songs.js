@@ -66,7 +66,7 @@ export function writeTOML(lib) {
   if (lib.setlist) {
     add("");
     add("[setlist]", { setlist: true, key: null });
-    for (const [key, v] of Object.entries(lib.setlist)) add(`${key} = ${lit(v)}`, { setlist: true, key });
+    for (const [key, v] of Object.entries(lib.setlist)) add(`${key} = ${lit(key === "songs" ? v.map(entryName) : v)}`, { setlist: true, key });
   }
   return { text: lines.join("\n") + "\n", owners };
 }
@@ -123,12 +123,14 @@ function showAt(where, message) {
   field.focus();
 }
 
+// Setlist entries: the song itself (so renaming it renames its entries, whatever was typed on
+// the way), or a name no song of the page has.
 function setlistNames() { return (library.setlist && library.setlist.songs) || []; }
+const entryName = (entry) => (typeof entry === "object" ? String(entry.name ?? "").trim() : entry);
 
-function renameInSetlist(from, to) {
-  if (!from || library.songs.some((s) => s.name === from)) return; // another song still has the old name
-  const names = setlistNames();
-  names.forEach((n, i) => { if (n === from) names[i] = to; });
+function link(lib) {
+  if (lib.setlist && Array.isArray(lib.setlist.songs)) lib.setlist.songs = lib.setlist.songs.map((n) => lib.songs.find((s) => s.name === n) || n);
+  return lib;
 }
 
 function cell(section, key) {
@@ -173,7 +175,8 @@ function renderSetlist() {
   list.innerHTML = "";
   const names = setlistNames();
   $("advance").textContent = library.setlist ? `advance: ${library.setlist.advance || "wait"}` : "no setlist yet: add songs with “Add to setlist”";
-  names.forEach((name, i) => {
+  names.forEach((entry, i) => {
+    const name = entryName(entry);
     const li = document.createElement("li");
     li.draggable = true;
     li.textContent = name + " ";
@@ -232,19 +235,22 @@ function check() {
     seen.set(name, s);
     if (!song.sections.length) return [{ song: s, section: null, key: "section" }, "a song needs at least one section: add one"];
   }
-  for (const name of setlistNames()) {
-    if (!seen.has(name)) return [{ setlist: true, key: "songs" }, `no song is named "${name}": remove it from the setlist (✕) or add that song`];
+  for (const entry of setlistNames()) {
+    const name = entryName(entry);
+    if (typeof entry === "object" ? !library.songs.includes(entry) : !seen.has(name)) return [{ setlist: true, key: "songs" }, `no song is named "${name}": remove it from the setlist (✕) or add that song`];
   }
   return null;
 }
 
 async function load() {
   const answer = await api("GET", "/api/songs");
-  library = parseTOML(answer.toml);
+  library = link(parseTOML(answer.toml));
   saved = new Set(library.songs.map((s) => s.name));
   loadedText = writeTOML(library).text;
   chosen = Math.min(chosen, Math.max(0, library.songs.length - 1));
   render();
+  $("songs-note").textContent = library.songs.length ? "" : "No songs on the box yet: “New song” starts one.";
+  $("page-songs").dataset.loaded = "1";
 }
 
 async function save() {
@@ -255,7 +261,7 @@ async function save() {
   const { text, owners } = writeTOML(library);
   try {
     const answer = await api("PUT", "/api/songs", { toml: text }, undefined, { ifMatch: true });
-    library = parseTOML(answer.toml);
+    library = link(parseTOML(answer.toml));
     saved = new Set(library.songs.map((s) => s.name));
     loadedText = writeTOML(library).text;
     // A write answered without an ETag: read it, so the next save is checked against it.
@@ -289,20 +295,18 @@ function wire() {
   $("song-name").addEventListener("input", () => {
     const song = library.songs[chosen];
     if (!song) return;
-    const from = song.name;
     song.name = $("song-name").value;
-    renameInSetlist(from, song.name.trim());
     const option = $("song-pick").options[chosen];
     if (option) option.textContent = song.name || `(song ${chosen + 1}, no name yet)`;
     renderSetlist();
     refreshDownload();
   });
-  $("song-name").addEventListener("change", () => { const song = library.songs[chosen]; if (song) { const from = song.name; song.name = song.name.trim(); renameInSetlist(from, song.name); renderSetlist(); } });
+  $("song-name").addEventListener("change", () => { const song = library.songs[chosen]; if (song) { song.name = song.name.trim(); renderSetlist(); refreshDownload(); } });
   $("song-countin").addEventListener("input", () => {
     const song = library.songs[chosen];
     if (song) { song.count_in = typed($("song-countin").value, "count_in", song.count_in); refreshDownload(); }
   });
-  $("song-new").addEventListener("click", () => { library.songs.push({ name: freshName(), sections: [{ bars: 8, tempo: "120" }] }); chosen = library.songs.length - 1; render(); $("song-name").select(); });
+  $("song-new").addEventListener("click", () => { library.songs.push({ name: freshName(), sections: [{ bars: 8, tempo: "120" }] }); chosen = library.songs.length - 1; $("songs-note").textContent = ""; render(); $("song-name").select(); });
   $("section-add").addEventListener("click", () => { const song = library.songs[chosen]; if (song) { song.sections.push({ bars: 4 }); render(); } });
   $("song-save").addEventListener("click", save);
   $("song-play").addEventListener("click", async () => {
@@ -317,7 +321,7 @@ function wire() {
     if (!song) return;
     library.setlist = library.setlist || { songs: [] };
     library.setlist.songs = library.setlist.songs || [];
-    library.setlist.songs.push(song.name);
+    library.setlist.songs.push(song);
     renderSetlist();
     refreshDownload();
   });
