@@ -21,7 +21,9 @@ export async function api(method, path, body, type = "application/json", { ifMat
   const response = await fetch(path, options);
   if (response.status === 401) { location.href = "/pair"; throw new Error("not paired"); }
   const etag = response.headers.get("ETag");
-  if (etag && response.ok) etags[resource(path)] = etag;
+  // A 412 carries the version there is now (with what it holds): the page shows theirs, and
+  // the user's next write is checked against that.
+  if (etag && (response.ok || response.status === 412)) etags[resource(path)] = etag;
   const data = await response.json().catch(() => ({}));
   if (!response.ok) {
     const e = new Error(data.error || `HTTP ${response.status}`);
