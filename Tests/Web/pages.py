@@ -258,6 +258,21 @@ def two_browsers_save_songs(test, box, token):
             second.until("document.getElementById('songs-error').textContent === 'saved'")
             _, songs, _ = box.request("GET", "/api/songs", headers=auth)
             test.assertIn('tempo = "77"', songs["toml"])
+
+            # The Play page: the tempo changed by someone else (a script, no If-Match) after the
+            # page loaded; the page's + is refused (412), says so and shows theirs.
+            first.open("play")
+            bpm = int(first.page.text_content("#bpm"))
+            status, state, _ = box.request("PATCH", "/api/state", {"bpm": bpm + 10}, headers=auth)
+            test.assertEqual(status, 200)
+            first.page.click("#plus")
+            first.until("document.getElementById('play-error').textContent.startsWith('Someone else changed')")
+            test.assertEqual(first.page.text_content("#bpm"), str(bpm + 10))
+            test.assertEqual(json.loads(box.ctl("state").stdout)["bpm"], bpm + 10)
+            first.page.click("#plus")  # made again on theirs: it goes through
+            first.until(f"document.getElementById('bpm').textContent === '{bpm + 11}'")
+            test.assertEqual(first.page.text_content("#play-error"), "")
+            box.request("PATCH", "/api/state", {"bpm": bpm}, headers=auth)
         finally:
             first.close()
             second.close()

@@ -180,11 +180,11 @@ function renderSetlist() {
     const li = document.createElement("li");
     li.draggable = true;
     li.textContent = name + " ";
-    for (const [label, d, words] of [["↑", -1, "up"], ["↓", 1, "down"], ["✕", 0, "out of the setlist"]]) {
+    for (const [label, d, how] of [["↑", -1, "up"], ["↓", 1, "down"], ["✕", 0, "out of the setlist"]]) {
       const b = document.createElement("button");
       b.textContent = label;
       b.className = d === -1 ? "up" : d === 1 ? "down" : "drop";
-      b.title = `Move ${name} ${words}`;
+      b.title = `Move ${name} ${how}`;
       b.addEventListener("click", () => {
         if (d === 0) names.splice(i, 1);
         else if (i + d >= 0 && i + d < names.length) [names[i], names[i + d]] = [names[i + d], names[i]];
