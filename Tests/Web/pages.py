@@ -96,7 +96,8 @@ def every_page_at_both_sizes(test, box, token, docs):
     share = os.path.join(os.path.dirname(__file__), "..", "..", "share", "web")
     for f in os.listdir(share):
         if f.endswith(".html"):
-            text = open(os.path.join(share, f)).read()
+            with open(os.path.join(share, f)) as page:
+                text = page.read()
             test.assertNotRegex(text, r"\sstyle=|<style|<script(?![^>]*\ssrc=)|\son[a-z]+=", f)
     with sync_playwright() as p:
         browser = launch(p)
