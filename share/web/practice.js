@@ -36,9 +36,12 @@ function bars(svg, days, minutes) {
   days.forEach((day, i) => {
     const h = (minutes[i] / most) * (axis - top);
     svg.appendChild(el("rect", { x: (left + i * step + gap).toFixed(1), y: (axis - h).toFixed(1), width: Math.max(step - 2 * gap, 1).toFixed(1), height: h.toFixed(1), fill: "#49c26b" }));
+    // Labels spread evenly, and the last day (today) always, at the right end of the axis.
     const every = Math.ceil(days.length / labels);
-    if (i % every === 0 || i === days.length - 1 && days.length <= labels) {
-      const x = Math.min(left + i * step, width - right - 30);
+    const last = i === days.length - 1;
+    const lastX = width - right - 32;
+    if (last || (i % every === 0 && left + i * step < lastX - 40)) {
+      const x = last ? lastX : left + i * step;
       svg.appendChild(el("text", { x: x.toFixed(1), y: height - 10 }, day.slice(5)));
     }
   });
