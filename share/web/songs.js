@@ -279,6 +279,8 @@ async function save() {
       return;
     }
     const owner = e.data && e.data.line ? owners[e.data.line - 1] : null;
+    // A table's header line ([[song]]): the field the box names, e.g. `song[2].section`.
+    if (owner && !owner.key && e.data.field) owner.key = String(e.data.field).split(".").pop().replace(/\[\d+\]$/, "");
     showAt(owner, words(e.message));
   }
 }
