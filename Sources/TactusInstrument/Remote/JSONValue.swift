@@ -52,6 +52,14 @@ public enum JSONValue: Sendable, Hashable {
 
     public static let maximumBytes = 1 << 20
 
+    /// The `id` of an answer line that cannot be parsed (`{"ok":false,"id":N,` or `{"ok":true,"id":N,`).
+    public static func leadingAnswerID(_ text: String) -> Int? {
+        for start in ["{\"ok\":true,", "{\"ok\":false,"] where text.hasPrefix(start) {
+            return leadingID("{" + String(text.dropFirst(start.count).prefix(40))).flatMap { Int($0.json) }
+        }
+        return nil
+    }
+
     /// The `id` of a request line too large or too broken to parse, when it starts as the
     /// companion and `tactus ctl` write it (`{"id":N,`): its answer still reaches the
     /// request that waits for it (issue 32).
