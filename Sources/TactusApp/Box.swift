@@ -357,10 +357,16 @@ public final class Box {
         announcement.changedFrom = .min
     }
 
-    /// Writes the settings file now (the reducer's debounce may still be waiting).
-    public func saveNow() {
+    /// Writes the settings file now (the reducer's debounce may still be waiting); the
+    /// problem, if it could not be written.
+    @discardableResult
+    public func saveNow() -> String? {
         preconditionOnBoxThread()
-        do { try persistence.save(state.saved) } catch { report("saving settings failed: \(error)") }
+        do { try persistence.save(state.saved) } catch {
+            report("saving settings failed: \(error)")
+            return "\(error)"
+        }
+        return nil
     }
 
     public func initializeDisplay() {
