@@ -84,8 +84,9 @@ struct CompanionChannel: ServerChildChannel {
     }
 
     func handle(value: Value, logger: Logger) async {
-        // A connection the guard refused (over a cap) or closed is not handled at all.
-        guard value.channel.isActive else { return }
+        // No `isActive` check here: a freshly accepted channel may not be active yet when it
+        // is handed over (then its request hung unanswered, 1 in 2 on loopback); a connection
+        // the guard refused is closed already, and its handling ends at once.
         let refusal = UpgradeRefusals.shared
         guard let outcome = Mirror(reflecting: value).descendant("upgradeResult") as? EventLoopFuture<HTTP1WebSocketUpgradeChannel.UpgradeResult>,
               case .failedUpgrade(let http1, _)? = try? await outcome.get(), let (status, body) = refusal.take(value.channel) else {
