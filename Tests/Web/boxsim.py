@@ -27,7 +27,7 @@ class SimulatedBox:
 
     def __init__(self, seconds=3600, after=None, keep_state=True):
         """`after`: a stopped box (stop(keep=True)) whose state folder this one starts from;
-        keep_state False: no --state (the box keeps nothing, as `make run` without STATE)."""
+        keep_state False: no --state (the box keeps nothing)."""
         self.port = free_port()
         self.folder = tempfile.mkdtemp(prefix="tactus-web-test-")
         self.control = os.path.join(self.folder, "control.sock")

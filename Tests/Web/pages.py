@@ -309,7 +309,7 @@ def voice_sets_are_built_in(test, box, token):
 
 
 def practice_without_state(test):
-    """A box run without a state folder (`make run` without STATE): the page says why it is empty."""
+    """A box run without a state folder (`simulate` without --state): the page says why it is empty."""
     from playwright.sync_api import sync_playwright
     from boxsim import SimulatedBox
     box = SimulatedBox(keep_state=False)
@@ -325,7 +325,7 @@ def practice_without_state(test):
                 tab.open("practice")
                 why = tab.page.text_content("#practice-why")
                 test.assertIn("keeps no practice log", why)
-                test.assertIn("make run", why)
+                test.assertIn("without --state", why)
                 test.assertEqual(tab.errors, [])
                 fits(test, tab, "practice (no state)", PHONE)
             finally:

@@ -102,8 +102,8 @@ function tempoSeries(sessions) {
 // Why there is nothing to draw: the box keeps no state, or nothing was played yet.
 function why(kept, minutes, sessions) {
   if (kept === false) {
-    return "This box keeps no practice log: it runs without a state folder (for example `make run` without STATE=FOLDER, "
-      + "or `tactus simulate` without --state), so nothing it plays is recorded.";
+    return "This box keeps no practice log: it runs without a state folder (`tactus simulate` without --state; "
+      + "`make run` keeps one in .state/, or STATE=FOLDER), so nothing it plays is recorded.";
   }
   if (!Object.keys(minutes).length && !sessions.length) {
     return "No practice yet: the box records each session from START to STOP (at least a few seconds of playing) and shows it here.";
