@@ -154,7 +154,7 @@ class Hostile(unittest.TestCase):
                f"({statuses.count(429)} answered 429, {statuses.count(403)} 403)")
 
     def test_01_thirty_two_browsers_and_names_cut_at_64_bytes(self):
-        agent = "\u00e9" * 5000  # 10 KB of two-byte characters
+        agent = ("\u00e9" * 5000).encode()  # 10 KB of two-byte characters (UTF-8)
         for _ in range(31):
             status, body, _, _ = call("POST", "/api/pair", {"code": BOX.code}, headers={"Origin": BOX.origin, "User-Agent": agent}, source="127.0.0.3")
             self.assertEqual(status, 200, body)
@@ -208,7 +208,8 @@ class Hostile(unittest.TestCase):
             (b"GET /pair HTTP/1.1\r\nHost: " + host + b"\r\nX-Big: " + b"a" * 17000 + b"\r\n\r\n", b"HTTP/1.1 431"),
             (b"GET /pair HTTP/1.1\r\nHost: " + host + b"\r\nBroken header line\r\n\r\n", b"HTTP/1.1 400"),
             (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + os.urandom(64), b"HTTP/1.1 400"),
-            (b"GET /pair HTTP/1.1\r\nHost: " + host + b"\r\n\r\nNOT HTTP AT ALL\r\n\r\n", b"HTTP/1.1 200"),
+            # A good request with garbage behind it: the garbage is answered 400 (the first may be too) and the connection ends.
+            (b"GET /pair HTTP/1.1\r\nHost: " + host + b"\r\n\r\nNOT HTTP AT ALL\r\n\r\n", b"HTTP/1.1 400"),
             # 2 MiB declared before pairing: refused from Content-Length, no byte of it read.
             (b"POST /api/pair HTTP/1.1\r\nHost: " + host + b"\r\nContent-Type: application/json\r\nContent-Length: 2097152\r\n\r\n", b"HTTP/1.1 413"),
         ]
@@ -219,10 +220,9 @@ class Hostile(unittest.TestCase):
             answer = read_all(s)
             s.close()
             self.assertIsNotNone(answer, f"{request[:30]!r}: no answer and not closed")
-            self.assertTrue(answer.startswith(expected), f"{request[:30]!r}: {answer[:80]!r}")
+            self.assertIn(expected, answer, f"{request[:60]!r}: {answer[:80]!r}")
             self.assertLess(time.monotonic() - start, 2.5)
-            if expected != b"HTTP/1.1 200":
-                self.assertNotIn(b"<open>", answer)
+            self.assertNotIn(b"<open>", answer)
         # Chunked, no length: stopped as soon as it passes 4 KB.
         s = connect("127.0.0.3")
         s.sendall(b"POST /api/pair HTTP/1.1\r\nHost: " + host + b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
@@ -280,20 +280,24 @@ class Hostile(unittest.TestCase):
             b"GARBAGE\r\n\r\n",
             b"GET /pair HTTP/1.1\r\nHost: ",  # a head cut off, then gone
         ]
-        start = time.monotonic()
-        for i in range(1000):
+        def one(i):
             if i % 10 < 6:
-                status = kinds[i % 10]()[0]
-                self.assertLess(status, 600)
-            else:
-                s = connect("127.0.0.4", timeout=5)
-                try:
-                    s.sendall(raw_kinds[i % 10 - 6])
-                    if i % 10 != 9:
-                        read_all(s)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-                s.close()
+                return kinds[i % 10]()[0]
+            s = connect("127.0.0.4", timeout=5)
+            try:
+                s.sendall(raw_kinds[i % 10 - 6])
+                if i % 10 != 9:
+                    read_all(s)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            s.close()
+            return 0
+
+        start = time.monotonic()
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(8) as pool:
+            statuses = list(pool.map(one, range(1000)))
+        self.assertTrue(all(s < 600 for s in statuses))
         took = time.monotonic() - start
         time.sleep(1.0)
         rss = BOX.web_rss_mb()
