@@ -129,6 +129,27 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
         if phase == .webSocket { phase = .inRequest }
     }
 
+    /// Ends the connection a moment after a refusal that left a body unread (413): the
+    /// answer goes out, the rest of the body is never waited for.
+    func closeSoon(_ context: ChannelHandlerContext) {
+        guard phase != .closing else { return }
+        phase = .closing
+        headerTimer?.cancel()
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: .milliseconds(250)) { loopBound.value.close(promise: nil) }
+    }
+
+    /// From a request's task: `closeSoon` on the connection's event loop.
+    static func closeSoon(_ channel: any Channel) {
+        channel.eventLoop.execute {
+            let operations = channel.pipeline.syncOperations
+            guard let handler = try? operations.handler(type: ConnectionGuard.self), let context = try? operations.context(handler: handler) else {
+                return channel.close(promise: nil)
+            }
+            handler.closeSoon(context)
+        }
+    }
+
     /// A later request's head was read whole (from `RequestObserver`).
     func headRead() {
         headerTimer?.cancel()

@@ -186,6 +186,7 @@ struct BoxErrors<Context: RequestContext>: RouterMiddleware {
             var response = Problem.response(.contentTooLarge, error.message)
             // The rest of the body is not read: the connection ends with this answer.
             response.headers[.connection] = "close"
+            if let channel = (context as? CompanionContext)?.channel { ConnectionGuard.closeSoon(channel) }
             return response
         }
     }

@@ -126,7 +126,7 @@ struct CompanionServer {
         if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit { throw BodyTooLarge(limit: limit) }
         var request = request
         let buffer: ByteBuffer
-        do { buffer = try await request.collectBody(upTo: limit) } catch let error as HTTPError where error.status == .contentTooLarge {
+        do { buffer = try await request.collectBody(upTo: limit) } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             throw BodyTooLarge(limit: limit)
         }
         return try? JSONValue.parse(String(buffer: buffer))

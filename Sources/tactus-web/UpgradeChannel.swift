@@ -80,16 +80,22 @@ struct CompanionChannel: ServerChildChannel {
             try operations.addHandler(ParserErrorCatcher(connectionGuard, context: try operations.context(handler: connectionGuard)),
                                       position: .after(decoder))
             return value
+        }.flatMapErrorThrowing { error in
+            logger.error("connection setup: \(error)")
+            throw error
         }
     }
 
     func handle(value: Value, logger: Logger) async {
-        // No `isActive` check here: a freshly accepted channel may not be active yet when it
-        // is handed over (then its request hung unanswered, 1 in 2 on loopback); a connection
-        // the guard refused is closed already, and its handling ends at once.
         let refusal = UpgradeRefusals.shared
-        guard let outcome = Mirror(reflecting: value).descendant("upgradeResult") as? EventLoopFuture<HTTP1WebSocketUpgradeChannel.UpgradeResult>,
-              case .failedUpgrade(let http1, _)? = try? await outcome.get(), let (status, body) = refusal.take(value.channel) else {
+        let outcome = Mirror(reflecting: value).descendant("upgradeResult") as? EventLoopFuture<HTTP1WebSocketUpgradeChannel.UpgradeResult>
+        // Closed before its first request was read (refused by the guard over a cap, or its
+        // head timed out): nothing to answer, and nothing worth an error line each.
+        if let outcome, (try? await outcome.get()) == nil {
+            _ = refusal.take(value.channel)
+            return
+        }
+        guard case .failedUpgrade(let http1, _)? = try? await outcome?.get(), let (status, body) = refusal.take(value.channel) else {
             _ = refusal.take(value.channel)
             return await upgrading.handle(value: value, logger: logger)
         }

@@ -108,14 +108,27 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
     /// state's settings (what `set` changes; the beat and the screen do not count).
     private func etag(_ command: String, _ box: Box) -> String {
         switch command {
-        case "songs", "put-songs": ",\"etag\":" + JSONValue.quoted(ControlHub.songsTag(box))
-        case "state", "set", "transport", "subscribe": ",\"etag\":" + JSONValue.quoted(ControlHub.stateTag(box))
+        case "songs", "put-songs": ",\"etag\":" + JSONValue.quoted(songsTag(box))
+        case "state", "set", "transport", "subscribe": ",\"etag\":" + JSONValue.quoted(stateTag(box))
         default: ""
         }
     }
 
-    public static func songsTag(_ box: Box) -> String { "songs-" + String(SHA256.hex(RemotePatch.toml(box.state.saved.library)).prefix(20)) }
-    public static func stateTag(_ box: Box) -> String { "state-" + String(SHA256.hex(String(describing: box.state.settings)).prefix(20)) }
+    /// Versions count changes (a compare, not a hash of megabytes of songs), under a random
+    /// name per run of the box, so a tag from before a restart never matches.
+    private var versions = (run: String(UInt32.random(in: 0...UInt32.max), radix: 36), songs: 0, state: 0)
+    private var seenLibrary: SongLibrary?
+    private var seenSettings: MetronomeSettings?
+
+    public func songsTag(_ box: Box) -> String {
+        if seenLibrary != box.state.saved.library { seenLibrary = box.state.saved.library; versions.songs += 1 }
+        return "songs-\(versions.run)-\(versions.songs)"
+    }
+
+    public func stateTag(_ box: Box) -> String {
+        if seenSettings != box.state.settings { seenSettings = box.state.settings; versions.state += 1 }
+        return "state-\(versions.run)-\(versions.state)"
+    }
 
     /// A write with `if_match` naming an older version than `current`: 412, with the version
     /// there is now and what it holds (`extra`), so the page can show theirs.
@@ -160,7 +173,7 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
     /// `set` (state fields) and `transport` (START/STOP, or a song played).
     private func playing(_ command: String, _ request: JSONValue, _ box: Box) throws -> String {
         if command == "set" {
-            try checkVersion(request, current: ControlHub.stateTag(box), what: "the settings", extra: ",\"state\":" + StateJSON.object(box.state))
+            try checkVersion(request, current: stateTag(box), what: "the settings", extra: ",\"state\":" + StateJSON.object(box.state))
             guard var fields = request["fields"] else { throw ControlError(400, "fields is missing: give an object such as {\"bpm\":132}") }
             // A client may send back the whole state object it read, changed: a field that is not
             // settable is passed over when it holds the box's value (a changed one is a 422 naming it).
@@ -190,7 +203,7 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
         switch command {
         case "put-songs":
             let text = try string(request, "toml")
-            try checkVersion(request, current: ControlHub.songsTag(box), what: "the songs",
+            try checkVersion(request, current: songsTag(box), what: "the songs",
                              extra: ",\"toml\":" + JSONValue.quoted(RemotePatch.toml(box.state.saved.library)))
             guard text.utf8.count <= ControlHub.maximumSongsBytes else {
                 throw ControlError(413, "the songs are \(text.utf8.count) bytes: at most 256 KB (\(ControlHub.maximumSongsBytes) bytes)")
