@@ -70,3 +70,13 @@ void tactus_partial_install_handlers(void) {
     sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
+
+#include <sys/socket.h>
+
+int tactus_peer_uid(int fd, unsigned int *uid) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *uid = credentials.uid;
+    return 0;
+}

@@ -46,9 +46,15 @@ extension Box {
     }
 
     /// Writes the settings file now (the reducer's debounce may still be waiting).
-    public func saveNow() {
+    /// The problem, if the file could not be written (a change is answered only once saved).
+    @discardableResult
+    public func saveNow() -> String? {
         preconditionOnBoxThread()
-        do { try persistence.save(state.saved) } catch { report("saving settings failed: \(error)") }
+        do { try persistence.save(state.saved) } catch {
+            report("saving settings failed: \(error)")
+            return "\(error)"
+        }
+        return nil
     }
 
     public func initializeDisplay() {

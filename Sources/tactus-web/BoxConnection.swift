@@ -7,10 +7,27 @@ struct BoxUnavailable: Error, CustomStringConvertible {
     var description: String
 }
 
+/// The box did not answer within `BoxConnection.answerTimeout` (HTTP 504).
+struct BoxTimeout: Error, CustomStringConvertible {
+    var description: String { "the box did not answer within 5 s" }
+}
+
+/// A request line longer than the box reads (HTTP 413): never sent.
+struct RequestTooLarge: Error, CustomStringConvertible {
+    var bytes: Int
+    var description: String { "the request for the box is \(bytes) bytes: at most 4 MiB" }
+}
+
 /// One connection to the box's control socket (JSON lines). Requests carry an `id` and
 /// may overlap; lines without an `id` (a subscription's beats and states) go to `onEvent`.
 /// A plain pthread reads; the web's event loops never block on the socket.
 final class BoxConnection: @unchecked Sendable {
+    /// Every request is answered, or fails with `BoxTimeout`, within this.
+    static let answerTimeout: Duration = .seconds(5)
+    /// The box's own limit on a request line (`ControlHub.maximumRequestBytes`).
+    static let maximumRequestBytes = 4 << 20
+    /// An answer line read at most (the songs of the largest allowed settings, quoted).
+    static let maximumAnswerBytes = 32 << 20
     let path: String
     private let fd: Int32
     private struct Pending {
@@ -73,7 +90,14 @@ final class BoxConnection: @unchecked Sendable {
             while let newline = input[start...].firstIndex(of: 0x0A) {
                 let text = String(decoding: input[start..<newline], as: UTF8.self)
                 start = newline + 1
-                guard let value = try? JSONValue.parse(text) else { continue }
+                guard let value = try? JSONValue.parse(text, limit: BoxConnection.maximumAnswerBytes) else {
+                    // An answer that cannot be read still ends its request (502), never left waiting.
+                    if let id = JSONValue.leadingAnswerID(text) {
+                        pending.withLock { $0.waiting.removeValue(forKey: id) }?
+                            .resume(returning: .object([("ok", .bool(false)), ("status", .number("502")), ("error", .string("the box's answer could not be read"))]))
+                    }
+                    continue
+                }
                 if let id = value["id"]?.intValue {
                     let continuation = pending.withLock { $0.waiting.removeValue(forKey: id) }
                     continuation?.resume(returning: value)
@@ -82,6 +106,8 @@ final class BoxConnection: @unchecked Sendable {
                 }
             }
             input.removeFirst(start)
+            // A line longer than any answer: the box is not speaking this protocol.
+            if input.count > BoxConnection.maximumAnswerBytes { break }
         }
         let waiting = pending.withLock { state -> [CheckedContinuation<JSONValue, any Error>] in
             state.closed = true
@@ -94,9 +120,17 @@ final class BoxConnection: @unchecked Sendable {
 
     var isClosed: Bool { pending.withLock { $0.closed } }
 
-    /// Sends `{"id":N,<members>}` and returns the box's answer.
+    /// Sends `{"id":N,<members>}` and returns the box's answer; `BoxTimeout` after 5 s.
     func request(_ members: String) async throws -> JSONValue {
-        try await withCheckedThrowingContinuation { continuation in
+        guard members.utf8.count + 32 <= BoxConnection.maximumRequestBytes else { throw RequestTooLarge(bytes: members.utf8.count + 32) }
+        let ids = Mutex<Int?>(nil)
+        let timer = Task { [self] in
+            try await Task.sleep(for: BoxConnection.answerTimeout)
+            guard let id = ids.withLock({ $0 }) else { return }
+            pending.withLock { $0.waiting.removeValue(forKey: id) }?.resume(throwing: BoxTimeout())
+        }
+        defer { timer.cancel() }
+        return try await withCheckedThrowingContinuation { continuation in
             let id = pending.withLock { state -> Int? in
                 guard !state.closed else { return nil }
                 let id = state.nextID
@@ -105,6 +139,7 @@ final class BoxConnection: @unchecked Sendable {
                 return id
             }
             guard let id else { return continuation.resume(throwing: BoxUnavailable(description: "the box is not reachable")) }
+            ids.withLock { $0 = id }
             if !send("{\"id\":\(id),\(members)}") {
                 pending.withLock { $0.waiting.removeValue(forKey: id) }?.resume(throwing: BoxUnavailable(description: "writing to \(path) failed"))
             }

@@ -65,7 +65,13 @@ struct CompanionSecurity<Context: RequestContext>: RouterMiddleware {
                 return refuse(.unsupportedMediaType, "Content-Type must be \(expected)")
             }
         }
-        if Self.publicPaths.contains(rawPath) { return try await next(request, context) }
+        if Self.publicPaths.contains(rawPath) {
+            // Before pairing a body is at most 4 KB: refused from its Content-Length, before any is read.
+            if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > BodyTooLarge.unpaired {
+                throw BodyTooLarge(limit: BodyTooLarge.unpaired)
+            }
+            return try await next(request, context)
+        }
         guard let token = bearer ?? cookieToken, !token.isEmpty else {
             if request.method == .get, !rawPath.hasPrefix("/api/"), rawPath != "/ws" {
                 return Response(status: .seeOther, headers: [.location: "/pair"])
@@ -151,4 +157,37 @@ func allowedHosts(listen: ListenAddress) -> Set<String> {
         if listen.port == 80 { hosts.insert(name) }
     }
     return hosts
+}
+
+/// A request body over its limit (413, naming the limit).
+struct BodyTooLarge: Error {
+    /// Before pairing (`POST /api/pair`): 4 KB.
+    static let unpaired = 4 << 10
+    /// `PUT /api/songs` and the klick import: 256 KB.
+    static let songs = 256 << 10
+    var limit: Int
+    var message: String { "the body is larger than \(limit >> 10) KB (\(limit) bytes): at most \(limit >> 10) KB here" }
+}
+
+/// The box's failures as HTTP, outermost: it did not answer within 5 s (504), it is not
+/// there (503), a request too large for it (413), a body over its limit (413). Every
+/// request gets an answer; none waits on the box for longer than 5 s.
+struct BoxErrors<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as BoxTimeout {
+            return Problem.response(.gatewayTimeout, error.description)
+        } catch let error as BoxUnavailable {
+            return Problem.response(.serviceUnavailable, error.description)
+        } catch let error as RequestTooLarge {
+            return Problem.response(.contentTooLarge, error.description)
+        } catch let error as BodyTooLarge {
+            var response = Problem.response(.contentTooLarge, error.message)
+            // The rest of the body is not read: the connection ends with this answer.
+            response.headers[.connection] = "close"
+            if let channel = (context as? CompanionContext)?.channel { ConnectionGuard.closeSoon(channel) }
+            return response
+        }
+    }
 }

@@ -61,6 +61,7 @@ struct CompanionServer {
 
     func makeApplication(onRunning: @escaping @Sendable () async -> Void) -> some ApplicationProtocol {
         let router = Router(context: Context.self)
+        router.add(middleware: BoxErrors<Context>())
         router.add(middleware: CompanionSecurity<Context>(allowedHosts: allowedHosts(listen: listen), box: box))
         addRoutes(router)
         var configuration = ApplicationConfiguration(address: .hostname(listen.host, port: listen.port), serverName: "tactus-web")
@@ -77,17 +78,40 @@ struct CompanionServer {
     }
 
     /// The box's answer as HTTP: its member on success, its status and message otherwise.
+    /// An answer with a version (`etag`) carries it as the `ETag` header.
+    ///
+    /// For the pages (issue 32): a `PUT /api/songs` or `PATCH /api/state` whose `If-Match`
+    /// names an older `ETag` than the box's is not applied and answers 412 with
+    ///   `{"error":"the songs changed since you read them (someone else saved): yours are not saved; reload to see theirs",
+    ///     "etag":"\"songs-...\"","toml":"<the songs now on the box>"}`
+    /// (for the state: `"state":{...}` in place of `"toml"`), and the new version as `ETag`.
+    /// Without `If-Match` (or with `*`) a write goes through as before.
     private func relay(_ answer: JSONValue, member: String?) -> Response {
         guard answer["ok"]?.boolValue == true else {
             let status = answer["status"]?.intValue ?? 500
             var extra = ""
-            for key in ["field", "line", "retry_after"] { if let v = answer[key] { extra += ",\(JSONValue.quoted(key)):\(v.json)" } }
+            for key in ["field", "line", "retry_after", "toml", "state"] { if let v = answer[key] { extra += ",\(JSONValue.quoted(key)):\(v.json)" } }
+            if let tag = answer["etag"]?.stringValue { extra += ",\"etag\":" + JSONValue.quoted(Self.quotedTag(tag)) }
             var response = Problem.response(HTTPResponse.Status(code: status), answer["error"]?.stringValue ?? "the box refused", extra: extra)
             if status == 429, let retry = answer["retry_after"]?.intValue { response.headers[.retryAfter] = "\(retry)" }
+            if let tag = answer["etag"]?.stringValue { response.headers[.eTag] = Self.quotedTag(tag) }
             return response
         }
-        guard let member else { return json("{}") }
-        return json(answer[member]?.json ?? "null")
+        var headers: HTTPFields = [:]
+        if let tag = answer["etag"]?.stringValue { headers[.eTag] = Self.quotedTag(tag) }
+        guard let member else { return json("{}", headers: headers) }
+        return json(answer[member]?.json ?? "null", headers: headers)
+    }
+
+    static func quotedTag(_ tag: String) -> String { "\"\(tag)\"" }
+
+    /// `If-Match` as the box's `if_match` member (`,"if_match":"songs-..."`), or nothing.
+    /// A weak tag (`W/"..."`) is taken as its tag; `*` matches any version.
+    static func ifMatch(_ request: Request) -> String {
+        guard var value = request.headers[.ifMatch]?.trimmingSpaces, !value.isEmpty else { return "" }
+        if value.hasPrefix("W/") { value = String(value.dropFirst(2)) }
+        if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
+        return ",\"if_match\":" + JSONValue.quoted(String(value.prefix(128)))
     }
 
     /// The box's MIDI map answer: where it comes from, its entries and its TOML.
@@ -96,9 +120,15 @@ struct CompanionServer {
         return json("{\"source\":\(answer["source"]?.json ?? "null"),\"map\":\(answer["map"]?.json ?? "[]"),\"toml\":\(answer["toml"]?.json ?? "\"\"")}")
     }
 
-    private func body(_ request: Request) async throws -> JSONValue? {
+    /// A JSON body of at most `limit` bytes (64 KB unless said; the songs 256 KB, pairing
+    /// 4 KB): refused from its Content-Length, else as soon as more arrives (413).
+    private func body(_ request: Request, limit: Int = 64 << 10) async throws -> JSONValue? {
+        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit { throw BodyTooLarge(limit: limit) }
         var request = request
-        let buffer = try await request.collectBody(upTo: 2 << 20)
+        let buffer: ByteBuffer
+        do { buffer = try await request.collectBody(upTo: limit) } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            throw BodyTooLarge(limit: limit)
+        }
         return try? JSONValue.parse(String(buffer: buffer))
     }
 
@@ -114,9 +144,9 @@ struct CompanionServer {
 
     /// Pairing, the state and START/STOP.
     private func addRemoteRoutes(_ router: Router<Context>) {
-        router.post("/api/pair") { request, _ -> Response in
+        router.post("/api/pair") { request, context -> Response in
             // A script may send the code as a number ({"code":42137} for 042137).
-            let given = try await body(request)?["code"]
+            let given = try await body(request, limit: BodyTooLarge.unpaired)?["code"]
             guard let code = given?.stringValue ?? given?.intValue.flatMap({ (0..<1_000_000).contains($0) ? Companion.code(from: UInt64($0)) : nil }) else {
                 return Problem.response(.badRequest, "the body must be {\"code\":\"NNNNNN\"}")
             }
@@ -126,8 +156,11 @@ struct CompanionServer {
                 let hex = String(random.next() as UInt64, radix: 16)
                 return String(repeating: "0", count: 16 - hex.count) + hex
             }.joined()
-            let agent = String((request.headers[.userAgent] ?? "browser").prefix(64))
-            let answer = try await box.request("\"cmd\":\"pair\",\"code\":\(JSONValue.quoted(code)),\"token\":\"\(token)\",\"name\":\(JSONValue.quoted(agent))")
+            guard code.utf8.count <= 64 else { return Problem.response(.forbidden, "wrong or expired pairing code: it has 6 digits") }
+            let agent = Companion.shortName(request.headers[.userAgent] ?? "browser")
+            // The client's address: the box counts wrong codes (and locks) per address.
+            let client = ConnectionCounts.key(context.channel.remoteAddress)
+            let answer = try await box.request("\"cmd\":\"pair\",\"code\":\(JSONValue.quoted(code)),\"token\":\"\(token)\",\"name\":\(JSONValue.quoted(agent)),\"client\":\(JSONValue.quoted(client))")
             guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
             let cookie = "\(CompanionSecurity<Context>.cookieName)=\(token); HttpOnly; SameSite=Strict; Path=/"
             return json("{\"token\":\"\(token)\",\"browser\":\(answer["browser"]?.json ?? "null")}", headers: [.setCookie: cookie])
@@ -137,7 +170,7 @@ struct CompanionServer {
             guard let fields = try await body(request), case .object = fields else {
                 return Problem.response(.badRequest, "the body must be a JSON object of state fields, e.g. {\"bpm\":132}")
             }
-            return relay(try await box.request("\"cmd\":\"set\",\"fields\":\(fields.json)"), member: "state")
+            return relay(try await box.request("\"cmd\":\"set\",\"fields\":\(fields.json)\(Self.ifMatch(request))"), member: "state")
         }
         router.post("/api/transport") { request, _ -> Response in
             guard let body = try await body(request), case .object = body else {
@@ -157,18 +190,18 @@ struct CompanionServer {
         router.get("/api/songs") { _, _ -> Response in
             let answer = try await box.request("\"cmd\":\"songs\"")
             guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
-            return json("{\"toml\":\(answer["toml"]?.json ?? "\"\"")}")
+            return json("{\"toml\":\(answer["toml"]?.json ?? "\"\"")}", headers: [.eTag: Self.quotedTag(answer["etag"]?.stringValue ?? "")])
         }
         router.put("/api/songs") { request, _ -> Response in
-            guard let toml = try await body(request)?["toml"]?.stringValue else {
+            guard let toml = try await body(request, limit: BodyTooLarge.songs)?["toml"]?.stringValue else {
                 return Problem.response(.badRequest, "the body must be {\"toml\":\"...\"}")
             }
-            let answer = try await box.request("\"cmd\":\"put-songs\",\"toml\":\(JSONValue.quoted(toml))")
+            let answer = try await box.request("\"cmd\":\"put-songs\",\"toml\":\(JSONValue.quoted(toml))\(Self.ifMatch(request))")
             guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
-            return json("{\"toml\":\(answer["toml"]?.json ?? "\"\"")}")
+            return json("{\"toml\":\(answer["toml"]?.json ?? "\"\"")}", headers: [.eTag: Self.quotedTag(answer["etag"]?.stringValue ?? "")])
         }
         router.post("/api/songs/import-klick") { request, _ -> Response in
-            guard let body = try await body(request), let map = body["map"]?.stringValue else {
+            guard let body = try await body(request, limit: BodyTooLarge.songs), let map = body["map"]?.stringValue else {
                 return Problem.response(.badRequest, "the body must be {\"name\":\"...\",\"map\":\"klick tempo map text\"}")
             }
             let name = body["name"]?.stringValue ?? "Imported"
@@ -212,7 +245,7 @@ struct CompanionServer {
         router.get("/api/practice") { _, _ -> Response in
             let answer = try await box.request("\"cmd\":\"practice\"")
             guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
-            return json("{\"minutes\":\(answer["minutes"]?.json ?? "{}"),\"sessions\":\(answer["sessions"]?.json ?? "[]")}")
+            return json("{\"minutes\":\(answer["minutes"]?.json ?? "{}"),\"sessions\":\(answer["sessions"]?.json ?? "[]"),\"kept\":\(answer["kept"]?.json ?? "true")}")
         }
     }
 
@@ -248,6 +281,11 @@ struct CompanionServer {
         }
     }
 
+    /// The pages' policy: their own files only, no inline script or style anywhere (the pages
+    /// keep none), no plugins, forms or frames elsewhere.
+    static let contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        + "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
     /// A file of the share folder: a flat folder, names checked, never a path.
     private func staticFile(_ name: String) throws -> Response {
         let types = ["html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8",
@@ -259,7 +297,7 @@ struct CompanionServer {
             return Problem.response(.notFound, "no such page")
         }
         return Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache",
-                                               .contentSecurityPolicy: "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+                                               .contentSecurityPolicy: CompanionServer.contentSecurityPolicy,
                                                HTTPField.Name("X-Content-Type-Options")!: "nosniff"],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }

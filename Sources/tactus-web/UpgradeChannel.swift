@@ -4,6 +4,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOHTTP1
 import Synchronization
 
 /// The companion's request context: Hummingbird's WebSocket context plus the connection, so
@@ -52,19 +53,49 @@ struct CompanionChannel: ServerChildChannel {
     where WebSocketRouter.Responder.Context: WebSocketRequestContext {
         let webSocketResponder = webSocketRouter.buildResponder()
         return HTTPServerBuilder { responder in
-            CompanionChannel(upgrading: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
-                                                                     configuration: .init()))
+            // Heads of at most 16 KB (the decoder refuses more; the guard answers 431), and
+            // Hummingbird's own idle timeout between requests as well as the guard's.
+            let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [RequestObserver()], idleTimeout: ConnectionLimits.idleTimeout,
+                                                   httpDecoderConfiguration: .init(maxHeaderFieldSize: ConnectionLimits.headerBytes,
+                                                                                   maxHeaderListSize: ConnectionLimits.headerBytes,
+                                                                                   maxHeaderFieldCount: 200))
+            return CompanionChannel(upgrading: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
+                                                                            configuration: .init(http1: http1)))
         }
     }
 
+    /// The guard first, on raw bytes; the catcher of parse errors right after the decoder.
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        upgrading.setup(channel: channel, logger: logger)
+        let connectionGuard = ConnectionGuard()
+        do {
+            try channel.pipeline.syncOperations.addHandler(connectionGuard, position: .first)
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        let bound = NIOLoopBound(connectionGuard, eventLoop: channel.eventLoop)
+        return upgrading.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let connectionGuard = bound.value
+            let operations = channel.pipeline.syncOperations
+            let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try operations.addHandler(ParserErrorCatcher(connectionGuard, context: try operations.context(handler: connectionGuard)),
+                                      position: .after(decoder))
+            return value
+        }.flatMapErrorThrowing { error in
+            logger.error("connection setup: \(error)")
+            throw error
+        }
     }
 
     func handle(value: Value, logger: Logger) async {
         let refusal = UpgradeRefusals.shared
-        guard let outcome = Mirror(reflecting: value).descendant("upgradeResult") as? EventLoopFuture<HTTP1WebSocketUpgradeChannel.UpgradeResult>,
-              case .failedUpgrade(let http1, _)? = try? await outcome.get(), let (status, body) = refusal.take(value.channel) else {
+        let outcome = Mirror(reflecting: value).descendant("upgradeResult") as? EventLoopFuture<HTTP1WebSocketUpgradeChannel.UpgradeResult>
+        // Closed before its first request was read (refused by the guard over a cap, or its
+        // head timed out): nothing to answer, and nothing worth an error line each.
+        if let outcome, (try? await outcome.get()) == nil {
+            _ = refusal.take(value.channel)
+            return
+        }
+        guard case .failedUpgrade(let http1, _)? = try? await outcome?.get(), let (status, body) = refusal.take(value.channel) else {
             _ = refusal.take(value.channel)
             return await upgrading.handle(value: value, logger: logger)
         }

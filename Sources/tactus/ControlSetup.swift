@@ -16,13 +16,20 @@ struct LinuxControlFiles: ControlFiles {
     /// The sounds folder (nil: the configuration has none, uploads are refused).
     let soundsFolder: String?
     let sampleRate: Int
+    /// The companion's spool folder: `add-sound` takes files from here only (issue 32).
+    var spoolFolder: String? = LinuxControlFiles.defaultSpool
+
+    /// tactus-web's spool under systemd (systemd/tactus-web.service `--spool`).
+    static let defaultSpool = "/var/lib/tactus-web/spool"
 
     /// One file of a set: 20 MB, as the companion's upload limit.
     static let maximumFileBytes = 20_000_000
     static let files = ["accent.wav", "beat.wav", "sub.wav", "poly.wav"]
 
     func practiceJSON() -> String {
-        guard let practicePath, let log = try? PracticeLogFile(path: practicePath).load() else { return "\"minutes\":{},\"sessions\":[]" }
+        // "kept": false when the box runs without a state folder: the page says why it is empty.
+        guard let practicePath else { return "\"minutes\":{},\"sessions\":[],\"kept\":false" }
+        guard let log = try? PracticeLogFile(path: practicePath).load() else { return "\"minutes\":{},\"sessions\":[],\"kept\":true" }
         let days = log.seconds.keys.sorted().map { day in
             "\(JSONValue.quoted(day)):\(fixedDecimal(log.minutes(on: day), decimals: 2))"
         }
@@ -35,7 +42,7 @@ struct LinuxControlFiles: ControlFiles {
             }
             return "{" + members + "}"
         }
-        return "\"minutes\":{" + days.joined(separator: ",") + "},\"sessions\":[" + sessions.joined(separator: ",") + "]"
+        return "\"minutes\":{" + days.joined(separator: ",") + "},\"sessions\":[" + sessions.joined(separator: ",") + "],\"kept\":true"
     }
 
     /// A set's name: letters, digits, space, `-` and `_`, 1-32 characters, not starting
@@ -55,6 +62,7 @@ struct LinuxControlFiles: ControlFiles {
             throw ControlError(400, "file \(JSONValue.quoted(file)) is invalid: allowed \(LinuxControlFiles.files.joined(separator: ", "))")
         }
         guard let soundsFolder else { throw ControlError(409, "this box has no sounds_folder in its configuration") }
+        try checkSpooled(path)
         // The spooled file as it is, never through a link, and no larger than the limit.
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
@@ -64,6 +72,11 @@ struct LinuxControlFiles: ControlFiles {
         let bytes: [UInt8]
         do { bytes = try BoundedFile.read(path, limit: LinuxControlFiles.maximumFileBytes) } catch {
             throw ControlError(400, "the uploaded \(file) cannot be read: \(error)")
+        }
+        // Never a word of the file's own bytes in an answer: the header is checked here first.
+        guard bytes.count >= 12, ["RIFF", "RF64"].contains(String(decoding: bytes[0..<4], as: UTF8.self)),
+              String(decoding: bytes[8..<12], as: UTF8.self) == "WAVE" else {
+            throw ControlError(422, "\(set)/\(file) is not a WAV file (no RIFF/WAVE header)")
         }
         let kind = SoundLoadError.File(rawValue: file)!
         // The same checks as a sounds folder's files at start: a WAV the decoder takes, at most 2 s.
@@ -81,13 +94,55 @@ struct LinuxControlFiles: ControlFiles {
         }
     }
 
+    /// An installed voice set (`make voices`), unless the sounds folder has its own of that name.
+    func isInstalled(set: String) -> Bool {
+        guard SoundFolder.voiceFolder(named: set) != nil else { return false }
+        return !(soundsFolder.map { FileSystem.isDirectory("\($0)/\(set)") } ?? false)
+    }
+
     func removeSound(set: String) throws(ControlError) {
         try LinuxControlFiles.checkName(set)
         guard let soundsFolder else { throw ControlError(409, "this box has no sounds_folder in its configuration") }
         let folder = "\(soundsFolder)/\(set)"
         guard FileSystem.isDirectory(folder) else { throw ControlError(404, "no sound set \(JSONValue.quoted(set))") }
         for file in LinuxControlFiles.files { unlink("\(folder)/\(file)") }
+        // What killed uploads left (`.NAME.wav.partial-PID`) goes with the set.
+        LinuxControlFiles.removePartials(in: folder)
         guard rmdir(folder) == 0 else { throw ControlError(409, "\(folder) holds other files: remove them by hand") }
+    }
+}
+
+extension LinuxControlFiles {
+    /// `path` must be a file right in the spool folder (`upload-*`), named without links or
+    /// `..`: the socket never reads elsewhere, whatever a client asks.
+    func checkSpooled(_ path: String) throws(ControlError) {
+        guard let spoolFolder, let spool = LinuxControlFiles.realPath(spoolFolder) else {
+            throw ControlError(409, "this box takes uploads from no spool folder")
+        }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard let name = parts.last, name.hasPrefix("upload-"), !parts.contains(".."),
+              let folder = LinuxControlFiles.realPath(parts.dropLast().joined(separator: "/")), folder == spool else {
+            throw ControlError(403, "path must be a file the companion spooled in \(spoolFolder)")
+        }
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Removes the temporary files of uploads a killed box left in every set's folder (at
+    /// start) or in one (`folder`, before it is deleted).
+    static func removePartials(in folder: String) {
+        for name in FileSystem.entries(of: folder) ?? [] where name.hasPrefix(".") && name.contains(".wav.partial-") {
+            unlink("\(folder)/\(name)")
+        }
+    }
+
+    static func removePartials(sounds folder: String?) {
+        guard let folder else { return }
+        for set in FileSystem.entries(of: folder) ?? [] where FileSystem.isDirectory("\(folder)/\(set)") { removePartials(in: "\(folder)/\(set)") }
     }
 }
 
@@ -108,6 +163,7 @@ final class ControlSocketLink: @unchecked Sendable {
     init(path: String, post loopPost: @escaping Post, files: LinuxControlFiles, configuration: CompanionConfiguration) throws(SystemError) {
         let loop = (post: loopPost, ())
         let server = try ControlSocketServer(path: path)
+        LinuxControlFiles.removePartials(sounds: files.soundsFolder)
         let hub = ControlHub(send: { [weak server] client, line in server?.send(line, to: client) }, files: files,
                              configuration: configuration)
         self.server = server
@@ -138,9 +194,12 @@ final class ControlQueue: @unchecked Sendable {
 enum ControlSocketPaths {
     static var user: String { "/tmp/tactus-\(getuid())/control.sock" }
 
-    /// The socket `tactus ctl` talks to: the box's, else this user's simulation's when only that one exists.
+    /// The socket `tactus ctl` talks to: the box's, else this user's simulation's when only
+    /// that one exists and its folder is this user's own (0700, made so if it was not).
     static func forCtl() -> String {
-        if answers(ControlSocketLink.defaultPath) || !answers(user) { return ControlSocketLink.defaultPath }
+        if answers(ControlSocketLink.defaultPath) || !usableFolder("/tmp/tactus-\(getuid())", privateToUser: true) || !answers(user) {
+            return ControlSocketLink.defaultPath
+        }
         return user
     }
 
@@ -158,11 +217,17 @@ enum ControlSocketPaths {
 
     /// A folder (made if missing) this process may bind a socket in; a shared /tmp's must be
     /// this user's own real folder, not a link or another user's.
-    private static func usableFolder(_ path: String, privateToUser: Bool) -> Bool {
+    static func usableFolder(_ path: String, privateToUser: Bool) -> Bool {
         mkdir(path, privateToUser ? 0o700 : 0o755)
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, access(path, W_OK | X_OK) == 0 else { return false }
-        return !privateToUser || (info.st_uid == getuid() && info.st_mode & 0o077 == 0)
+        guard privateToUser else { return true }
+        guard info.st_uid == getuid() else { return false }
+        // Our own folder left open by an older version (or a umask): closed to others first.
+        if info.st_mode & 0o077 != 0 {
+            guard chmod(path, 0o700) == 0, lstat(path, &info) == 0, info.st_mode & 0o077 == 0 else { return false }
+        }
+        return true
     }
 
     /// Whether a process serves this socket now (a stale file left by a crash does not).

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
+import CLinuxShim
 import Glibc
 import LinuxHAL
 import TactusInstrument
@@ -95,6 +96,7 @@ struct CtlCommand: ParsableCommand {
         guard connected == 0 else {
             throw ExitError("cannot connect to the box at \(path): \(String(cString: strerror(errno))) (is tactus running, and may this user use its socket?)", code: 1)
         }
+        try checkOwner(fd, path)
         let line = Array((request + "\n").utf8)
         var sent = 0
         while sent < line.count {
@@ -110,6 +112,29 @@ struct CtlCommand: ParsableCommand {
             answer.append(contentsOf: buffer[0..<n])
         }
         return String(decoding: answer[..<answer.firstIndex(of: 0x0A)!], as: UTF8.self)
+    }
+}
+
+extension CtlCommand {
+    /// The users a box's socket may belong to: root, the box's service user (`tactus`), and
+    /// this user (a simulation it runs itself).
+    static func trustedUsers() -> Set<uid_t> {
+        var users: Set<uid_t> = [0, getuid()]
+        if let entry = getpwnam("tactus") { users.insert(entry.pointee.pw_uid) }
+        return users
+    }
+
+    /// Nothing is sent before the process serving the socket is known (SO_PEERCRED) to run
+    /// as one of `trustedUsers`: a socket another local user planted gets no request.
+    static func checkOwner(_ fd: Int32, _ path: String) throws(ExitError) {
+        var uid: UInt32 = 0
+        guard tactus_peer_uid(fd, &uid) == 0 else {
+            throw ExitError("cannot tell who serves \(path) (SO_PEERCRED: \(String(cString: strerror(errno)))): nothing sent", code: 1)
+        }
+        guard trustedUsers().contains(uid_t(uid)) else {
+            let name = getpwuid(uid_t(uid)).map { String(cString: $0.pointee.pw_name) } ?? "uid \(uid)"
+            throw ExitError("\(path) is served by \(name), not by root, tactus or you: nothing sent (another user's socket?)", code: 1)
+        }
     }
 }
 

@@ -143,6 +143,9 @@ struct SimulateCommand: AsyncParsableCommand {
                 }
             }
             let ended = try simulation.run(parsed, pacer: pacer)
+            // At `end` and on SIGTERM or SIGINT (which end a paced run), as `run` does when it stops:
+            // the debounced save may still be waiting.
+            simulation.box.saveNow()
             if let pacer, pacer.worstLateness > 5_000_000 {
                 FileSystem.writeStandardError("tactus: warning: the real-time run fell up to \(pacer.worstLateness / 1_000_000) ms behind the clock (a busy machine)\n")
             }

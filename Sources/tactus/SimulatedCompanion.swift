@@ -26,7 +26,7 @@ final class SimulatedCompanion {
         let sounds = soundsFolder ?? "\(folder)/sounds"
         mkdir(sounds, 0o755)
         mkdir("\(folder)/spool", 0o700)
-        let files = LinuxControlFiles(practicePath: practicePath, soundsFolder: sounds, sampleRate: sampleRate)
+        let files = LinuxControlFiles(practicePath: practicePath, soundsFolder: sounds, sampleRate: sampleRate, spoolFolder: "\(folder)/spool")
         let link: ControlSocketLink
         do {
             link = try ControlSocketLink(path: control ?? ControlSocketPaths.forSimulation() ?? "\(folder)/control.sock", post: post, files: files,

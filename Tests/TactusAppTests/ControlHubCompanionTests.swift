@@ -17,13 +17,21 @@ import TactusInstrument
         func removeSound(set: String) throws(ControlError) {}
     }
 
+    /// A box with an installed voice set (voice-en), as `make voices` leaves one: not the user's.
+    final class WithVoice: ControlFiles {
+        func practiceJSON() -> String { "\"minutes\":{},\"sessions\":[],\"kept\":false" }
+        func addSound(set: String, file: String, from path: String) throws(ControlError) -> SoundSet? { nil }
+        func removeSound(set: String) throws(ControlError) { throw ControlError(404, "no sound set \"\(set)\"") }
+        func isInstalled(set: String) -> Bool { set == "voice-en" }
+    }
+
     /// A simulated box with its hub; `ask` sends one request line and returns the answer.
-    func box() throws -> (Box, (String) -> [String: Any]) {
+    func box(files: any ControlFiles = Files()) throws -> (Box, (String) -> [String: Any]) {
         let simulation = try HeadlessSimulation(board: testBoard(), configuration: ConfigurationFile(), saved: SavedState(), problem: nil,
                                                 persistence: RecordingPersistence(), output: MemoryOutput(), logger: Logger(label: "test"))
         let box = simulation.box
         nonisolated(unsafe) var replies: [String] = []
-        let hub = ControlHub(send: { _, line in replies.append(line) }, files: Files(), configuration: CompanionConfiguration())
+        let hub = ControlHub(send: { _, line in replies.append(line) }, files: files, configuration: CompanionConfiguration())
         box.advance(to: .zero)
         return (box, { line in
             hub.handle(line, from: 1, box: box)
@@ -50,6 +58,18 @@ import TactusInstrument
         #expect(answer["status"] as? Int == 422 && answer["field"] as? String == "mode")
         #expect((answer["error"] as? String)?.hasPrefix(#"mode = "song" is invalid: not settable: allowed bpm, meter"#) == true, "\(answer)")
         #expect((ask(#"{"cmd":"state"}"#)["state"] as? [String: Any])?["bpm"] as? Int == 132)  // nothing applied
+    }
+
+    /// Issue 32: an installed voice set is built in for the companion: never deleted (409, not
+    /// the folder's 404), and the practice log's `kept` passed on as the files give it.
+    @Test func installedVoiceSetsAreBuiltIn() throws {
+        let (_, ask) = try box(files: WithVoice())
+        let refused = ask(#"{"cmd":"delete-sound","set":"voice-en"}"#)
+        #expect(refused["status"] as? Int == 409 && refused["error"] as? String == "voice-en is built in and cannot be deleted", "\(refused)")
+        #expect(ask(#"{"cmd":"delete-sound","set":"voice-de"}"#)["status"] as? Int == 404)  // not installed here: the user's, looked for
+        let sounds = ask(#"{"cmd":"sounds"}"#)
+        #expect((sounds["built_in"] as? [String])?.starts(with: ["woodblock", "clave", "rimshot", "beep", "cowbell"]) == true, "\(sounds)")
+        #expect(ask(#"{"cmd":"practice"}"#)["kept"] as? Bool == false)
     }
 
     @Test func beatTimesInSecondsAsTheEventsWriteThem() {

@@ -25,8 +25,9 @@ class SimulatedBox:
     on the real clock from a script that only waits; its one line on stdout is the
     companion's address and pairing code."""
 
-    def __init__(self, seconds=3600, after=None):
-        """`after`: a stopped box (stop(keep=True)) whose state folder this one starts from."""
+    def __init__(self, seconds=3600, after=None, keep_state=True):
+        """`after`: a stopped box (stop(keep=True)) whose state folder this one starts from;
+        keep_state False: no --state (the box keeps nothing)."""
         self.port = free_port()
         self.folder = tempfile.mkdtemp(prefix="tactus-web-test-")
         self.control = os.path.join(self.folder, "control.sock")
@@ -54,7 +55,7 @@ class SimulatedBox:
             f.write(f"{seconds} end\n")
         self.process = subprocess.Popen(
             [binary("tactus"), "simulate", "--headless", "--realtime", "--script", script, "--out", os.path.join(self.folder, "out"),
-             "--web", f"127.0.0.1:{self.port}", "--control", self.control, "--state", state],
+             "--web", f"127.0.0.1:{self.port}", "--control", self.control] + (["--state", state] if keep_state else []),
             stdout=subprocess.PIPE, stderr=open(os.path.join(self.folder, "stderr.txt"), "wb"))
         ready, _, _ = select.select([self.process.stdout], [], [], 90)
         self.line = self.process.stdout.readline().decode().rstrip("\n") if ready else ""

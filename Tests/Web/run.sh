@@ -3,7 +3,9 @@
 # The companion's tests (Tests/Web/test_companion.py): a real tactus-web against a real-time
 # simulated box (`simulate --headless --realtime --web`), over real HTTP and in headless
 # Chromium. Installs what it needs: Debian's chromium (scripts/install-deps.sh web) and
-# Playwright from PyPI, which drives /usr/bin/chromium (no browser download). About 40 s.
+# Playwright from PyPI, which drives /usr/bin/chromium (no browser download). About 3 min
+# on two cores at load 15 (the pages at phone and desktop size and the Songs flows, tests
+# 02a-02c, about 60 s of it).
 # Run by `make test` after the Swift tests (which build tactus and tactus-web), or alone.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."

@@ -6,6 +6,7 @@ headless Chromium (Debian's chromium driven by Playwright, no browser download).
 import base64, json, os, secrets, select, signal, socket, subprocess, sys, time, unittest
 sys.path.insert(0, os.path.dirname(__file__))
 from boxsim import SimulatedBox, binary, wav, ROOT
+import pages
 
 BOX = None
 TOKEN = None
@@ -422,6 +423,22 @@ class Companion(unittest.TestCase):
         self.assertEqual((status, state["bpm"]), (200, 134))
         status, err, _ = BOX.request("PATCH", "/api/preferences", {"companion": False}, headers=self.auth())
         self.assertEqual(status, 422)  # switched at the box only
+
+    def test_02a_every_page_at_phone_and_desktop_size(self):
+        # Under the pages' own CSP (no bypass): 0 console errors, nothing wider than the window;
+        # a screenshot of each page at 390x844 (docs/companion/phone-NAME.png).
+        self.assertIsNotNone(TOKEN, "pairing failed")
+        pages.every_page_at_both_sizes(self, BOX, TOKEN, DOCS)
+
+    def test_02b_songs_page_as_a_new_user_and_two_browsers(self):
+        self.assertIsNotNone(TOKEN, "pairing failed")
+        pages.songs_as_a_new_user(self, BOX, TOKEN)
+        pages.two_browsers_save_songs(self, BOX, TOKEN)
+
+    def test_02c_built_in_sets_and_a_box_without_state(self):
+        self.assertIsNotNone(TOKEN, "pairing failed")
+        pages.voice_sets_are_built_in(self, BOX, TOKEN)
+        pages.practice_without_state(self)
 
     def test_03_websocket_upgrade_checks_token_and_origin(self):
         def upgrade(headers, host=None):

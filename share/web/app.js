@@ -6,17 +6,38 @@ import { soundsPage } from "/sounds.js";
 import { practicePage } from "/practice.js";
 import { settingsPage } from "/settings.js";
 
-export async function api(method, path, body, type = "application/json") {
+// The ETag of each resource as last read or written (`/api/songs`, `/api/state`): a write
+// sends it as If-Match, so a change someone else made in between is answered 412, not lost.
+export const etags = {};
+const resource = (path) => (path === "/api/transport" ? "/api/state" : path);
+
+export async function api(method, path, body, type = "application/json", { ifMatch = false } = {}) {
   const options = { method, headers: {} };
   if (body !== undefined) {
     options.headers["Content-Type"] = type;
     options.body = type === "application/json" ? JSON.stringify(body) : body;
   }
+  if (ifMatch && etags[resource(path)]) options.headers["If-Match"] = etags[resource(path)];
   const response = await fetch(path, options);
   if (response.status === 401) { location.href = "/pair"; throw new Error("not paired"); }
+  const etag = response.headers.get("ETag");
+  // A 412 carries the version there is now (with what it holds): the page shows theirs, and
+  // the user's next write is checked against that.
+  if (etag && (response.ok || response.status === 412)) etags[resource(path)] = etag;
   const data = await response.json().catch(() => ({}));
-  if (!response.ok) { const e = new Error(data.error || `HTTP ${response.status}`); e.status = response.status; e.data = data; throw e; }
+  if (!response.ok) {
+    const e = new Error(data.error || `HTTP ${response.status}`);
+    e.status = response.status;
+    e.data = data;
+    e.stale = response.status === 412;
+    throw e;
+  }
   return data;
+}
+
+// The box's message without a file and line in front ("songs.toml:54: "): the page says where.
+export function words(message) {
+  return String(message).replace(/^[^\s:]+\.toml:\d+(:\d+)?: /, "").replace(/^(song(\[\d+\])?\.section(\[\d+\])?\.|song(\[\d+\])?\.|setlist\.)/, "").replace(/\[\[song\]\]/g, "song").replace(/\[\[song\.section\]\]/g, "section");
 }
 
 // The box's CLOCK_MONOTONIC in ms minus performance.now(), from pings over the socket, by

@@ -9,14 +9,21 @@ let pending = false;
 // For tests and curious users: each beat shown, with the box time it was due and was drawn.
 window.tactusBeats = [];
 
+// Sent with the state's ETag (If-Match): when someone else changed the settings since (at the
+// box, or another browser), the box answers 412 and the page shows theirs and says so.
 async function patch(fields, fieldName) {
   const error = $("play-error");
   try {
-    const s = await api("PATCH", "/api/state", fields);
+    const s = await api("PATCH", "/api/state", fields, undefined, { ifMatch: true });
     error.textContent = "";
     for (const el of document.querySelectorAll("#page-play .bad")) el.classList.remove("bad");
     show(s);
   } catch (e) {
+    if (e.stale) {
+      show(e.data && e.data.state ? e.data.state : await api("GET", "/api/state"));
+      error.textContent = "Someone else changed the settings (at the box or in another browser): theirs are shown. Make your change again.";
+      return;
+    }
     error.textContent = e.message;
     const field = (e.data && e.data.field) || fieldName;
     if (field && $(field)) $(field).classList.add("bad");

@@ -39,12 +39,12 @@ function midiRow(message = "note 36", control = "tap") {
   const [kind, number, , channel] = message.split(" ");
   const [name, n] = control.split(" ");
   const tr = document.createElement("tr");
-  tr.innerHTML = `<td><select data-key="kind">${["note", "cc", "program"].map((o) => option(o, kind)).join("")}</select></td>`
-    + `<td><input data-key="number" inputmode="numeric" value="${Number(number) || 0}"></td>`
-    + `<td><select data-key="channel">${["any", ...Array.from({ length: 16 }, (_, i) => String(i + 1))].map((o) => option(o, channel || "any")).join("")}</select></td>`
-    + `<td><select data-key="control">${controls.map((o) => option(o, name)).join("")}</select></td>`
-    + `<td><input data-key="n" inputmode="numeric" value="${n || ""}"></td>`
-    + `<td><button class="del" title="Remove">✕</button></td>`;
+  tr.innerHTML = `<td data-label="Message"><select data-key="kind">${["note", "cc", "program"].map((o) => option(o, kind)).join("")}</select></td>`
+    + `<td data-label="Number"><input data-key="number" inputmode="numeric" value="${Number(number) || 0}"></td>`
+    + `<td data-label="Channel"><select data-key="channel">${["any", ...Array.from({ length: 16 }, (_, i) => String(i + 1))].map((o) => option(o, channel || "any")).join("")}</select></td>`
+    + `<td data-label="Control"><select data-key="control">${controls.map((o) => option(o, name)).join("")}</select></td>`
+    + `<td data-label="N"><input data-key="n" inputmode="numeric" value="${n || ""}"></td>`
+    + `<td class="actions"><button class="del" title="Remove">✕</button></td>`;
   const n$ = tr.querySelector("[data-key=n]"), c$ = tr.querySelector("[data-key=control]");
   const needsN = () => { n$.disabled = !["preset", "song"].includes(c$.value); if (!n$.disabled && !n$.value) n$.value = "1"; };
   c$.addEventListener("change", needsN);

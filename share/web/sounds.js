@@ -16,14 +16,29 @@ async function list() {
     td.textContent = name + (name === s.current ? "  (playing)" : "");
     row.appendChild(td);
     const actions = document.createElement("td");
+    actions.className = "actions";
     const choose = document.createElement("button");
     choose.textContent = "Choose";
-    choose.addEventListener("click", async () => { await api("PATCH", "/api/state", { sound: name }); list(); });
+    choose.addEventListener("click", async () => {
+      $("sounds-error").textContent = "";
+      try { await api("PATCH", "/api/state", { sound: name }); } catch (e) { $("sounds-error").textContent = `${name}: ${e.message}`; }
+      list();
+    });
     actions.appendChild(choose);
-    if (!s.built_in.includes(name)) {
+    if (s.built_in.includes(name)) {
+      // The box's own sets and the installed spoken counts (voice-LANG): nothing to delete.
+      const tag = document.createElement("span");
+      tag.className = "tag";
+      tag.textContent = "built in";
+      actions.appendChild(tag);
+    } else {
       const remove = document.createElement("button");
       remove.textContent = "Delete";
-      remove.addEventListener("click", async () => { await api("DELETE", `/api/sounds/${encodeURIComponent(name)}`); list(); });
+      remove.addEventListener("click", async () => {
+        $("sounds-error").textContent = "";
+        try { await api("DELETE", `/api/sounds/${encodeURIComponent(name)}`); } catch (e) { $("sounds-error").textContent = `${name}: ${e.message}`; }
+        list();
+      });
       actions.appendChild(remove);
     }
     row.appendChild(actions);

@@ -25,4 +25,7 @@ int tactus_partial_register(const char *path);
 void tactus_partial_unregister(int slot);
 void tactus_partial_install_handlers(void);
 
+/// The user id of the process at the other end of a Unix socket (SO_PEERCRED); 0 on success.
+int tactus_peer_uid(int fd, unsigned int *uid);
+
 #endif

@@ -48,7 +48,7 @@ public final class SettingsStore: Sendable {
         }
         let reason: String
         do {
-            guard let bytes = try AtomicFile.read(path, system: system) else { return Loaded(saved: SavedState()) }
+            guard let bytes = try AtomicFile.read(path, limit: SettingsFile.maximumBytes, system: system) else { return Loaded(saved: SavedState()) }
             let text = try BoundedFile.text(bytes)
             do { return Loaded(saved: try SettingsFile.decode(text, file: path)) } catch {
                 reason = error.description
@@ -86,6 +86,9 @@ public final class SettingsStore: Sendable {
         // The file could not be read nor kept aside at start, or the folder is not ours
         // (no lock): writing would destroy it.
         if refuseSaves.withLock({ $0 }) { throw SystemError("save over the unreadable", path, errno: EACCES) }
-        try AtomicFile.write(Array(SettingsFile.encode(saved).utf8), to: path, system: system)
+        let bytes = Array(SettingsFile.encode(saved).utf8)
+        // Never a file the next start would set aside (the limits where changes come in keep below it).
+        guard bytes.count <= SettingsFile.maximumBytes else { throw SystemError("save (larger than 4 MiB)", path, errno: EFBIG) }
+        try AtomicFile.write(bytes, to: path, system: system)
     }
 }

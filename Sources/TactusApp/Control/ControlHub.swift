@@ -26,6 +26,13 @@ public protocol ControlFiles: Sendable {
     func addSound(set: String, file: String, from path: String) throws(ControlError) -> SoundSet?
     /// Removes a user sound set's folder.
     func removeSound(set: String) throws(ControlError)
+    /// Whether `set` is installed with the box (a voice set, voice-LANG), not the user's:
+    /// listed as built in and never deleted.
+    func isInstalled(set: String) -> Bool
+}
+
+extension ControlFiles {
+    public func isInstalled(set: String) -> Bool { false }
 }
 
 /// The companion's settings the box holds: where it listens (`[web] listen`).
@@ -61,15 +68,31 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
     /// A client hung up: its subscription ends.
     public func closed(_ client: Int32) { subscribers.remove(client) }
 
-    /// One request line from `client`; the answer is sent before this returns.
+    /// The longest request line read (the control socket's own limit).
+    public static let maximumRequestBytes = 4 << 20
+    /// Songs from the companion or `tactus ctl` (issue 32): the TOML text, the songs, the
+    /// sections of one song. The settings file holding the most they allow stays readable.
+    public static let maximumSongsBytes = 256 << 10
+    public static let maximumSongs = 64
+    public static let maximumSections = 256
+
+    /// One request line from `client`; the answer is sent before this returns. A change is
+    /// in the settings file (fsynced, renamed, folder fsynced) before its answer is sent, so
+    /// nothing answered ok is lost to a power cut.
     public func handle(_ line: String, from client: Int32, box: Box) {
         let request: JSONValue
-        do { request = try JSONValue.parse(line) } catch {
-            return send(client, failure(400, "request is not JSON: \(error)", id: nil))
+        do { request = try JSONValue.parse(line, limit: ControlHub.maximumRequestBytes) } catch {
+            // Answered with the line's id whenever it has one, so the request never waits forever.
+            return send(client, failure(400, "request is not JSON: \(error)", id: JSONValue.leadingID(line)))
         }
         let id = request["id"]
         do {
-            let result = try answer(request, from: client, box: box)
+            let before = box.state.saved
+            var result = try answer(request, from: client, box: box)
+            if box.state.saved != before, let problem = box.saveNow() {
+                throw ControlError(500, "the change is made but could not be saved: \(problem)")
+            }
+            result += etag(request["cmd"]?.stringValue ?? "", box)
             send(client, "{\"ok\":true" + (id.map { ",\"id\":\($0.json)" } ?? "") + result + "}")
         } catch let problem as RemotePatch.Problem {
             send(client, "{\"ok\":false" + (id.map { ",\"id\":\($0.json)" } ?? "")
@@ -79,6 +102,40 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
         } catch {
             send(client, failure(500, "\(error)", id: id))
         }
+    }
+
+    /// The version of what the answer holds, for `If-Match` (`"etag"`): the songs, or the
+    /// state's settings (what `set` changes; the beat and the screen do not count).
+    private func etag(_ command: String, _ box: Box) -> String {
+        switch command {
+        case "songs", "put-songs": ",\"etag\":" + JSONValue.quoted(songsTag(box))
+        case "state", "set", "transport", "subscribe": ",\"etag\":" + JSONValue.quoted(stateTag(box))
+        default: ""
+        }
+    }
+
+    /// Versions count changes (a compare, not a hash of megabytes of songs), under a random
+    /// name per run of the box, so a tag from before a restart never matches.
+    private var versions = (run: String(UInt32.random(in: 0...UInt32.max), radix: 36), songs: 0, state: 0)
+    private var seenLibrary: SongLibrary?
+    private var seenSettings: MetronomeSettings?
+
+    public func songsTag(_ box: Box) -> String {
+        if seenLibrary != box.state.saved.library { seenLibrary = box.state.saved.library; versions.songs += 1 }
+        return "songs-\(versions.run)-\(versions.songs)"
+    }
+
+    public func stateTag(_ box: Box) -> String {
+        if seenSettings != box.state.settings { seenSettings = box.state.settings; versions.state += 1 }
+        return "state-\(versions.run)-\(versions.state)"
+    }
+
+    /// A write with `if_match` naming an older version than `current`: 412, with the version
+    /// there is now and what it holds (`extra`), so the page can show theirs.
+    private func checkVersion(_ request: JSONValue, current: String, what: String, extra: @autoclosure () -> String) throws(ControlError) {
+        guard let wanted = request["if_match"]?.stringValue, wanted != "*", wanted != current else { return }
+        throw ControlError(412, "\(what) changed since you read them (someone else saved): yours are not saved; reload to see theirs",
+                           extra: ",\"etag\":\(JSONValue.quoted(current))" + extra())
     }
 
     private func failure(_ status: Int, _ message: String, id: JSONValue?, extra: String = "") -> String {
@@ -116,6 +173,7 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
     /// `set` (state fields) and `transport` (START/STOP, or a song played).
     private func playing(_ command: String, _ request: JSONValue, _ box: Box) throws -> String {
         if command == "set" {
+            try checkVersion(request, current: stateTag(box), what: "the settings", extra: ",\"state\":" + StateJSON.object(box.state))
             guard var fields = request["fields"] else { throw ControlError(400, "fields is missing: give an object such as {\"bpm\":132}") }
             // A client may send back the whole state object it read, changed: a field that is not
             // settable is passed over when it holds the box's value (a changed one is a 422 naming it).
@@ -145,8 +203,14 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
         switch command {
         case "put-songs":
             let text = try string(request, "toml")
+            try checkVersion(request, current: songsTag(box), what: "the songs",
+                             extra: ",\"toml\":" + JSONValue.quoted(RemotePatch.toml(box.state.saved.library)))
+            guard text.utf8.count <= ControlHub.maximumSongsBytes else {
+                throw ControlError(413, "the songs are \(text.utf8.count) bytes: at most 256 KB (\(ControlHub.maximumSongsBytes) bytes)")
+            }
             let library: SongLibrary
             do { library = try RemotePatch.library(fromTOML: text) } catch { throw ControlError(fileError: error) }
+            try checkLimits(library, box)
             act(.library(library), box)
         case "import-klick":
             let text = try string(request, "map")
@@ -158,6 +222,23 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
         default: break
         }
         return ",\"toml\":" + JSONValue.quoted(RemotePatch.toml(box.state.saved.library))
+    }
+
+    /// At most 64 songs of 256 sections each, and a settings file the box will read again.
+    private func checkLimits(_ library: SongLibrary, _ box: Box) throws(ControlError) {
+        guard library.songs.count <= ControlHub.maximumSongs else {
+            throw ControlError(422, "\(library.songs.count) songs: at most \(ControlHub.maximumSongs) songs", extra: ",\"field\":\"song\"")
+        }
+        if let long = library.songs.first(where: { $0.sections.count > ControlHub.maximumSections }) {
+            throw ControlError(422, "song \(JSONValue.quoted(long.name)) has \(long.sections.count) sections: at most \(ControlHub.maximumSections) sections a song",
+                               extra: ",\"field\":\"song.section\"")
+        }
+        var candidate = box.state.saved
+        candidate.library = library
+        let bytes = SettingsFile.encode(candidate).utf8.count
+        guard bytes <= SettingsFile.maximumBytes else {
+            throw ControlError(413, "the settings file would be \(bytes) bytes: at most 4 MiB (\(SettingsFile.maximumBytes) bytes)")
+        }
     }
 
     /// `sounds`, `add-sound` (a spooled WAV checked and taken in) and `delete-sound`.
@@ -172,13 +253,14 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
             return ",\"complete\":true"
         case "delete-sound":
             let set = try string(request, "set")
-            guard !BuiltInSounds.names.contains(set) else { throw ControlError(409, "\(set) is built in and cannot be deleted") }
+            guard !BuiltInSounds.names.contains(set), !files.isInstalled(set: set) else { throw ControlError(409, "\(set) is built in and cannot be deleted") }
             try files.removeSound(set: set)
             act(.soundRemoved(set), box)
             return ""
         default:
             let names = box.state.soundNames.map(JSONValue.quoted).joined(separator: ",")
-            let builtIn = BuiltInSounds.names.map(JSONValue.quoted).joined(separator: ",")
+            let installed = box.state.soundNames.filter { !BuiltInSounds.names.contains($0) && files.isInstalled(set: $0) }
+            let builtIn = (BuiltInSounds.names + installed).map(JSONValue.quoted).joined(separator: ",")
             return ",\"sounds\":[\(names)],\"built_in\":[\(builtIn)],\"current\":\(JSONValue.quoted(box.state.settings.sound))"
         }
     }
@@ -254,16 +336,21 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
 
     private func pair(_ request: JSONValue, _ box: Box) throws -> String {
         let code = try string(request, "code"), token = try string(request, "token")
-        let name = String((request["name"]?.stringValue ?? "browser").prefix(64))
-        guard token.utf8.count >= 32 else { throw ControlError(400, "token is too short: 256 random bits expected") }
-        act(.pair(code: code, token: token, name: name), box)
+        let name = Companion.shortName(request["name"]?.stringValue ?? "browser")
+        // The client's address (the companion gives it): wrong codes lock that address only.
+        let from = String((request["client"]?.stringValue ?? "local").utf8.prefix(64)) ?? "local"
+        guard token.utf8.count >= 32, token.utf8.count <= 128 else { throw ControlError(400, "token is invalid: 256 random bits in hex expected") }
+        act(.pair(code: code, token: token, name: name, client: from), box)
         switch box.state.companion.lastPairing {
         case .paired(let id): return ",\"browser\":\(id)"
+        case .full:
+            throw ControlError(422, "at most \(Companion.maximumBrowsers) paired browsers: revoke one first (Menu > Settings > Companion, or tactus ctl revoke N)",
+                               extra: ",\"field\":\"browser\"")
         case .locked(let until):
             let seconds = max(1, (until.nanoseconds - box.now.nanoseconds + 999_999_999) / 1_000_000_000)
-            throw ControlError(429, "pairing is locked for \(seconds) s after 5 wrong codes", extra: ",\"retry_after\":\(seconds)")
+            throw ControlError(429, "pairing is locked for \(seconds) s for this address after 5 wrong codes", extra: ",\"retry_after\":\(seconds)")
         default:
-            let locked = box.state.companion.isLocked(at: box.now) ? "; 5 wrong codes within a minute: pairing is now locked for 60 s" : ""
+            let locked = box.state.companion.isLocked(from, at: box.now) ? "; 5 wrong codes within a minute: pairing is now locked for 60 s" : ""
             throw ControlError(403, "wrong or expired pairing code: read the code on the box (Menu > Settings > Companion > Pair a browser)\(locked)")
         }
     }

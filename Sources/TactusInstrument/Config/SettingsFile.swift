@@ -87,8 +87,13 @@ public enum SettingsFile {
         return "# Tactus settings, written by the box a moment after each change.\n" + root.tomlDocument()
     }
 
+    /// The largest settings file the box reads (and so writes: a change that would make a
+    /// larger one is refused where it comes in). 64 songs of 256 sections each, 32 paired
+    /// browsers and the rest encode to well under this (issue 32).
+    public static let maximumBytes = 4 << 20
+
     public static func decode(_ text: String, file: String) throws(TOMLError) -> SavedState {
-        let root = TOMLSection(try TOML.parse(text, file: file), file: file)
+        let root = TOMLSection(try TOML.parse(text, file: file, limits: .init(maxBytes: maximumBytes, maxDepth: 32)), file: file)
         try root.rejectUnknownKeys(allowed: ["schema", "current", "preferences", "preset", "song", "setlist", "browser", "midi"])
         let schema = try root.required(try root.integer("schema", in: 1...Int.max), "schema",
                                        allowed: "the file format version, \(schemaVersion)")

@@ -51,12 +51,34 @@ public enum JSONValue: Sendable, Hashable {
     public static func quoted(_ text: String) -> String { TOMLWriter.quoted(text) }
 
     public static let maximumBytes = 1 << 20
+
+    /// The `id` of an answer line that cannot be parsed (`{"ok":false,"id":N,` or `{"ok":true,"id":N,`).
+    public static func leadingAnswerID(_ text: String) -> Int? {
+        for start in ["{\"ok\":true,", "{\"ok\":false,"] where text.hasPrefix(start) {
+            return leadingID("{" + String(text.dropFirst(start.count).prefix(40))).flatMap { Int($0.json) }
+        }
+        return nil
+    }
+
+    /// The `id` of a request line too large or too broken to parse, when it starts as the
+    /// companion and `tactus ctl` write it (`{"id":N,`): its answer still reaches the
+    /// request that waits for it (issue 32).
+    public static func leadingID(_ text: String) -> JSONValue? {
+        var bytes = text.utf8.prefix(32)[...]
+        for expected in Array("{\"id\":".utf8) {
+            guard bytes.first == expected else { return nil }
+            bytes = bytes.dropFirst()
+        }
+        let digits = bytes.prefix { (0x30...0x39).contains($0) }
+        guard !digits.isEmpty, digits.count <= 18 else { return nil }
+        return .number(String(decoding: digits, as: UTF8.self))
+    }
     public static let maximumDepth = 32
 
-    /// Parses one JSON text; the error says what and at which byte.
-    public static func parse(_ text: String) throws(JSONError) -> JSONValue {
+    /// Parses one JSON text of at most `limit` bytes; the error says what and at which byte.
+    public static func parse(_ text: String, limit: Int = maximumBytes) throws(JSONError) -> JSONValue {
         var parser = JSONParser(Array(text.utf8))
-        guard parser.bytes.count <= maximumBytes else { throw JSONError("JSON text is larger than 1 MiB") }
+        guard parser.bytes.count <= limit else { throw JSONError("JSON text is larger than \(limit >> 20) MiB") }
         parser.skipSpace()
         let value = try parser.value(depth: 0)
         parser.skipSpace()

@@ -15,7 +15,7 @@ public enum RemoteRequest: Sendable, Hashable {
     case library(SongLibrary)
     /// Show this pairing code for 60 s (the box drew it at random).
     case showPairingCode(String)
-    case pair(code: String, token: String, name: String)
+    case pair(code: String, token: String, name: String, client: String = "local")
     case revoke(browser: Int)
     /// The box's own settings (Menu > Settings), already checked; the companion switch is kept.
     case preferences(Preferences)

@@ -565,16 +565,13 @@ extension BoxState {
             companion.show(code: code, at: now)
             notice = Notice("Pairing code \(code)", kind: .info, at: now)
             notice?.until = now + Companion.codeLifetime
-        case .pair(let code, let token, let name):
-            let result = saved.preferences.companion ? companion.pair(code: code, token: token, name: name, at: now) : .wrongCode
+        case .pair(let code, let token, let name, let client):
+            let result = saved.preferences.companion ? companion.pair(code: code, token: token, name: name, client: client, at: now) : .wrongCode
             companion.lastPairing = result
-            switch result {
-            case .paired(let id):
+            // Wrong codes and locks leave the screen alone: the code shown stays for the owner.
+            if case .paired(let id) = result {
                 if notice?.text.hasPrefix("Pairing code") == true { notice = nil }
-                show("Browser \(id) paired: \(name)", .info)
-            case .wrongCode where companion.lockedUntil == now + Companion.lockout:
-                show("Companion pairing locked for a minute (wrong codes)", .problem)
-            default: break
+                show("Browser \(id) paired: \(Companion.shortName(name))", .info)
             }
         case .revoke(let id):
             _ = companion.revoke(id)
