@@ -46,12 +46,15 @@ public protocol BoxObserver: AnyObject {
     func box(_ box: Box, didReceive message: MIDIMessage, at time: MonotonicTime)
     /// The coach judged a hit heard at `time` (the round trip or MIDI offset taken off).
     func box(_ box: Box, didJudge hit: CoachHit, heardAt time: MonotonicTime)
+    /// An earned trainer stepped the tempo (Box+Trainer), from the downbeat heard at `time`.
+    func box(_ box: Box, didStepTrainer step: TrainerStep, heardAt time: MonotonicTime)
 }
 
 extension BoxObserver {
     public func box(_ box: Box, willSend message: MIDIOutEvent, heardAt time: MonotonicTime) {}
     public func box(_ box: Box, didReceive message: MIDIMessage, at time: MonotonicTime) {}
     public func box(_ box: Box, didJudge hit: CoachHit, heardAt time: MonotonicTime) {}
+    public func box(_ box: Box, didStepTrainer step: TrainerStep, heardAt time: MonotonicTime) {}
 }
 
 /// Where MIDI messages placed by the engine go on a real box (the MIDI thread).
@@ -117,13 +120,13 @@ public final class Box {
         return nil
     }
     /// What a remote view was told of the beats ahead (`announceBeats`).
-    private struct Announcement {
+    struct Announcement {
         /// The last beat's sample announced.
         var through: Int64?
         /// The grid changed from this sample on (a start, a change, STOP): announce again.
         var changedFrom: Int64?
     }
-    private var announcement = Announcement()
+    var announcement = Announcement()
     private var screenChanged = true
     private var lastFrame: Bitmap?
     private var lastContrast: UInt8?
@@ -252,6 +255,8 @@ public final class Box {
     private var practiceTopBPM = 0.0
     /// The coach's hits of the current stretch (Box+Coach), for its practice log line.
     var practiceCoach = CoachStatistics()
+    /// The earned trainer's steps of the current stretch (Box+Trainer), for the practice log.
+    var practiceSteps: [TrainerStep] = []
 
     private func logPractice(until time: MonotonicTime) {
         guard let started = practiceStartedAt else { return }
@@ -262,10 +267,12 @@ public final class Box {
         practiceSong = ""
         practiceTopBPM = 0
         practiceCoach = CoachStatistics()
+        let steps = practiceSteps
+        practiceSteps = []
         guard seconds > 0, let practiceLog else { return }
-        let coach = heard.count == 0 ? nil : CoachFigures(
+        let coach = heard.count == 0 && steps.isEmpty ? nil : CoachFigures(
             hits: heard.count, meanMs: heard.mean, sdMs: heard.standardDeviation,
-            within10Percent: heard.shareWithin10 * 100, within25Percent: heard.shareWithin25 * 100)
+            within10Percent: heard.shareWithin10 * 100, within25Percent: heard.shareWithin25 * 100, trainer: steps)
         do { try practiceLog.addPractice(seconds: seconds, song: song, bpm: bpm, coach: coach) } catch { report("practice log: \(error)") }
     }
     /// The settings the reducer last asked for (the engine may have them muted).
@@ -454,6 +461,8 @@ public final class Box {
                     engine.midiClock.songPosition = songs == nil ? 0 : state.practice.startSixteenths(state.saved)
                     try engine.load(songs: songs, seed: seed, samples: endless ? Int64(engine.renderer.sampleRate) * 3600 : nil)
                 } catch { report("song: \(error)") }
+            case .earnedTempo(let step):
+                applyEarnedTempo(step, settings: audible(settings))
             case .calibrateCoach:
                 startCoachCalibration()
             case .cancelCoachCalibration:
@@ -492,35 +501,6 @@ public final class Box {
         outputClock.map { Int64($0.heardSample(atNanoseconds: time.nanoseconds).rounded(.down)) }
     }
 
-    /// Announces the grid's beats up to half a second ahead to a remote view: the new ones
-    /// since the last call, or all of them from where the grid changed.
-    private func announceBeats(clock: AudioOutputClock) {
-        guard let controlObserver, controlObserver.followsBeats else {
-            announcement = Announcement()
-            return
-        }
-        let heard = Int64(clock.heardSample(atNanoseconds: now.nanoseconds).rounded(.down))
-        let changed = announcement.changedFrom.map { max($0, heard) }
-        let from = changed ?? announcement.through.map { $0 + 1 } ?? heard
-        announcement.changedFrom = nil
-        var beats: [AnnouncedBeat] = []
-        let horizon = heard + Int64(engine.renderer.sampleRate) / 2
-        if state.isPlaying, let first = grid.pieces.first?.startSample {
-            var sample = max(from, first)
-            while sample <= horizon, let beat = grid.beat(atSample: Double(sample)) {
-                if beat.beatSample >= sample {
-                    guard beat.beatSample <= horizon else { break }
-                    beats.append(AnnouncedBeat(bar: beat.bar, beat: beat.beat, time: MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: beat.beatSample))))
-                    announcement.through = beat.beatSample
-                }
-                guard beat.nextBeatSample > sample else { break }
-                sample = beat.nextBeatSample
-            }
-        }
-        guard !beats.isEmpty || changed != nil else { return }
-        controlObserver.box(self, willPlay: beats, from: MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: from)))
-    }
-
     private func drainOnsets() {
         while let anchor = engine.nextAnchor() {
             // One grid for everyone: the screen, LEDs and buzzer use the engine's own anchor.
@@ -557,7 +537,7 @@ public final class Box {
             }
             if state.practice.isLoaded && (event.kind.isBeat || event.isCount) {
                 perform(state.handle(.songProgress(section: Int(event.section), bar: event.bar, bpm: event.bpm,
-                                                   song: Int(event.song), at: now)), at: now)
+                                                   song: Int(event.song), beat: Int(event.beat), at: now)), at: now)
             }
             // Dark gap: the LEDs and buzzer rest with the muted bars; else they keep counting.
             if event.muted && darkGap { continue }

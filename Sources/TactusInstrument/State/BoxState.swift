@@ -295,12 +295,14 @@ extension BoxState {
             show("Settings not saved: \(message)", .problem)
         case .part(let name, let working, _):
             show(working ? "\(name) is back" : "\(name) missing", working ? .info : .problem)
-        case .songProgress(let section, let bar, let bpm, let song, _):
+        case .songProgress(let section, let bar, let bpm, let song, let beat, _):
             songProgress(song: song, section: section, bar: bar, bpm: bpm)
+            effects += earnTempo(bar: bar, beat: beat, bpm: bpm, counting: section < 0)
         case .songEnded:
             effects += songEnded()
         case .coachHit(let error, let bar, let gap, _):
             coach.add(errorMilliseconds: error, bar: bar, gap: gap)
+            practice.earned?.hit(bar: bar, errorMilliseconds: error)
         case .coachInput(let text, let problem, _):
             show(text, problem ? .problem : .info)
         case .coachCalibrated(let outcome, _):
