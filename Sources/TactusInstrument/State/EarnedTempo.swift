@@ -27,9 +27,9 @@ public struct TrainerStep: Sendable, Hashable {
 }
 
 /// "Earn the tempo": the coach's verdict on each bar gates the speed trainer. A bar is in
-/// when it has hits and both their mean error and its SD lie within +-window ms; `bars` in a
-/// row step the tempo up by `step`, `downBars` out in a row step it down (0: never); anything
-/// else holds. After a step the runs start again from the bar the new tempo begins at.
+/// when both its hits' mean error and their SD lie within +-window ms, out otherwise; `bars`
+/// in a row step the tempo up by `step`, `downBars` out in a row step it down (0: never);
+/// anything else holds. A bar with no hits (a rest) holds and starts both runs again. After a step the runs start again from the bar the new tempo begins at.
 public struct EarnedTempo: Sendable, Hashable {
     public let trainer: Trainer
     /// Hits per bar not judged yet: count, sum and sum of squares of the error (ms).
@@ -78,7 +78,10 @@ public struct EarnedTempo: Sendable, Hashable {
             let bar = nextBar
             nextBar += 1
             let sums = pending.removeValue(forKey: bar) ?? Sums()
-            if isIn(sums) {
+            if sums.count == 0 {
+                // A bar of rest is neither earned nor lost: it holds, and both runs start again.
+                inBars = 0; inRun = Sums(); outBars = 0; outRun = Sums()
+            } else if isIn(sums) {
                 inBars += 1; inRun.add(sums)
                 outBars = 0; outRun = Sums()
             } else {
