@@ -9,7 +9,7 @@ import TactusInstrument
 extension Box {
     /// An earned trainer's step (BoxState.earnTempo): the song plays on at the new tempo from
     /// the downbeat of bar `step.fromBar` (at once when the grid does not reach it yet); the
-    /// step goes to the practice log and the observers.
+    /// step goes to the observers (the practice log takes it from the effect).
     func applyEarnedTempo(_ step: TrainerStep, settings: MetronomeSettings) {
         guard let clock = outputClock else { return }
         let heard = Int64(clock.heardSample(atNanoseconds: now.nanoseconds).rounded(.down))
@@ -19,7 +19,6 @@ extension Box {
         do {
             try engine.applyDuringSong(settings, tempo: .to(bpm), pattern: false, notBefore: downbeat)
         } catch { report("trainer: \(error)") }
-        practiceSteps.append(step)
         let at = downbeat.map { clock.outputNanoseconds(ofSample: $0) } ?? now.nanoseconds
         observer?.box(self, didStepTrainer: step, heardAt: MonotonicTime(nanoseconds: at))
     }
