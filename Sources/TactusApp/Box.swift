@@ -30,7 +30,7 @@ public final class Box {
     private let audio: any AudioClockSource
     let persistence: any SettingsPersistence
     /// The features (screen, indicators, practice log, live view, song), in the order they run.
-    let features: BoxFeatures
+    var features: BoxFeatures
     let report: @Sendable (String) -> Void
     let inform: @Sendable (String) -> Void
     /// When START was last pressed, until its first click is heard (the latency is logged).

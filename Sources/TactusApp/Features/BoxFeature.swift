@@ -9,7 +9,8 @@ import HAL
 /// the live view, the song's end, ...), plugged into the event machine through this one seam:
 /// the box hands every feature each effect of the reducer, each onset as it is heard, each
 /// change of the grid, and time; it asks each when it next needs time. A new feature is a
-/// new type and one line in `BoxFeatures.standard` (docs/dev/CONTRIBUTING.md shows one).
+/// new type and one line that registers it (`Box.register`, in BoxAssembly for a feature
+/// with parts of its own; docs/dev/CONTRIBUTING.md shows one).
 /// Features run on the box's one thread, like the box.
 protocol BoxFeature: AnyObject {
     /// An effect of the reducer (every effect reaches every feature; most ignore most).
@@ -42,7 +43,7 @@ struct BoxFeatures {
     let practice: PracticeFeature
     let liveView: LiveViewFeature
     /// Every feature, in the order the box calls them.
-    let all: [any BoxFeature]
+    private(set) var all: [any BoxFeature]
 
     init(display: (any MonochromeDisplay)?, indicators: any IndicatorOutput, indicatorSettings: IndicatorSettings,
          maximumFramesPerSecond: Int) {
@@ -54,4 +55,15 @@ struct BoxFeatures {
         // pulses of an onset; the song's end before the frame that shows it.
         all = [practice, SongFeature(), self.indicators, liveView, screen]
     }
+}
+
+extension Box {
+    /// Adds a feature after the standard ones (at assembly, before the box runs).
+    func register(_ feature: any BoxFeature) {
+        features.add(feature)
+    }
+}
+
+extension BoxFeatures {
+    mutating func add(_ feature: any BoxFeature) { all.append(feature) }
 }
