@@ -308,13 +308,11 @@ extension BoxState {
         case .part(let name, let working, _):
             show(working ? "\(name) is back" : "\(name) missing", working ? .info : .problem)
         case .songProgress(let section, let bar, let bpm, let song, let beat, _):
-            songProgress(song: song, section: section, bar: bar, bpm: bpm)
-            effects += earnTempo(bar: bar, beat: beat, bpm: bpm, counting: section < 0)
+            effects += songProgress(song: song, section: section, bar: bar, beat: beat, bpm: bpm)
         case .songEnded:
             effects += songEnded()
         case .coachHit(let error, let bar, let gap, _):
-            coach.add(errorMilliseconds: error, bar: bar, gap: gap)
-            practice.earned?.hit(bar: bar, errorMilliseconds: error)
+            coachHit(errorMilliseconds: error, bar: bar, gap: gap)
         case .coachInput(let text, let problem, _):
             show(text, problem ? .problem : .info)
         case .coachCalibrated(let outcome, _):

@@ -124,6 +124,18 @@ extension SongPractice {
 }
 
 extension BoxState {
+    /// A song's beat heard: the song page follows it, and an earned trainer judges its bars.
+    mutating func songProgress(song: Int, section: Int, bar: Int64, beat: Int, bpm: Double) -> [Effect] {
+        songProgress(song: song, section: section, bar: bar, bpm: bpm)
+        return earnTempo(bar: bar, beat: beat, bpm: bpm, counting: section < 0)
+    }
+
+    /// A judged hit: the Coach page's figures and an earned trainer's bar.
+    mutating func coachHit(errorMilliseconds error: Double, bar: Int64, gap: Bool) {
+        coach.add(errorMilliseconds: error, bar: bar, gap: gap)
+        practice.earned?.hit(bar: bar, errorMilliseconds: error)
+    }
+
     /// A beat of the song heard: the bars whose hits are all in are judged. A hit is matched
     /// to its nearest grid position, so a late one of a bar's last position is in by the
     /// second beat of the next bar: bars up to the one before are judged from there (from a
