@@ -93,10 +93,12 @@ public final class ClickEngine {
     /// A live change while the song plays (see `SongChange`): `settings` become the
     /// engine's (their sound and volumes play from the change on); `tempo` re-times the
     /// rest of the current section; with `pattern` its accents, subdivisions, swing, groove
-    /// and poly layers replace the section's. Returns the change's sample from the song's
-    /// start, or nil when no song is playing (then it is a plain `apply`).
+    /// and poly layers replace the section's. `notBefore`: an engine sample the change waits
+    /// for (a bar line still to come; an earned trainer's step). Returns the change's sample
+    /// from the song's start, or nil when no song is playing (then it is a plain `apply`).
     @discardableResult
-    public func applyDuringSong(_ newSettings: MetronomeSettings, tempo: SongChange.TempoChange?, pattern: Bool) throws -> Int64? {
+    public func applyDuringSong(_ newSettings: MetronomeSettings, tempo: SongChange.TempoChange?, pattern: Bool,
+                                notBefore: Int64? = nil) throws -> Int64? {
         let sounds = try soundSet(named: newSettings.sound)
         guard isPlaying, let song else {
             try apply(newSettings)
@@ -105,7 +107,8 @@ public final class ClickEngine {
         let origin = renderer.songStart
         // Not yet started on the render thread: the change holds from the song's start.
         let at = origin.epoch == transportEpoch ? max(renderer.sampleClock + songChangeLead - origin.sample, 0) : 0
-        let from = max(at, song.changes.last?.sample ?? 0)
+        let wanted = origin.epoch == transportEpoch ? (notBefore.map { $0 - origin.sample } ?? 0) : 0
+        let from = max(at, wanted, song.changes.last?.sample ?? 0)
         settings = newSettings
         if from < song.endSample {
             self.song = try song.changed(SongChange(sample: from, tempo: tempo, pattern: pattern ? newSettings : nil),

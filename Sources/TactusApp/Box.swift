@@ -239,6 +239,8 @@ public final class Box {
             return true
         case .loadSong(let songs, let seed):
             load(songs, seed: seed)
+        case .earnedTempo(let step):
+            applyEarnedTempo(step, settings: audible(settings))
         case .calibrateCoach:
             startCoachCalibration()
         case .cancelCoachCalibration:

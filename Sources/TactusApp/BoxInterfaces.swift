@@ -46,12 +46,15 @@ public protocol BoxObserver: AnyObject {
     func box(_ box: Box, didReceive message: MIDIMessage, at time: MonotonicTime)
     /// The coach judged a hit heard at `time` (the round trip or MIDI offset taken off).
     func box(_ box: Box, didJudge hit: CoachHit, heardAt time: MonotonicTime)
+    /// An earned trainer stepped the tempo (Box+Trainer), from the downbeat heard at `time`.
+    func box(_ box: Box, didStepTrainer step: TrainerStep, heardAt time: MonotonicTime)
 }
 
 extension BoxObserver {
     public func box(_ box: Box, willSend message: MIDIOutEvent, heardAt time: MonotonicTime) {}
     public func box(_ box: Box, didReceive message: MIDIMessage, at time: MonotonicTime) {}
     public func box(_ box: Box, didJudge hit: CoachHit, heardAt time: MonotonicTime) {}
+    public func box(_ box: Box, didStepTrainer step: TrainerStep, heardAt time: MonotonicTime) {}
 }
 
 /// Where MIDI messages placed by the engine go on a real box (the MIDI thread).

@@ -2,10 +2,17 @@
 import TactusMusic
 import TactusInstrument
 import TOMLReader
+import TactusArithmetic
 
 /// The box's state as JSON: the simulator's `state` events, the control socket's `state`
 /// answers and the companion's `GET /api/state` are this one object.
 public enum StateJSON {
+    /// An earned trainer's step (the simulator's `trainer` events), without braces.
+    public static func trainerStep(_ s: TrainerStep) -> String {
+        #""direction":"\#(s.direction.rawValue)","bar":\#(s.bar),"from_bar":\#(s.fromBar),"from_bpm":\#(fixedDecimal(s.fromBPM, decimals: 3)),"to_bpm":\#(fixedDecimal(s.toBPM, decimals: 3)),"#
+            + #""bars":\#(s.bars),"hits":\#(s.hits),"mean_ms":\#(fixedDecimal(s.meanMs, decimals: 3)),"sd_ms":\#(fixedDecimal(s.sdMs, decimals: 3))"#
+    }
+
     /// The members of the state object (without braces, without `t` and `type`).
     public static func fields(_ state: BoxState) -> String {
         let s = state.settings
@@ -15,7 +22,7 @@ public enum StateJSON {
         let layers = s.subdivisions.layers.map { #","sub\#($0)":\#(v.layer($0))"# }.joined()
         // Following a MIDI clock: its tempo (one decimal, averaged over 96 clocks) and lock.
         let sync = view.midiSync.map { #","sync":"midi","lock":"\#($0.lock.rawValue)""# } ?? ""
-        return #""bpm":\#(view.midiSync?.bpm ?? s.tempo.description)\#(sync),"meter":"\#(s.meter)","beat_unit":"\#(s.beatUnit)","accents":"\#(s.accents)","subdivisions":"\#(s.subdivisions)","swing":\#(JSON.optional(s.swing)),"groove":\#(JSON.optional(s.groove)),"poly":"\#(s.poly)","sound":\#(JSON.string(s.sound)),"volume":{"master":\#(v.master),"accent":\#(v.accent),"soft":\#(v.soft),"beat":\#(v.beat)\#(layers),"poly":[\#(v.poly.map(String.init).joined(separator: ","))]},"playing":\#(state.isPlaying),"mode":"\#(state.mode.rawValue)","field":"\#(state.field.name)","menu":\#(selected),"editing":\#(view.menu?.editing ?? false),"dimmed":\#(view.dimmed),"notice":\#(view.notice.map { JSON.string($0.text) } ?? "null"),"song":\#(view.song.map(JSON.song) ?? "null"),"tone":\#(state.soundingTone.map(JSON.tone) ?? "null")\#(seed(state))"#
+        return #""bpm":\#(view.midiSync?.bpm ?? s.tempo.description)\#(sync),"meter":"\#(s.meter)","beat_unit":"\#(s.beatUnit)","accents":"\#(s.accents)","subdivisions":"\#(s.subdivisions)","swing":\#(JSON.optional(s.swing)),"groove":\#(JSON.optional(s.groove)),"poly":"\#(s.poly)","sound":\#(JSON.string(s.sound)),"volume":{"master":\#(v.master),"accent":\#(v.accent),"soft":\#(v.soft),"beat":\#(v.beat)\#(layers),"poly":[\#(v.poly.map(String.init).joined(separator: ","))]},"playing":\#(state.isPlaying),"mode":"\#(state.mode.rawValue)","field":"\#(state.field.name)","menu":\#(selected),"editing":\#(view.menu?.editing ?? false),"dimmed":\#(view.dimmed),"notice":\#(view.notice.map { JSON.string($0.text) } ?? "null"),"song":\#(view.song.map { JSON.song($0, earned: state.practice.earned) } ?? "null"),"tone":\#(state.soundingTone.map(JSON.tone) ?? "null")\#(seed(state))"#
     }
 
     /// The whole object, `{...}`.
@@ -41,7 +48,11 @@ public enum JSON {
         return #"{"note":"\#(t.noteName)","a4":\#(t.reference),"hz":\#(hz),"timbre":"\#(t.timbre.rawValue)","volume":\#(t.volume)}"#
     }
     /// The song page: name, section, bar of section ("3/8"), tempo, practice program, playing.
-    public static func song(_ v: SongView) -> String {
-        #"{"name":\#(string(v.name)),"section":\#(string(v.section)),"bar":\#(string(v.bar)),"bpm":\#(string(v.bpm)),"program":\#(string(v.program)),"playing":\#(v.playing)}"#
+    /// With an earned trainer playing, its `trainer`: window, runs of bars in and out, steps made.
+    public static func song(_ v: SongView, earned: EarnedTempo? = nil) -> String {
+        let trainer = earned.map { e in
+            #","trainer":{"window_ms":\#(e.trainer.windowMilliseconds),"in_bars":\#(e.inBars),"out_bars":\#(e.outBars),"steps":\#(e.steps.count)}"#
+        } ?? ""
+        return #"{"name":\#(string(v.name)),"section":\#(string(v.section)),"bar":\#(string(v.bar)),"bpm":\#(string(v.bpm)),"program":\#(string(v.program)),"playing":\#(v.playing)\#(trainer)}"#
     }
 }

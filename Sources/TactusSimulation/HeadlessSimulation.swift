@@ -202,6 +202,11 @@ public final class HeadlessSimulation: BoxObserver {
         record(at: arrival, line)
     }
 
+    /// An earned trainer's step: a `trainer` line at the downbeat the new tempo starts on.
+    public func box(_ box: Box, didStepTrainer step: TrainerStep, heardAt time: MonotonicTime) {
+        record(at: time.nanoseconds, "{\"t\":\(seconds(time.nanoseconds)),\"type\":\"trainer\",\(StateJSON.trainerStep(step))}")
+    }
+
     public func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime) {
         recordState(state, at: time.nanoseconds)
     }

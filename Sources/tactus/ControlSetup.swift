@@ -39,6 +39,7 @@ struct LinuxControlFiles: ControlFiles {
             if let c = s.coach {
                 members += ",\"hits\":\(c.hits),\"mean_ms\":\(fixedDecimal(c.meanMs, decimals: 1)),\"sd_ms\":\(fixedDecimal(c.sdMs, decimals: 1)),"
                     + "\"within_10ms\":\(fixedDecimal(c.within10Percent, decimals: 1)),\"within_25ms\":\(fixedDecimal(c.within25Percent, decimals: 1))"
+                if !c.trainer.isEmpty { members += ",\"trainer\":[" + c.trainer.map { "{" + StateJSON.trainerStep($0) + "}" }.joined(separator: ",") + "]" }
             }
             return "{" + members + "}"
         }

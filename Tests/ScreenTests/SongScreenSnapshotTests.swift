@@ -20,6 +20,13 @@ import TactusBase
             ("mode-song-playing", .songSection, playing, timeline),
             ("mode-song-trainer", .trainerStep, SongView(name: "As set", section: "as set", bar: "-", bpm: "120",
                                                          program: "+5/4", playing: false, fieldValue: "+5 BPM"), nil),
+            // The earned trainer (issue 31): the coach's window and the step down, then the program line playing.
+            ("mode-song-trainer-window", .trainerWindow, SongView(name: "As set", section: "as set", bar: "-", bpm: "120",
+                                                                 program: "+5/4 10ms", playing: false, fieldValue: "+-10 ms"), nil),
+            ("mode-song-trainer-down", .trainerDown, SongView(name: "As set", section: "as set", bar: "-", bpm: "120",
+                                                             program: "+5/4 10ms down 2", playing: false, fieldValue: "after 2 bars"), nil),
+            ("mode-song-earned-playing", .song, SongView(name: "Earn", section: "groove", bar: "7", bpm: "130",
+                                                         program: "+10/2 10ms down 2", playing: true, fieldValue: "Earn"), timeline),
             ("mode-song-gap", .gap, SongView(name: "As set", section: "as set", bar: "-", bpm: "120",
                                               program: "gap 2:1", playing: false, fieldValue: "2:1"), nil),
         ]

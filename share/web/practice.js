@@ -151,6 +151,20 @@ function draw({ minutes = {}, sessions = [], kept }) {
     const l = heard[heard.length - 1];
     $("coach-note").textContent = `${heard.length} session${heard.length === 1 ? "" : "s"} heard by the coach; the last: ${l.hits} hits, mean ${l.mean_ms > 0 ? "+" : ""}${l.mean_ms} ms, SD ${l.sd_ms} ms, within 10 ms ${l.within_10ms} %, within 25 ms ${l.within_25ms} %.`;
   }
+  // The earned trainer's steps (the coach gated the tempo): each with the figures that made it, the latest 50.
+  const steps = sessions.flatMap((s) => (s.trainer || []).map((t) => ({ ...t, day: s.day, song: s.song })));
+  $("trainer-card").classList.toggle("hidden", !steps.length);
+  const body = $("trainer-steps").querySelector("tbody");
+  body.textContent = "";
+  const heads = ["Day", "Song", "Bar", "Step", "Bars", "Hits", "Mean ms", "SD ms"];
+  for (const t of steps.slice(-50).reverse()) {
+    const tr = document.createElement("tr");
+    const cells = [t.day, t.song, t.from_bar, `${t.direction === "up" ? "↑" : "↓"} ${t.from_bpm} → ${t.to_bpm}`, t.bars, t.hits,
+      `${t.mean_ms > 0 ? "+" : ""}${t.mean_ms}`, t.sd_ms];
+    cells.forEach((c, n) => { const td = document.createElement("td"); td.dataset.label = heads[n]; td.textContent = String(c); tr.appendChild(td); });
+    body.appendChild(tr);
+  }
+  $("trainer-note").textContent = steps.length ? `${steps.filter((t) => t.direction === "up").length} steps up, ${steps.filter((t) => t.direction === "down").length} down.` : "";
 }
 
 let resizing = null;

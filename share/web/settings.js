@@ -13,6 +13,9 @@ const fields = [
   ["sync", "Sync source", ["internal", "midi", "link"], "sync-prefs"], ["link_start_stop_sync", "Link start/stop sync", "bool", "sync-prefs"],
   ["tone_note", "Tone note (C4-B5)", "text", "tone-prefs"], ["tone_a4", "Tone A4 (Hz)", "number", "tone-prefs"],
   ["tone_timbre", "Tone timbre", ["sine", "organ"], "tone-prefs"], ["tone_volume", "Tone volume %", "number", "tone-prefs"],
+  // The speed trainer (song mode's fields); a window makes the coach gate it: earn the tempo.
+  ["trainer_step", "Trainer step (BPM, 0 off)", "number", "trainer-prefs"], ["trainer_bars", "Every (bars in the window)", "number", "trainer-prefs"],
+  ["trainer_window_ms", "Window ± ms (0: plain trainer)", "number", "trainer-prefs"], ["trainer_down_bars", "Step down after bars out (0 never)", "number", "trainer-prefs"],
 ];
 
 async function save(key, value) {

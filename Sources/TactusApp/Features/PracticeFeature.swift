@@ -15,11 +15,14 @@ final class PracticeFeature: BoxFeature {
     private var topBPM = 0.0
     /// The coach's hits of the current stretch.
     var coach = CoachStatistics()
+    /// An earned trainer's steps in the current stretch.
+    private var steps: [TrainerStep] = []
 
     func perform(_ effect: Effect, at time: MonotonicTime, in box: Box) {
         switch effect {
         case .start: if startedAt == nil { startedAt = time }
         case .stop: log(until: time, report: box.report)
+        case .earnedTempo(let step): if startedAt != nil { steps.append(step) }
         default: break
         }
     }
@@ -39,10 +42,12 @@ final class PracticeFeature: BoxFeature {
         self.song = ""
         topBPM = 0
         coach = CoachStatistics()
+        let trainer = steps
+        steps = []
         guard seconds > 0, let store else { return }
-        let figures = heard.count == 0 ? nil : CoachFigures(
+        let figures = heard.count == 0 && trainer.isEmpty ? nil : CoachFigures(
             hits: heard.count, meanMs: heard.mean, sdMs: heard.standardDeviation,
-            within10Percent: heard.shareWithin10 * 100, within25Percent: heard.shareWithin25 * 100)
+            within10Percent: heard.shareWithin10 * 100, within25Percent: heard.shareWithin25 * 100, trainer: trainer)
         do { try store.addPractice(seconds: seconds, song: song, bpm: bpm, coach: figures) } catch { report("practice log: \(error)") }
     }
 }

@@ -11,7 +11,7 @@ final class SongFeature: BoxFeature {
     func heard(_ event: OnsetEvent, at time: MonotonicTime, clock: AudioOutputClock, in box: Box) {
         guard box.state.practice.isLoaded && (event.kind.isBeat || event.isCount) else { return }
         box.perform(box.state.handle(.songProgress(section: Int(event.section), bar: event.bar, bpm: event.bpm,
-                                                   song: Int(event.song), at: box.now)), at: box.now)
+                                                   song: Int(event.song), beat: Int(event.beat), at: box.now)), at: box.now)
     }
 
     func advance(_ box: Box) {

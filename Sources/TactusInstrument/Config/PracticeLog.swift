@@ -23,6 +23,9 @@ import TactusMusic
 ///     sd-ms = 7.0
 ///     within-10ms = 79.7
 ///     within-25ms = 100.0
+///     trainer = [           # an earned trainer's steps (README "Coach"), one a line:
+///       { bar = 7, from-bar = 9, direction = "up", from-bpm = 120.0, to-bpm = 125.0, bars = 4, hits = 32, mean-ms = 0.4, sd-ms = 2.1 },
+///     ]
 ///
 /// Seconds are kept whole; the file holds minutes to 1/60 (two decimals, rounded). Like every
 /// file in the state folder it carries a `schema`; a log written before it had one still loads.
@@ -96,13 +99,23 @@ public struct PracticeLog: Sendable, Hashable {
         for session in sessions {
             lines += ["", "[[session]]", "day = \"\(session.day)\"", "song = \(TOMLWriter.quoted(session.song))",
                       "minutes = \(PracticeLog.minutes(session.seconds))", "bpm = \(fixedDecimal(session.bpm, decimals: 3))"]
-            if let coach = session.coach {
+            if let coach = session.coach, coach.hits > 0 {
                 lines += ["hits = \(coach.hits)", "mean-ms = \(fixedDecimal(coach.meanMs, decimals: 1))", "sd-ms = \(fixedDecimal(coach.sdMs, decimals: 1))",
                           "within-10ms = \(fixedDecimal(coach.within10Percent, decimals: 1))",
                           "within-25ms = \(fixedDecimal(coach.within25Percent, decimals: 1))"]
             }
+            if let coach = session.coach, !coach.trainer.isEmpty {
+                lines += ["trainer = ["] + coach.trainer.map { "  " + PracticeLog.line($0) + "," } + ["]"]
+            }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A trainer step as the log's inline table.
+    static func line(_ s: TrainerStep) -> String {
+        "{ bar = \(s.bar), from-bar = \(s.fromBar), direction = \"\(s.direction.rawValue)\", from-bpm = \(fixedDecimal(s.fromBPM, decimals: 3)), "
+            + "to-bpm = \(fixedDecimal(s.toBPM, decimals: 3)), bars = \(s.bars), hits = \(s.hits), "
+            + "mean-ms = \(fixedDecimal(s.meanMs, decimals: 1)), sd-ms = \(fixedDecimal(s.sdMs, decimals: 1)) }"
     }
 
     /// Seconds as minutes with two decimals, rounded.
@@ -120,8 +133,11 @@ public struct CoachFigures: Sendable, Hashable {
     public var sdMs: Double
     public var within10Percent: Double
     public var within25Percent: Double
+    /// An earned trainer's steps in this session, oldest first.
+    public var trainer: [TrainerStep]
 
-    public init(hits: Int, meanMs: Double, sdMs: Double, within10Percent: Double, within25Percent: Double) {
+    public init(hits: Int, meanMs: Double, sdMs: Double, within10Percent: Double, within25Percent: Double, trainer: [TrainerStep] = []) {
+        self.trainer = trainer
         self.hits = hits
         self.meanMs = meanMs
         self.sdMs = sdMs
@@ -158,9 +174,9 @@ public struct PracticeSession: Sendable, Hashable {
             guard let d = v.double, range.contains(d) else { throw SettingError(field: field(key), value: "\(v.content)", allowed: allowed) }
             return d
         }
-        let known: Set<String> = ["day", "song", "minutes", "bpm", "hits", "mean-ms", "sd-ms", "within-10ms", "within-25ms"]
+        let known: Set<String> = ["day", "song", "minutes", "bpm", "hits", "mean-ms", "sd-ms", "within-10ms", "within-25ms", "trainer"]
         if let unknown = t.keys.first(where: { !known.contains($0) }) {
-            throw SettingError(field: field(unknown), value: "\(t[unknown]!.content)", allowed: "day, song, minutes, bpm and the coach's hits, mean-ms, sd-ms, within-10ms, within-25ms")
+            throw SettingError(field: field(unknown), value: "\(t[unknown]!.content)", allowed: "day, song, minutes, bpm and the coach's hits, mean-ms, sd-ms, within-10ms, within-25ms, trainer")
         }
         guard let day = t["day"]?.string, PracticeLog.isDay(day) else {
             throw SettingError(field: field("day"), value: t["day"].map { "\($0.content)" } ?? "missing", allowed: "\"YYYY-MM-DD\"")
@@ -183,5 +199,29 @@ public struct PracticeSession: Sendable, Hashable {
                                  within10Percent: try number("within-10ms", 0...100, allowed: "0 to 100 %")!,
                                  within25Percent: try number("within-25ms", 0...100, allowed: "0 to 100 %")!)
         }
+        if let list = t["trainer"] {
+            guard let items = list.array else { throw SettingError(field: field("trainer"), value: "\(list.content)", allowed: "a list of steps") }
+            var steps: [TrainerStep] = []
+            for item in items { steps.append(try PracticeSession.step(item, field: field("trainer"))) }
+            if coach == nil { coach = CoachFigures(hits: 0, meanMs: 0, sdMs: 0, within10Percent: 0, within25Percent: 0) }
+            coach?.trainer = steps
+        }
+    }
+}
+
+extension PracticeSession {
+    /// One `trainer` step of a session (an inline table); a bad one names the field.
+    static func step(_ value: TOMLValue, field: String) throws(SettingError) -> TrainerStep {
+        let allowed = "{ bar, from-bar, direction (\"up\" or \"down\"), from-bpm, to-bpm, bars, hits, mean-ms, sd-ms }"
+        guard let t = value.table,
+              let bar = t["bar"]?.integer, let fromBar = t["from-bar"]?.integer,
+              let direction = t["direction"]?.string.flatMap(TrainerStep.Direction.init(rawValue:)),
+              let from = t["from-bpm"]?.double, let to = t["to-bpm"]?.double, (0...999).contains(from), (0...999).contains(to),
+              let bars = t["bars"]?.integer, let hits = t["hits"]?.integer, bars >= 0, hits >= 0,
+              let mean = t["mean-ms"]?.double, let sd = t["sd-ms"]?.double, abs(mean) <= 1000, (0...1000).contains(sd) else {
+            throw SettingError(field: "\(field) (line \(value.line))", value: "\(value.content)", allowed: allowed)
+        }
+        return TrainerStep(direction: direction, bar: bar, fromBar: fromBar, fromBPM: from, toBPM: to, bars: Int(bars), hits: Int(hits),
+                           meanMs: mean, sdMs: sd)
     }
 }

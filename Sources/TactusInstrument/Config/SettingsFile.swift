@@ -59,6 +59,14 @@ public enum SettingsFile {
             preferences["tone-volume"] = .integer(tone.volume)
         }
         if let roundTrip = saved.preferences.coachRoundTripMicroseconds { preferences["coach-round-trip-us"] = .integer(roundTrip) }
+        // The trainer's keys only once it differs from the defaults (older files stay as they were).
+        let trainer = saved.preferences.trainer
+        if trainer != Trainer() {
+            preferences["trainer-step"] = .integer(trainer.step)
+            preferences["trainer-bars"] = .integer(trainer.bars)
+            preferences["trainer-window-ms"] = .integer(trainer.windowMilliseconds)
+            preferences["trainer-down-bars"] = .integer(trainer.downBars)
+        }
         root["preferences"] = .table(preferences)
         if !saved.presets.isEmpty {
             root["preset"] = .array(saved.presets.map { preset in
@@ -105,7 +113,12 @@ public enum SettingsFile {
         if let p = try root.section("preferences") {
             try p.rejectUnknownKeys(allowed: ["momentum", "tap-tolerance", "screen-dim-seconds", "footswitch", "silent-practice", "dark-gap",
                                               "tone-note", "tone-a4", "tone-timbre", "tone-volume",
-                                              "sync", "link-start-stop-sync", "companion", "coach-round-trip-us"])
+                                              "sync", "link-start-stop-sync", "companion", "coach-round-trip-us",
+                                              "trainer-step", "trainer-bars", "trainer-window-ms", "trainer-down-bars"])
+            if let v = try p.integer("trainer-step", in: Trainer.stepRange) { saved.preferences.trainer.step = v }
+            if let v = try p.integer("trainer-bars", in: Trainer.barsRange) { saved.preferences.trainer.bars = v }
+            if let v = try p.integer("trainer-window-ms", in: Trainer.windowRange) { saved.preferences.trainer.windowMilliseconds = v }
+            if let v = try p.integer("trainer-down-bars", in: Trainer.downBarsRange) { saved.preferences.trainer.downBars = v }
             if let v = try p.string("tone-note") {
                 guard let (note, _) = ReferenceTone.parse(v) else { throw p.invalid("tone-note", allowed: "allowed a note from C4 to B5, e.g. \"A4\" or \"C#5\"") }
                 saved.preferences.tone.note = note

@@ -125,12 +125,14 @@ public enum RemotePatch {
 
     /// The box's settings as the companion names them (the settings file's keys with `_`).
     public static let preferenceKeys = ["momentum", "tap_tolerance", "screen_dim_seconds", "footswitch", "silent_practice", "dark_gap",
-                                        "sync", "link_start_stop_sync", "tone_note", "tone_a4", "tone_timbre", "tone_volume"]
+                                        "sync", "link_start_stop_sync", "tone_note", "tone_a4", "tone_timbre", "tone_volume",
+                                        "trainer_step", "trainer_bars", "trainer_window_ms", "trainer_down_bars"]
 
     public static func json(_ p: Preferences) -> String {
         #"{"momentum":\#(p.momentum),"tap_tolerance":\#(p.tapTolerancePercent),"screen_dim_seconds":\#(p.screenDimSeconds),"footswitch":"\#(p.footswitch.rawValue)","silent_practice":\#(p.silentPractice),"dark_gap":\#(p.darkGap),"#
             + #""sync":"\#(p.sync.rawValue)","link_start_stop_sync":\#(p.linkStartStopSync),"tone_note":"\#(p.tone.noteName)","tone_a4":\#(p.tone.reference),"#
-            + #""tone_timbre":"\#(p.tone.timbre.rawValue)","tone_volume":\#(p.tone.volume),"companion":\#(p.companion)}"#
+            + #""tone_timbre":"\#(p.tone.timbre.rawValue)","tone_volume":\#(p.tone.volume),"companion":\#(p.companion),"#
+            + #""trainer_step":\#(p.trainer.step),"trainer_bars":\#(p.trainer.bars),"trainer_window_ms":\#(p.trainer.windowMilliseconds),"trainer_down_bars":\#(p.trainer.downBars)}"#
     }
 
     /// A `PATCH /api/preferences` body read by the settings file's own `[preferences]`
@@ -170,6 +172,10 @@ public enum RemotePatch {
         if keys.contains("tone_a4") { p.tone.reference = saved.preferences.tone.reference }
         if keys.contains("tone_timbre") { p.tone.timbre = saved.preferences.tone.timbre }
         if keys.contains("tone_volume") { p.tone.volume = saved.preferences.tone.volume }
+        if keys.contains("trainer_step") { p.trainer.step = saved.preferences.trainer.step }
+        if keys.contains("trainer_bars") { p.trainer.bars = saved.preferences.trainer.bars }
+        if keys.contains("trainer_window_ms") { p.trainer.windowMilliseconds = saved.preferences.trainer.windowMilliseconds }
+        if keys.contains("trainer_down_bars") { p.trainer.downBars = saved.preferences.trainer.downBars }
         return p
     }
 

@@ -31,7 +31,7 @@ public enum Action: Sendable, Hashable {
     case part(String, working: Bool, at: MonotonicTime)
     /// A song's onset as it is heard: its section (from the start section, -1 count-in),
     /// bar from the song's bar 0 and tempo, so the song page follows.
-    case songProgress(section: Int, bar: Int64, bpm: Double, song: Int = 0, at: MonotonicTime)
+    case songProgress(section: Int, bar: Int64, bpm: Double, song: Int = 0, beat: Int = 0, at: MonotonicTime)
     /// The song (or the setlist playing on) has been heard to its end.
     case songEnded(at: MonotonicTime)
     /// The coach judged a hit: its error (negative = early) and the bar of its grid position;
@@ -64,7 +64,7 @@ public enum Action: Sendable, Hashable {
     public var time: MonotonicTime {
         switch self {
         case .encoderEdge(_, _, let t), .buttonEdge(_, _, let t), .detent(_, let t), .pushedDetent(_, let t),
-             .gesture(_, _, let t), .tick(let t), .saveFailed(_, let t), .part(_, _, let t), .songProgress(_, _, _, _, let t), .songEnded(let t),
+             .gesture(_, _, let t), .tick(let t), .saveFailed(_, let t), .part(_, _, let t), .songProgress(_, _, _, _, _, let t), .songEnded(let t),
              .sync(_, let t), .linkStartStopSync(_, let t), .linkPeers(_, let t), .linkTempo(_, let t), .linkNotice(_, let t),
              .midiSync(_, let t), .clockTempo(_, let t), .syncNotice(_, let t), .midiControl(_, let t), .remote(_, let t),
              .coachHit(_, _, _, let t), .coachInput(_, _, let t), .coachCalibrated(_, let t):
@@ -107,6 +107,8 @@ public enum Effect: Sendable, Hashable {
     /// Play these songs back to back from the next start instead of the bar pattern, with
     /// this random mute seed; nil returns to the bar pattern.
     case loadSong([Song]?, seed: UInt64 = 0)
+    /// An earned trainer's step (EarnedTempo): the song's tempo from bar `step.fromBar` on.
+    case earnedTempo(TrainerStep)
     /// Draw a random 6-digit pairing code and send it back as `.remote(.showPairingCode)`.
     case drawPairingCode
     /// Menu > Coach > Calibrate: play the calibration clicks (stopped already) and send back

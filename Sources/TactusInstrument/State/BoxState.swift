@@ -307,12 +307,12 @@ extension BoxState {
             show("Settings not saved: \(message)", .problem)
         case .part(let name, let working, _):
             show(working ? "\(name) is back" : "\(name) missing", working ? .info : .problem)
-        case .songProgress(let section, let bar, let bpm, let song, _):
-            songProgress(song: song, section: section, bar: bar, bpm: bpm)
+        case .songProgress(let section, let bar, let bpm, let song, let beat, _):
+            effects += songProgress(song: song, section: section, bar: bar, beat: beat, bpm: bpm)
         case .songEnded:
             effects += songEnded()
         case .coachHit(let error, let bar, let gap, _):
-            coach.add(errorMilliseconds: error, bar: bar, gap: gap)
+            coachHit(errorMilliseconds: error, bar: bar, gap: gap)
         case .coachInput(let text, let problem, _):
             show(text, problem ? .problem : .info)
         case .coachCalibrated(let outcome, _):

@@ -36,7 +36,7 @@ public enum WheelMode: String, Sendable, Hashable, CaseIterable {
             [.volume(.master), .volume(.accent)] + (RhythmField.usesSoftAccent(settings) ? [.volume(.soft)] : []) + [.volume(.beat)]
                 + settings.soundingLayers.map { .volume(.layer($0)) }
                 + settings.poly.layers.indices.map { .volume(.poly($0 + 1)) }
-        case .song: [.song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer] + (songPlaying ? [.songCoach] : [])
+        case .song: [.song, .songSection, .trainerStep, .trainerBars, .trainerWindow, .trainerDown, .gap, .practiceTimer] + (songPlaying ? [.songCoach] : [])
         case .coach: [.tempo]
         }
     }
@@ -90,8 +90,9 @@ public enum Field: Sendable, Hashable {
     case sound
     case volume(VolumeChannel)
     /// Song mode (SongMode.swift): the song, the section to start from or jump to, the
-    /// speed trainer's step and interval, the gap click and the practice timer.
-    case song, songSection, trainerStep, trainerBars, gap, practiceTimer
+    /// speed trainer's step and interval (and the coach's window and step down that make
+    /// it earned), the gap click and the practice timer.
+    case song, songSection, trainerStep, trainerBars, trainerWindow, trainerDown, gap, practiceTimer
     /// The Coach page as a field of song mode's ring: judged hits while the song plays.
     case songCoach
     /// Swing, groove, Euclidean accents and poly layers (RhythmFields.swift).
@@ -118,6 +119,8 @@ extension Field {
         case .songSection: "section"
         case .trainerStep: "trainer-step"
         case .trainerBars: "trainer-bars"
+        case .trainerWindow: "trainer-window"
+        case .trainerDown: "trainer-down"
         case .gap: "gap"
         case .practiceTimer: "practice-timer"
         case .songCoach: "coach"
@@ -212,7 +215,7 @@ public enum FieldEditor {
             return new == value ? nil : new
         }
         switch field {
-        case .tempo, .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer, .songCoach:
+        case .tempo, .song, .songSection, .trainerStep, .trainerBars, .trainerWindow, .trainerDown, .gap, .practiceTimer, .songCoach:
             return false
         case .accentEvery:
             guard let n = step(accentEvery(settings) ?? 0, in: 0...settings.beatCount) else { return false }
@@ -280,7 +283,7 @@ public enum FieldEditor {
         case .layer(let n): "layer \(n)"
         case .sound: "sound"
         case .volume(let channel): "\(channel.name) volume"
-        case .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer, .songCoach: SongFields.label(field)
+        case .song, .songSection, .trainerStep, .trainerBars, .trainerWindow, .trainerDown, .gap, .practiceTimer, .songCoach: SongFields.label(field)
         case .rhythm(let field): field.label
         }
     }
@@ -297,7 +300,7 @@ public enum FieldEditor {
         case .layer(let n): settings.subdivisions.layers.contains(n) ? "on" : "off"
         case .sound: settings.sound
         case .volume(let channel): "\(channel.value(in: settings.volumes))%"
-        case .song, .songSection, .trainerStep, .trainerBars, .gap, .practiceTimer, .songCoach: ""
+        case .song, .songSection, .trainerStep, .trainerBars, .trainerWindow, .trainerDown, .gap, .practiceTimer, .songCoach: ""
         case .rhythm(let field): field.value(in: settings)
         }
     }

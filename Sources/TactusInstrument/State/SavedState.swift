@@ -54,6 +54,8 @@ public struct Preferences: Sendable, Hashable {
     /// microseconds, taken off the live input's hits; nil until calibrated.
     public var coachRoundTripMicroseconds: Int?
     public static let coachRoundTripRange: ClosedRange<Int> = 0...1_000_000
+    /// The speed trainer (song mode's fields, the companion's Settings > Trainer): off by default.
+    public var trainer = Trainer()
 
     public init() {}
 }

@@ -8,8 +8,6 @@ import TactusMusic
 /// gap work without a song; then the setlist's songs in its order, then the library's other
 /// songs (presets included).
 public struct SongPractice: Sendable, Hashable {
-    public static let trainerStepRange: ClosedRange<Int> = -20...20
-    public static let trainerBarsRange: ClosedRange<Int> = 1...32
     public static let timerMinutesRange: ClosedRange<Int> = 0...240
     public static let timerStep = 5
     /// The gap click choices the wheel steps through: play P bars and mute M, a random
@@ -23,9 +21,6 @@ public struct SongPractice: Sendable, Hashable {
     public internal(set) var choice = 0
     /// The section the song starts from (and the one playing, once it plays).
     public internal(set) var section = 0
-    /// BPM added every `trainerBars` bars (0: off; negative slows down).
-    public internal(set) var trainerStep = 0
-    public internal(set) var trainerBars = 4
     public internal(set) var gapIndex = 0
     /// Stop after this many minutes of playing (0: never).
     public internal(set) var timerMinutes = 0
@@ -44,6 +39,8 @@ public struct SongPractice: Sendable, Hashable {
     public internal(set) var bar: Int64 = 0
     public internal(set) var playingSection = 0
     public internal(set) var bpm: Double?
+    /// The earned trainer of the song playing (its own or the box's, with a window), else nil.
+    public internal(set) var earned: EarnedTempo?
 
     public init() {}
 
@@ -96,25 +93,31 @@ public struct SongPractice: Sendable, Hashable {
     public func programSongs(_ saved: SavedState) -> [Song] {
         let all = SongPractice.choices(saved)
         let first = min(choice, all.count - 1)
-        var songs = [practiced(all[first], from: section)]
+        let trainer = saved.preferences.trainer
+        var songs = [practiced(all[first], from: section, trainer: trainer)]
         if SongPractice.advance(of: first, saved) == .auto {
             for next in SongPractice.setlistChoices(saved) where next > first && !songs.last!.isEndless {
-                songs.append(practiced(all[next], from: 0))
+                songs.append(practiced(all[next], from: 0, trainer: trainer))
             }
         }
         return songs
     }
 
-    func practiced(_ written: Song, from section: Int) -> Song {
+    /// The song with its practice program: the song's own trainer, else the box's (the one
+    /// used is left in `trainer`, which the box's coach follows when it is earned).
+    func practiced(_ written: Song, from section: Int, trainer boxTrainer: Trainer) -> Song {
         var song = written
+        let trainer = written.trainer ?? boxTrainer
+        song.trainer = trainer.isOn ? trainer : nil
         let from = min(section, song.sections.count - 1)
         if from > 0 {
             song.sections = Array(song.sections[from...])
             song.countIn = .none
         }
         for i in song.sections.indices {
-            if trainerStep != 0, case .constant(let t) = song.sections[i].tempo {
-                song.sections[i].tempo = .stepped(start: t, step: Rational(Int64(trainerStep)), every: trainerBars, unit: .bars,
+            // An earned trainer's steps are the box's live changes, not written in the song.
+            if trainer.isOn && !trainer.isEarned, case .constant(let t) = song.sections[i].tempo {
+                song.sections[i].tempo = .stepped(start: t, step: Rational(Int64(trainer.step)), every: trainer.bars, unit: .bars,
                                                   limit: nil)
             }
             if let pattern = gap.pattern { song.sections[i].gap = pattern }
@@ -182,12 +185,6 @@ extension SongPractice {
             guard let s = step(currentSection(saved), 0...(chosenSong(saved).sections.count - 1)) else { return [.buzzer(.bump, at: time)] }
             section = s
             if isLoaded { effects = restartSong(saved, at: now) }
-        case .trainerStep:
-            guard let v = step(trainerStep, SongPractice.trainerStepRange) else { return [.buzzer(.bump, at: time)] }
-            trainerStep = v
-        case .trainerBars:
-            guard let v = step(trainerBars, SongPractice.trainerBarsRange) else { return [.buzzer(.bump, at: time)] }
-            trainerBars = v
         case .gap:
             guard let v = step(gapIndex, 0...(SongPractice.gapChoices.count - 1)) else { return [.buzzer(.bump, at: time)] }
             gapIndex = v
@@ -228,6 +225,7 @@ extension SongPractice {
         songStartBar = 0
         bar = 0
         bpm = nil
+        earned = SongPractice.earnedTrainer(programSongs(saved), song: 0, fromBar: 0)
         newSeed(at: now)
         return [.loadSong(programSongs(saved), seed: seed), .start]
     }
@@ -238,6 +236,7 @@ extension SongPractice {
         isLoaded = false
         timerEnds = nil
         bpm = nil
+        earned = nil
         return [.loadSong(nil)]
     }
 
@@ -258,6 +257,7 @@ extension SongPractice {
             let songs = programSongs(saved)
             guard songs.indices.contains(song) else { return }
             playingSong = song
+            earned = SongPractice.earnedTrainer(songs, song: song, fromBar: bar)
             songStartBar = songs[..<song].reduce(Int64(0)) { $0 + Int64($1.sections.reduce(0) { $0 + ($1.bars ?? 0) }) }
         }
         playingSection = section
@@ -323,7 +323,8 @@ extension BoxState {
         }
         let bpm = practice.bpm.map { Tempo.format($0) } ?? section.tempo.startTempoText
         var program: [String] = []
-        if practice.trainerStep != 0 { program.append("\(practice.trainerStep > 0 ? "+" : "")\(practice.trainerStep)/\(practice.trainerBars)") }
+        let trainer = song.trainer ?? saved.preferences.trainer
+        if trainer.isOn { program.append(trainer.programText) }
         if !practice.gap.isOff { program.append("gap \(practice.gap)") }
         if practice.timerMinutes > 0 { program.append("\(practice.timerMinutes) min") }
         return SongView(name: song.name, section: section.label.isEmpty ? "section \(index + 1)" : section.label, bar: bar,
@@ -347,7 +348,11 @@ extension BoxState {
     // MARK: wheel and buttons in song mode (the song mode's own transitions are SongPractice's)
 
     mutating func songDetent(_ direction: Int, at time: MonotonicTime) -> [Effect] {
-        practice.songDetent(direction, field: field, saved, playing: isPlaying, at: time, now: now)
+        if let changed = trainerDetent(direction, field: field) {
+            guard changed else { return [.buzzer(.bump, at: time)] }
+            return [.buzzer(.tick, at: time)]
+        }
+        return practice.songDetent(direction, field: field, saved, playing: isPlaying, at: time, now: now)
     }
 
     var currentSection: Int { practice.currentSection(saved) }
@@ -424,6 +429,8 @@ enum SongFields {
         case .songSection: "section"
         case .trainerStep: "trainer step"
         case .trainerBars: "trainer every"
+        case .trainerWindow: "trainer window"
+        case .trainerDown: "trainer down"
         case .gap: "gap"
         case .practiceTimer: "practice timer"
         case .songCoach: "coach"
@@ -433,11 +440,14 @@ enum SongFields {
 
     static func value(_ field: Field, in state: BoxState) -> String {
         let p = state.practice
+        let t = state.saved.preferences.trainer
         return switch field {
         case .song: state.chosenSong.name
         case .songSection: state.chosenSong.sections[min(state.currentSection, state.chosenSong.sections.count - 1)].label
-        case .trainerStep: p.trainerStep == 0 ? "off" : "\(p.trainerStep > 0 ? "+" : "")\(p.trainerStep) BPM"
-        case .trainerBars: "\(p.trainerBars) bar\(p.trainerBars == 1 ? "" : "s")"
+        case .trainerStep: t.step == 0 ? "off" : "\(t.step > 0 ? "+" : "")\(t.step) BPM"
+        case .trainerBars: "\(t.bars) bar\(t.bars == 1 ? "" : "s")"
+        case .trainerWindow: t.windowMilliseconds == 0 ? "off" : "+-\(t.windowMilliseconds) ms"
+        case .trainerDown: t.downBars == 0 ? "off" : "after \(t.downBars) bar\(t.downBars == 1 ? "" : "s")"
         case .gap: "\(p.gap)"
         case .practiceTimer: p.timerMinutes == 0 ? "off" : "\(p.timerMinutes) min"
         default: ""

@@ -101,10 +101,13 @@ public struct Song: Sendable, Hashable {
     /// Scales every section tempo (100 = as written).
     public var practiceTempoPercent: Rational
     public var sections: [SongSection]
+    /// The song's own speed trainer (`trainer_*` keys), used instead of the box's fields.
+    public var trainer: Trainer?
 
     public init(name: String, countIn: CountIn = .none, loop: Bool = false, practiceTempoPercent: Rational = 100,
-                sections: [SongSection]) {
+                sections: [SongSection], trainer: Trainer? = nil) {
         self.name = name
+        self.trainer = trainer
         self.countIn = countIn
         self.loop = loop
         self.practiceTempoPercent = practiceTempoPercent

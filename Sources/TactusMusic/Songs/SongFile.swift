@@ -10,6 +10,10 @@ import TactusArithmetic
 /// count_in = 1              # 0-4 bars or "2beats"
 /// loop = false
 /// practice_tempo = "100%"   # scales every section tempo
+/// trainer_step = 5          # the song's speed trainer: +5 BPM (-20 to 20, 0 off) ...
+/// trainer_bars = 4          # ... every 4 bars (1-32); with a window the coach gates it:
+/// trainer_window_ms = 10    # up only after 4 bars whose mean and SD are within +-10 ms (1-50)
+/// trainer_down_bars = 2     # and down after 2 bars out of it (0-32, 0 never)
 ///   [[song.section]]
 ///   label = "intro"
 ///   bars = 8                # 1-999, or "until-stop" (last section only)
@@ -29,7 +33,8 @@ import TactusArithmetic
 /// advance = "wait"          # or "auto"
 /// ```
 public enum SongFile {
-    static let songKeys = ["name", "count_in", "loop", "practice_tempo", "section"]
+    static let songKeys = ["name", "count_in", "loop", "practice_tempo", "section"] + trainerKeys
+    static let trainerKeys = ["trainer_step", "trainer_bars", "trainer_window_ms", "trainer_down_bars"]
     /// The keys written; a setting's other spellings (`beat-unit`, `SettingName.spellings`)
     /// are read too.
     static let sectionKeys = ["label", "bars", "meter", SettingName.beatUnit.songKey!, "tempo", "accents", "subdivisions", "gap",
@@ -102,6 +107,12 @@ public enum SongFile {
         }
         t["loop"] = .boolean(song.loop)
         t["practice_tempo"] = .string(percentText(song.practiceTempoPercent))
+        if let trainer = song.trainer {
+            t["trainer_step"] = .integer(trainer.step)
+            t["trainer_bars"] = .integer(trainer.bars)
+            if trainer.windowMilliseconds > 0 { t["trainer_window_ms"] = .integer(trainer.windowMilliseconds) }
+            if trainer.downBars > 0 { t["trainer_down_bars"] = .integer(trainer.downBars) }
+        }
         t["section"] = .array(song.sections.map { s in
             var st = TOMLTable()
             st["label"] = .string(s.label)
@@ -163,6 +174,7 @@ public enum SongFile {
         }
         if let loop = try s.bool("loop") { song.loop = loop }
         if let p = try percent(s, "practice_tempo", range: 1...1000) { song.practiceTempoPercent = p }
+        song.trainer = try trainer(from: s)
         let sections = try s.sections("section")
         guard !sections.isEmpty else {
             throw s.invalid("section", allowed: "a song needs at least one [[song.section]]")
@@ -175,6 +187,26 @@ public enum SongFile {
             song.sections.append(section)
         }
         return song
+    }
+
+    /// The song's `trainer_*` keys: `trainer_step` is needed for the others to mean anything.
+    static func trainer(from s: TOMLSection) throws(TOMLError) -> Trainer? {
+        guard let step = try s.integer("trainer_step", in: Trainer.stepRange) else {
+            if let key = trainerKeys.first(where: { s.table[$0] != nil }) {
+                throw s.invalid(key, allowed: "\(key) needs trainer_step (-20 to 20 BPM) in the same song")
+            }
+            return nil
+        }
+        var trainer = Trainer(step: step)
+        if let bars = try s.integer("trainer_bars", in: Trainer.barsRange) { trainer.bars = bars }
+        if let window = try s.integer("trainer_window_ms", in: Trainer.windowRange) { trainer.windowMilliseconds = window }
+        if let down = try s.integer("trainer_down_bars", in: Trainer.downBarsRange) {
+            guard trainer.windowMilliseconds > 0 || down == 0 else {
+                throw s.invalid("trainer_down_bars", allowed: "steps down only with trainer_window_ms (1 to 50 ms) in the same song")
+            }
+            trainer.downBars = down
+        }
+        return trainer
     }
 
     static func section(from s: TOMLSection) throws(TOMLError) -> SongSection {

@@ -23,6 +23,8 @@ extension ScreenRenderer {
         case .song, .songSection: song.program.isEmpty ? (song.playing ? "playing" : "START plays") : song.program
         case .trainerStep: "trainer \(song.fieldValue)"
         case .trainerBars: "every \(song.fieldValue)"
+        case .trainerWindow: "earn \(song.fieldValue)"
+        case .trainerDown: "down \(song.fieldValue)"
         case .gap: "gap \(song.fieldValue)"
         case .practiceTimer: "stop after \(song.fieldValue)"
         default: song.fieldValue
