@@ -124,10 +124,10 @@ public struct MIDIClockFollower: Sendable {
     public var shownQuarterBPM: Double { quarterBPM }
 
     /// How far the predicted beats may be from the sender's (ns): the strip's half width over
-    /// the ticks fitted, scaled to the worst case seen in simulation (10x), at least 50 us.
+    /// the ticks fitted, scaled to the worst case seen in simulation (7x), at least 50 us.
     public var uncertainty: Double {
         guard modelled, count >= 2 else { return .infinity }
-        return max(10 * spread / Double(count), 50_000)
+        return max(7 * spread / Double(count), 50_000)
     }
 
     /// Whether the clock has been silent for two beats at `now` (then it is `lost`); the count
@@ -220,7 +220,7 @@ public struct MIDIClockFollower: Sendable {
     }
 
     private mutating func updateLock() {
-        if uncertainty < 800_000 && inliers >= 12 {
+        if uncertainty < 900_000 && inliers >= 12 {
             lock = .locked
         } else if lock != .locked || uncertainty > 1_000_000 {
             lock = .locking
@@ -362,7 +362,8 @@ public struct MIDIClockFollower: Sendable {
         }
         let best = (low + high) / 2
         let (width, middle) = strip(best, nu, nl)
-        guard best > 0, best.isFinite, width.isFinite else { return }
+        // A slope outside the tempos followed (random stamps) leaves the line as it was.
+        guard best >= Self.shortestPeriod, best <= Self.longestPeriod, width.isFinite else { return }
         slope = best
         intercept = middle
         spread = width / 2
