@@ -237,8 +237,8 @@ public final class ClickRenderer: @unchecked Sendable {
                 if nextClock > 0 && program.startDueTwice != nil {
                     // Forwarded as it came: SPP (16ths, 6 clocks each) and Continue before
                     // the clock there, so gear chained after the box goes on from it too.
-                    transportPosition = Int((nextClock + 5) / 6)
-                    transportClock = Int64(transportPosition) * 6
+                    transportPosition = (nextClock + 5) / 6
+                    transportClock = transportPosition * 6
                     transport = .continue
                 } else {
                     transportClock = nextClock

@@ -90,3 +90,52 @@ import TactusBase
         #expect(simulation.box.state.settings.tempo.bpm == Rational(122))
     }
 }
+
+/// Clock out while following (issue 30 item 3).
+@Suite struct MIDIFollowClockOutTests {
+    func outgoing(_ output: MemoryOutput) -> [(bytes: String, sample: Int)] {
+        output.events("midi").filter { $0["dir"] as? String == "out" }.map { ($0["bytes"] as! String, $0["sample"] as! Int) }
+    }
+
+    /// An incoming SPP + Continue goes out as SPP + Continue, not Start, just before the clock
+    /// at that position.
+    @Test func songPositionAndContinueAreForwarded() throws {
+        let (output, _, _) = try simulate("""
+            0.000 sync midi
+            0.000 midi clock 120 until 4
+            0.300 midi spp 8
+            0.310 midi continue
+            3.000 midi stop
+            4.000 end
+            """)
+        let out = outgoing(output)
+        #expect(!out.contains { $0.bytes == "FA" }, "\(out.filter { $0.bytes != "F8" })")
+        let spp = try #require(out.firstIndex { $0.bytes.hasPrefix("F2") })
+        #expect(out[spp].bytes == "F2 08 00")
+        #expect(out[spp + 1].bytes == "FB" && out[spp + 2].bytes == "F8")
+    }
+
+    /// Following a jittery clock (its corrections re-place the grid): exactly 24 clocks out per
+    /// incoming beat, never two on one sample, none dropped or doubled.
+    @Test func twentyFourClocksPerIncomingBeat() throws {
+        let (output, _, _) = try simulate("""
+            0.000 sync midi
+            0.000 midi start
+            0.000 midi clock 40 until 30 jitter 0.5 seed 2
+            30.000 end
+            """)
+        let clocks = outgoing(output).filter { $0.bytes == "F8" }
+        let start = try #require(outgoing(output).firstIndex { $0.bytes == "FA" })
+        let after = outgoing(output)[(start + 1)...].filter { $0.bytes == "F8" }.map(\.sample)
+        #expect(Set(after).count == after.count)
+        // 40 BPM: a clock every 62.5 ms (3000 samples), 24 a beat of 1.5 s: 28 s from the
+        // first clock after Start hold 448 (the window ends half a period before the 449th).
+        let first = try #require(after.first)
+        let window = after.filter { $0 < first + 448 * 3000 - 1500 }
+        #expect(window.count == 448, "\(window.count) clocks")
+        // Every interval within 1 % of a clock period (62.5 ms = 3000 samples).
+        let intervals = zip(after.dropFirst(), after).map { $0 - $1 }
+        #expect(intervals.allSatisfy { abs($0 - 3000) <= 30 }, "\(intervals.filter { abs($0 - 3000) > 30 })")
+        #expect(!clocks.isEmpty)
+    }
+}
