@@ -128,13 +128,15 @@ import TactusBase
         let start = try #require(outgoing(output).firstIndex { $0.bytes == "FA" })
         let after = outgoing(output)[(start + 1)...].filter { $0.bytes == "F8" }.map(\.sample)
         #expect(Set(after).count == after.count)
-        // 40 BPM: a clock every 62.5 ms (3000 samples), 24 a beat of 1.5 s: 28 s from the
-        // first clock after Start hold 448 (the window ends half a period before the 449th).
-        let first = try #require(after.first)
-        let window = after.filter { $0 < first + 448 * 3000 - 1500 }
-        #expect(window.count == 448, "\(window.count) clocks")
-        // Every interval within 1 % of a clock period (62.5 ms = 3000 samples).
-        let intervals = zip(after.dropFirst(), after).map { $0 - $1 }
+        // 40 BPM: a clock every 62.5 ms (3000 samples), 24 a beat of 1.5 s. From 3 s on (the
+        // first half second plays the box's own tempo until the clock is counted), 24 s from a
+        // clock hold 384 (the window ends half a period before the 385th).
+        let steady = after.filter { $0 >= 3 * 48_000 }
+        let first = try #require(steady.first)
+        let window = steady.filter { $0 < first + 384 * 3000 - 1500 }
+        #expect(window.count == 384, "\(window.count) clocks")
+        // Every interval within 1 % of a clock period.
+        let intervals = zip(window.dropFirst(), window).map { $0 - $1 }
         #expect(intervals.allSatisfy { abs($0 - 3000) <= 30 }, "\(intervals.filter { abs($0 - 3000) > 30 })")
         #expect(!clocks.isEmpty)
     }
