@@ -147,6 +147,7 @@ bench:
 	$(SWIFT) run -c release tactus-bench
 	$(SWIFT) run -c release tactus-wheel-bench
 	$(SWIFT) run -c release tactus-midi-bench
+	$(SWIFT) run -c release tactus-follow-bench
 	$(SWIFT) run -c release tactus-coach-bench
 	@# The companion under load (30 s; too slow for make test): 20 live views + 200 requests/s.
 	scripts/install-deps.sh web

@@ -177,6 +177,12 @@ let package = Package(
             dependencies: ["TactusBase", "TactusTimeline", "HAL", "LinuxHAL"],
             path: "Benchmarks/MIDIBench"
         ),
+        // Following a MIDI clock: MIDIClockFollower against a plain DLL on seeded clock streams.
+        .executableTarget(
+            name: "tactus-follow-bench",
+            dependencies: ["TactusTimeline", "TestSupport"],
+            path: "Benchmarks/FollowBench"
+        ),
         // A Link peer written against our C API, for the Link tests (Tests/Link).
         .executableTarget(name: "tactus-link-peer", dependencies: ["CLink"], path: "Tests/LinkPeer"),
         // Interposes malloc and pthread_mutex_lock inside the test binary so tests can

@@ -229,11 +229,22 @@ public final class ClickRenderer: @unchecked Sendable {
                 clockGrid = .steady
                 clockAnchor = anchor(of: program)
                 let start = Rational.floorDivide(placement.anchor.twice + 1, 2)
-                let first = pieceOfClock(program)?.firstTick(atOrAfter: max(late, start))
+                // A followed Continue starts at its SPP's clock: the clocks of bar 0 up to it
+                // are not sent (one sample of rounding allowed).
+                let due = startTwice(of: program) == program.startTwice ? program.startDueTwice.map { Rational.floorDivide($0 + 1, 2) - 1 } : nil
+                let first = pieceOfClock(program)?.firstTick(atOrAfter: max(late, start, due ?? start))
                 nextClock = first?.k ?? 0
-                transportClock = nextClock
-                transportPosition = 0
-                transport = .start
+                if nextClock > 0 && program.startDueTwice != nil {
+                    // Forwarded as it came: SPP (16ths, 6 clocks each) and Continue before
+                    // the clock there, so gear chained after the box goes on from it too.
+                    transportPosition = (nextClock + 5) / 6
+                    transportClock = transportPosition * 6
+                    transport = .continue
+                } else {
+                    transportClock = nextClock
+                    transportPosition = 0
+                    transport = .start
+                }
             }
             return
         }
@@ -258,7 +269,14 @@ public final class ClickRenderer: @unchecked Sendable {
         clockGrid = program.song != nil ? .song : .steady
         if program.song == nil { clockAnchor = anchor(of: program) }
         let from = sentAnyClock ? max(clock, lastClockSample + 1) : clock
-        guard let first = pieceOfClock(program)?.firstTick(atOrAfter: from) else { return }
+        guard let piece = pieceOfClock(program), var first = piece.firstTick(atOrAfter: from) else { return }
+        // A re-placement that moved the grid a little later (a followed clock's correction)
+        // leaves the clock just sent nearer this tick than the one before it: that tick was
+        // sent, so counting on from it would send it twice.
+        if sentAnyClock, let before = piece.sample(tick: first.k - 1), first.sample - lastClockSample < lastClockSample - before,
+           let after = piece.sample(tick: first.k + 1) {
+            first = SongTick(k: first.k + 1, sample: after)
+        }
         clockOffset = nextClock - first.k
     }
 
@@ -300,7 +318,8 @@ public final class ClickRenderer: @unchecked Sendable {
                 }
                 guard onGrid < blockEnd else { return }
                 // A full ring drops a message for the MIDI thread; the audio never waits.
-                let sample = max(onGrid, clock)
+                // Never two clocks on one sample.
+                let sample = sentAnyClock ? max(onGrid, clock, lastClockSample + 1) : max(onGrid, clock)
                 if let message = transport, nextClock >= transportClock {
                     if message == .continue {
                         _ = midi.push(MIDIOutEvent(sample: sample, message: .songPosition(sixteenths: transportPosition)))

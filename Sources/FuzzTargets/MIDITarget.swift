@@ -20,7 +20,7 @@ extension FuzzTargets {
             messages.append(message)
         }
         guard let first = bytes.first else { return }
-        playIntoABox(messages, following: first & 1 == 1, seconds: budget.scale)
+        playIntoABox(messages, following: first & 1 == 1, seconds: budget.scale, bytes: bytes)
     }
 
     /// A message the parser made, written back to the wire, reads as itself (SysEx and the
@@ -37,26 +37,42 @@ extension FuzzTargets {
         if read != message { fail("MIDI \(message.hex) reads back as \(read.map(\.hex) ?? "nothing")") }
     }
 
-    /// The messages as script lines, 13 ms apart, into a headless box for at most `seconds`
-    /// of simulated time: a clock run wherever a clock came in, the rest as they are.
-    static func playIntoABox(_ messages: [MIDIMessage], following: Bool, seconds: Int64) {
+    /// The messages as script lines at times the input picks (0-40 ms apart, a third of them
+    /// at the same instant as the one before: a merger, a burst), into a headless box for at
+    /// most `seconds` of simulated time: a clock run wherever a clock came in (1-999 BPM,
+    /// jitter up to 20 ms, overlapping runs merged), the rest as they are.
+    static func playIntoABox(_ messages: [MIDIMessage], following: Bool, seconds: Int64, bytes: [UInt8] = []) {
         var lines = [following ? "0 sync midi" : "0 press start"]
         // Times in whole milliseconds, written as seconds with three decimals.
         func text(_ ms: Int) -> String {
             let fraction = String(ms % 1000)
             return "\(ms / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
         }
-        let spacing = 13
+        // The input's own hash drives the timing, so a replay is the same run.
+        var state = bytes.reduce(UInt64(0xCBF2_9CE4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
+        func random(_ n: Int) -> Int {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((z ^ (z >> 31)) % UInt64(n))
+        }
+        let limit = Int(seconds) * 1000
         var time = 0
         var clockUntil = 0
-        for (i, message) in messages.prefix(Int(seconds) * 1000 / spacing).enumerated() {
-            time = (i + 1) * spacing
+        var runs = 0
+        for (i, message) in messages.enumerated() {
+            if i > 0 { time += random(3) == 0 ? 0 : random(41) }
+            guard time < limit else { break }
             let t = text(time)
             switch message {
-            case .clock where time >= clockUntil:
-                // A run of clocks at a tempo the message's place picks (30-285 BPM).
-                clockUntil = time + 500
-                lines.append("\(t) midi clock \(30 + (i * 37) % 256) until \(text(clockUntil)) jitter 1 seed \(i)")
+            case .clock where time >= clockUntil || runs < 2:
+                // A run of clocks at a tempo the message's place picks (1-999 BPM); a second run
+                // may overlap the first (two streams merged).
+                let bpm = random(4) == 0 ? 1 + random(999) : 30 + (i * 37) % 271
+                clockUntil = max(clockUntil, time + 1 + random(2000))
+                runs += 1
+                lines.append("\(t) midi clock \(bpm) until \(text(max(clockUntil, time + 1))) jitter \(random(21)) seed \(i)")
             case .start: lines.append("\(t) midi start")
             case .stop: lines.append("\(t) midi stop")
             case .continue: lines.append("\(t) midi continue")

@@ -14,9 +14,19 @@ struct MIDIFollow {
     var pending: MIDIMessage?
     /// Song Position Pointer (16ths) for the next Continue; Start sets it to 0.
     var songPosition = 0
-    /// The position (in clocks from bar 0) of the next incoming Clock, while playing.
-    var nextClock: Int64?
+    /// While playing: the follower's index of the clock at `position` (clocks from bar 0),
+    /// or the arrival of that clock while the follower is still counting its first ticks.
+    var startIndex: Int64?
+    var startArrival: Int64?
+    var position: Int64 = 0
     var lastAlignment: MonotonicTime?
+    /// When the followed tempo was last applied (it moves in small steps while locking; the
+    /// phase is kept by alignment meanwhile) and when the shown tempo last changed.
+    var lastTempo: MonotonicTime?
+    var lastShown: MonotonicTime?
+    /// Which controllers (channel x 128 + number) were last at 64 or more: a CC mapped to an
+    /// action acts on the rise through 64 only.
+    var controllerHigh = [Bool](repeating: false, count: 16 * 128)
     /// Where the next START puts bar 0 (twice the engine sample), for the start effect.
     var startAt: Int64?
     /// The clock tick the next START plays first (twice the engine sample): bar 0 or the SPP's position.
@@ -50,7 +60,8 @@ extension Box {
         case .stop:
             guard following else { break }
             midiFollow.pending = nil
-            midiFollow.nextClock = nil
+            midiFollow.startIndex = nil
+            midiFollow.startArrival = nil
             if state.isPlaying { perform(state.handle(.gesture(.startStop, .press, at: time)), at: time) }
         case .songPosition(let sixteenths):
             guard following else { break }
@@ -59,6 +70,13 @@ extension Box {
         case .noteOff, .systemExclusive, .other:
             break
         default:
+            // A controller is a switch: it acts on the rise through 64 (held high, it is one press).
+            if case .controlChange(let channel, let controller, let value) = message {
+                let slot = Int(channel & 15) * 128 + Int(controller & 127)
+                let wasHigh = midiFollow.controllerHigh[slot]
+                midiFollow.controllerHigh[slot] = value >= 64
+                if wasHigh { break }
+            }
             // The map edited at the companion, when there is one, takes the configuration's place.
             guard let control = midiConfiguration.control(for: message, map: state.saved.midiMap ?? midiConfiguration.map) else {
                 // An unmapped note-on is a stroke for the coach (`[coach] midi`); a mapped one
@@ -80,7 +98,9 @@ extension Box {
 
     /// Sync changed (menu, `sync` script line): following starts afresh.
     func midiSyncChanged() {
+        let controllers = midiFollow.controllerHigh
         midiFollow = MIDIFollow()
+        midiFollow.controllerHigh = controllers
         showMIDISync()
     }
 
@@ -102,41 +122,39 @@ extension Box {
         return true
     }
 
-    /// A Start or Continue: starts at the next Clock's predicted time when the clock's
-    /// period is known, else on the next Clock when it comes.
+    /// A Start or Continue: starts at the next Clock's predicted time when the clock is
+    /// counted, else on the next Clock when it comes.
     private func startFollowing(_ message: MIDIMessage, at time: MonotonicTime) {
         let follower = midiFollow.follower
-        guard follower.ticks >= 2, follower.period > 0 else {
-            midiFollow.pending = message
-            return
-        }
-        // The next Clock to arrive is the one after the last received (it may be a little
+        // The next Clock to arrive is the one after the last counted (it may be a little
         // late); a clock silent for half a period longer is not running: wait for it.
-        guard follower.nextTick > Double(time.nanoseconds) - follower.period / 2 else {
+        guard follower.isTracking, follower.lock != .lost, follower.nextTick > Double(time.nanoseconds) - follower.period / 2 else {
             midiFollow.pending = message
             return
         }
-        begin(at: follower.nextTick, received: false)
+        begin(at: follower.nextTick, index: follower.lastIndex + 1, arrival: nil)
     }
 
-    /// Bar 0 (or the SPP's position) at the clock tick at `nanoseconds` (filtered time):
-    /// the tick just `received`, or the next one to come.
-    private func begin(at nanoseconds: Double, received: Bool) {
+    /// Bar 0 (or the SPP's position) at the clock tick at `nanoseconds`: the clock `index`
+    /// of the follower, or the one that arrived at `arrival` while it is still counting.
+    private func begin(at nanoseconds: Double, index: Int64?, arrival: Int64?) {
         guard let clock = outputClock else { return }
-        applyFollowedTempo()
+        applyFollowedTempo(force: true)
         let position = Int64(midiFollow.songPosition) * 6
         let settings = state.settings
-        // Samples per whole note at the followed tempo: bar 0 lies `position` clocks before.
-        let perWhole = Double(engine.renderer.sampleRate) * 60 / settings.tempo.bpm.doubleValue / settings.beatUnit.wholeNotes.doubleValue
+        // Bar 0 lies `position` clocks before the tick, at the followed tempo: exact (twice
+        // the samples a whole note takes, a Rational), only the tick's own sample is measured.
+        let twicePerWhole = Rational(Int64(2 * engine.renderer.sampleRate) * 60) / settings.tempo.bpm / settings.beatUnit.wholeNotes
         // A Start gives no warning: its clock may come sooner than the output can still play
         // (a buffer longer than the time to it, a loaded control or render thread), so the
         // engine sounds a downbeat it finds in the past late, from where it renders next,
         // and alignToClock moves the grid back onto the clock from the next 16th.
-        let tick = clock.heardSample(atNanoseconds: Int64(nanoseconds.rounded()))
-        let sample = tick - Double(position) / 96 * perWhole
-        midiFollow.startAt = Int64((2 * sample).rounded())
-        midiFollow.startDue = Int64((2 * tick).rounded())
-        midiFollow.nextClock = received ? position + 1 : position
+        let tickTwice = Int64((2 * clock.heardSample(atNanoseconds: Int64(nanoseconds.rounded()))).rounded())
+        midiFollow.startAt = tickTwice - (Rational(position, 96) * twicePerWhole).rounded
+        midiFollow.startDue = tickTwice
+        midiFollow.startIndex = index
+        midiFollow.startArrival = arrival
+        midiFollow.position = position
         midiFollow.lastAlignment = now
         midiFollow.shownPosition = midiFollow.songPosition > 0 ? barAndBeat(sixteenths: midiFollow.songPosition) : nil
         if state.isPlaying {
@@ -160,54 +178,59 @@ extension Box {
     private func clockTick(at time: MonotonicTime) {
         midiFollow.follower.tick(at: time.nanoseconds)
         let follower = midiFollow.follower
-        guard follower.ticks >= 2 else {
-            if midiFollow.pending != nil {
-                // Start came before any clock: bar 0 on this one.
-                midiFollow.pending = nil
-                begin(at: Double(time.nanoseconds), received: true)
+        if midiFollow.pending != nil {
+            // Start or Continue came before the clock was counted: the position on this Clock.
+            midiFollow.pending = nil
+            let counted = follower.isTracking && follower.index(near: Double(time.nanoseconds)) == follower.lastIndex
+            if counted {
+                begin(at: follower.time(ofClock: follower.lastIndex), index: follower.lastIndex, arrival: nil)
+            } else {
+                begin(at: Double(time.nanoseconds), index: nil, arrival: time.nanoseconds)
             }
             return
         }
-        if midiFollow.pending != nil {
-            midiFollow.pending = nil
-            begin(at: follower.nextTick - follower.period, received: true)
-            return
+        guard follower.isTracking else { return }
+        if midiFollow.startIndex == nil, let arrival = midiFollow.startArrival {
+            midiFollow.startIndex = follower.index(near: Double(arrival))
         }
-        guard state.isPlaying, let k = midiFollow.nextClock else {
-            // Stopped: the tempo still follows (the clock out, the screen).
-            if follower.ticks % 24 == 0 { applyFollowedTempo() }
-            return
-        }
-        midiFollow.nextClock = k + 1
-        // Tempo and phase every sixth clock (a 16th).
-        guard k % 6 == 0 else { return }
         applyFollowedTempo()
-        alignToClock(k)
+        // Stopped, the tempo still follows (the clock out, the screen).
+        guard state.isPlaying, midiFollow.startIndex != nil else { return }
+        alignToClock()
     }
 
-    /// The loop's tempo (three decimals, in the beat unit's BPM) becomes the box's.
-    private func applyFollowedTempo() {
+    /// The counted clock's tempo (three decimals, in the beat unit's BPM) becomes the box's:
+    /// at once for a change of half a BPM or more, else at most every 250 ms (the phase is
+    /// kept by alignment meanwhile, and each change is a state line).
+    private func applyFollowedTempo(force: Bool = false) {
         let follower = midiFollow.follower
         guard follower.period > 0 else { return }
         let bpm = follower.quarterBPM * 0.25 / state.settings.beatUnit.wholeNotes.doubleValue
-        let thousandths = min(max(Int64((bpm * 1000).rounded()), 1000), 999_000)
+        guard bpm.isFinite else { return }
+        let thousandths = Int64((min(max(bpm, 1), 999) * 1000).rounded())
         guard let tempo = try? Tempo(Rational(thousandths, 1000)), tempo != state.settings.tempo else { return }
+        let change = abs(tempo.bpm.doubleValue - state.settings.tempo.bpm.doubleValue)
+        if !force && change < 0.5 {
+            if let last = midiFollow.lastTempo, now.nanoseconds - last.nanoseconds < 250_000_000 { return }
+        }
+        midiFollow.lastTempo = now
         perform(state.handle(.clockTempo(tempo, at: now)), at: now)
     }
 
-    /// Keeps the grid on the clock: where the loop puts a tick about 60 ms ahead against
-    /// where the one timeline puts that clock; re-placed through the engine (as Link does)
-    /// when they differ by a sample or more.
-    private func alignToClock(_ k: Int64) {
+    /// Keeps the grid on the clock: where the count puts a clock at least 60 ms ahead against
+    /// where the one timeline puts it; re-placed through the engine (as Link does) when they
+    /// differ by a sample or more.
+    private func alignToClock() {
         let follower = midiFollow.follower
-        guard let clock = outputClock, follower.period > 0, engine.song == nil else { return }
+        guard let clock = outputClock, let startIndex = midiFollow.startIndex, follower.period > 0, engine.song == nil else { return }
         if let last = midiFollow.lastAlignment, now.nanoseconds - last.nanoseconds < 40_000_000 { return }
-        let ahead = max(6, Int64((60e6 / follower.period).rounded(.up)))
-        let target = k + ahead
-        // This tick's filtered time is nextTick - period; the target is `ahead` ticks on.
-        let time = follower.nextTick - follower.period + Double(ahead) * follower.period
-        let sample = clock.heardSample(atNanoseconds: Int64(time.rounded()))
-        guard let onGrid = grid.sample(tick: target, perWhole: 96, near: Int64(sample)),
+        let ahead = Int64((60e6 / follower.period).rounded(.up)) + 1
+        let index = follower.lastIndex + ahead
+        // The clock's place from bar 0 (k at k/96 of a whole note).
+        let target = index - startIndex + midiFollow.position
+        let sample = clock.heardSample(atNanoseconds: Int64(follower.time(ofClock: index).rounded()))
+        guard sample.isFinite, abs(sample) < 1e15,
+              let onGrid = grid.sample(tick: target, perWhole: 96, near: Int64(sample)),
               abs(Double(onGrid) - sample) >= 1 else { return }
         let settings = state.settings
         let whole = Rational(target, 96)
@@ -223,14 +246,19 @@ extension Box {
         if followsMIDI {
             let follower = midiFollow.follower
             var bpm: String?
-            if follower.lock != .lost, follower.ticks >= 2 {
-                let value = follower.shownQuarterBPM * 0.25 / state.settings.beatUnit.wholeNotes.doubleValue
-                let tenths = Int64((value * 10).rounded())
+            let value = follower.shownQuarterBPM * 0.25 / state.settings.beatUnit.wholeNotes.doubleValue
+            // A tempo within 1-999, or none (`lost`): whatever the timing, nothing to trap on.
+            if follower.lock != .lost, follower.isTracking, value.isFinite {
+                let tenths = Int64((min(max(value, 1), 999) * 10).rounded())
                 bpm = "\(tenths / 10).\(tenths % 10)"
             }
             view = MIDISyncView(lock: follower.lock, bpm: bpm, bar: midiFollow.shownPosition?.bar, beat: midiFollow.shownPosition?.beat)
         }
         guard view != state.midiSync else { return }
+        // Only the shown tempo moved: at most twice a second (each change is a state line).
+        if let view, let shown = state.midiSync, view.lock == shown.lock, view.bar == shown.bar, view.beat == shown.beat,
+           let last = midiFollow.lastShown, now.nanoseconds - last.nanoseconds < 500_000_000 { return }
+        midiFollow.lastShown = now
         perform(state.handle(.midiSync(view, at: now)), at: now)
     }
 }

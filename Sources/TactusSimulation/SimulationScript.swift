@@ -158,8 +158,10 @@ public struct SimulationScript: Equatable {
                 guard i + 1 < words.count else { throw fail("'\(words[i])' needs a value") }
                 switch words[i] {
                 case "jitter":
-                    guard let j = Rational(parsing: words[i + 1]), !words[i + 1].contains("/"), j >= .zero, j <= Rational(20) else {
-                        throw fail("jitter '\(words[i + 1])' is invalid: allowed 0 to 20 ms")
+                    // Up to 100 ms: a quarter of a period at 30 BPM is 20.8 ms, and slower or worse
+                    // clocks are worth trying too.
+                    guard let j = Rational(parsing: words[i + 1]), !words[i + 1].contains("/"), j >= .zero, j <= Rational(100) else {
+                        throw fail("jitter '\(words[i + 1])' is invalid: allowed 0 to 100 ms")
                     }
                     jitter = j
                 case "seed":
