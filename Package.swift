@@ -125,6 +125,8 @@ let package = Package(
             dependencies: [
                 "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen",
                 "TOMLReader", "ClickEngine", "Coach", "HAL", "BoardFiles", "LinuxHAL", "SimHAL", "Devices", "TactusApp", "TactusSimulation", "TactusCommandLine",
+                // SO_PEERCRED for `tactus ctl` (who serves the socket).
+                "CLinuxShim",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -80,8 +80,9 @@ import TactusBase
         _ = box.handle(.remote(.pair(code: "000005", token: Self.token, name: "x"), at: fifth))
         // The 5th is answered as a wrong code; it locks pairing from then on.
         #expect(box.companion.lastPairing == .wrongCode)
-        #expect(box.companion.isLocked(at: fifth))
-        #expect(box.screen.notice?.text == "Companion pairing locked for a minute (wrong codes)")
+        #expect(box.companion.isLocked("local", at: fifth))
+        // The screen keeps the code: the owner reads it there (issue 32).
+        #expect(box.screen.notice?.text == "Pairing code 123456")
         // Even the right code is refused while locked (the code itself has expired by the end).
         _ = box.handle(.remote(.pair(code: "123456", token: Self.token, name: "x"), at: clock.advance(ms: 30_000)))
         #expect(box.companion.lastPairing == .locked(until: fifth + .seconds(60)))
@@ -277,5 +278,44 @@ import TactusBase
         for bad in ["0.0.0.0", "localhost:80", "1.2.3:80", "1.2.3.4:0", "1.2.3.4:65536", "1.2.3.256:80", "1.2.3.4:08"] {
             #expect(ListenAddress(bad) == nil)
         }
+    }
+
+    @Test mutating func aFloodFromOneAddressNeverRefusesAnother() throws {
+        var box = try companionBox()
+        _ = box.handle(.remote(.showPairingCode("314159"), at: clock.now))
+        for attempt in 0..<50 {
+            _ = box.handle(.remote(.pair(code: String(format6: attempt), token: Self.token, name: "x", client: "10.0.0.66"), at: clock.advance(ms: 100)))
+        }
+        #expect(box.companion.isLocked("10.0.0.66", at: clock.now))
+        #expect(!box.companion.isLocked("10.0.0.2", at: clock.now))
+        #expect(box.screen.notice?.text == "Pairing code 314159")
+        #expect(box.companion.validCode(at: clock.now) == "314159")
+        _ = box.handle(.remote(.pair(code: "314159", token: Self.token, name: "owner", client: "10.0.0.2"), at: clock.advance(ms: 1)))
+        #expect(box.companion.lastPairing == .paired(id: 1))
+        _ = box.handle(.remote(.pair(code: "314159", token: Self.token, name: "x", client: "10.0.0.66"), at: clock.advance(ms: 1)))
+        #expect(box.companion.lastPairing == .locked(until: box.companion.lockedUntil("10.0.0.66", at: clock.now)!))
+    }
+
+    @Test mutating func atMost32BrowsersWithNamesCutAt64Bytes() throws {
+        var box = try companionBox()
+        _ = box.handle(.remote(.showPairingCode("271828"), at: clock.now))
+        let long = String(repeating: "\u{00E9}", count: 40_000)
+        for _ in 0..<Companion.maximumBrowsers {
+            _ = box.handle(.remote(.pair(code: "271828", token: Self.token, name: long), at: clock.advance(ms: 1)))
+        }
+        #expect(box.companion.browsers.count == 32)
+        #expect(box.companion.browsers.allSatisfy { $0.name == String(repeating: "\u{00E9}", count: 32) })
+        _ = box.handle(.remote(.pair(code: "271828", token: Self.token, name: "one more"), at: clock.advance(ms: 1)))
+        #expect(box.companion.lastPairing == .full)
+        #expect(box.companion.browsers.count == 32)
+        #expect(Companion.shortName("ab\u{1F600}\u{1F600}") == "ab\u{1F600}\u{1F600}")
+        #expect(Companion.shortName(String(repeating: "a", count: 63) + "\u{00E9}") == String(repeating: "a", count: 63))
+    }
+}
+
+private extension String {
+    init(format6 n: Int) {
+        let digits = String(n)
+        self = String(repeating: "0", count: 6 - digits.count) + digits
     }
 }

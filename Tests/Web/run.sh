@@ -17,3 +17,5 @@ for product in tactus tactus-web; do
   [ -x ".build/debug/$product" ] || ${SWIFT:-swift} build --product "$product"
 done
 python3 Tests/Web/test_companion.py
+# Issue 32: the companion on a hostile LAN (raw sockets, SIGKILL, another user; about 80 s).
+python3 Tests/Web/test_hostile.py
