@@ -162,18 +162,23 @@ final class EngineProgram: @unchecked Sendable {
     /// A voice set's word for each onset of the bar, or nil where the click plays: numbers
     /// on beats, syllables on layers 2-4; a syllable that would not end before the next
     /// spoken word starts (the bar repeating) gives way to the click. Numbers never do.
-    private static func words(_ pattern: BarPattern, sounds: SoundSet, grid: Int64, barGrid: Int64, samplesPerWhole: Double) -> [Clip?] {
-        var words = pattern.onsets.map { WordChoice.word(sounds, kind: $0.kind, layer: $0.layer, beat: $0.beat, index: $0.index) }
-        guard sounds.voice != nil else { return words }
+    /// Each syllable is judged against the words as first chosen, so the outcome does not
+    /// depend on the order of the walk (the bar wraps: its last syllable's next word may be
+    /// one that itself gave way, e.g. with beat 1 muted).
+    static func words(_ pattern: BarPattern, sounds: SoundSet, grid: Int64, barGrid: Int64, samplesPerWhole: Double) -> [Clip?] {
+        let chosen = pattern.onsets.map { WordChoice.word(sounds, kind: $0.kind, layer: $0.layer, beat: $0.beat, index: $0.index) }
+        guard sounds.voice != nil else { return chosen }
         let perGrid = samplesPerWhole / Double(grid)
         let time = pattern.onsets.map { Double($0.offset.numerator * (grid / $0.offset.denominator)) * perGrid }
         let bar = Double(barGrid) * perGrid
-        let spoken = words.indices.filter { words[$0] != nil }
-        guard spoken.count > 1 else { return words }
+        let spoken = chosen.indices.filter { chosen[$0] != nil }
+        guard spoken.count > 1 else { return chosen }
+        var words = chosen
         for (k, i) in spoken.enumerated() where pattern.onsets[i].kind == .subdivision {
             let j = spoken[(k + 1) % spoken.count]
-            let next = time[j] + (j <= i ? bar : 0) - Double(words[j]!.lead)
-            if WordChoice.givesWay(onset: time[i], clip: words[i]!, nextStart: next) { words[i] = nil }
+            guard let clip = chosen[i], let next = chosen[j] else { continue }
+            let nextStart = time[j] + (j <= i ? bar : 0) - Double(next.lead)
+            if WordChoice.givesWay(onset: time[i], clip: clip, nextStart: nextStart) { words[i] = nil }
         }
         return words
     }

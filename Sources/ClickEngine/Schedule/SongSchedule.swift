@@ -161,11 +161,13 @@ public final class SongSchedule: @unchecked Sendable {
             }
             i = end
         }
-        let spoken = words.indices.filter { words[$0] != nil }
+        // Each syllable is judged against the words as first chosen (as EngineProgram.words).
+        let chosen = words
+        let spoken = chosen.indices.filter { chosen[$0] != nil }
         for (k, i) in spoken.enumerated() where table[i].kind == .subdivision && k + 1 < spoken.count {
             let j = spoken[k + 1]
-            if WordChoice.givesWay(onset: Double(table[i].sample), clip: words[i]!,
-                                   nextStart: Double(table[j].sample) - Double(words[j]!.lead)) {
+            guard let clip = chosen[i], let next = chosen[j] else { continue }
+            if WordChoice.givesWay(onset: Double(table[i].sample), clip: clip, nextStart: Double(table[j].sample) - Double(next.lead)) {
                 words[i] = nil
             }
         }
