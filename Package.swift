@@ -201,7 +201,7 @@ let package = Package(
                                                           "RealtimeAudit"]),
         .testTarget(name: "HALTests", dependencies: ["TactusBase", "TestSupport", "HAL", "SimHAL", "TactusInstrument"]),
         // One test target per library target (issue 29), each named <Target>Tests.
-        .testTarget(name: "TactusBaseTests", dependencies: ["TactusBase", "TactusTimeline", "TestSupport"]),
+        .testTarget(name: "TactusBaseTests", dependencies: ["TactusBase"]),
         .testTarget(name: "TactusArithmeticTests", dependencies: ["TactusBase", "TestSupport", "TactusArithmetic"]),
         .testTarget(name: "TactusTimelineTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
         .testTarget(name: "DevicesTests", dependencies: ["TactusBase", "HAL", "Devices", "SimHAL"]),
