@@ -62,9 +62,14 @@ build: deps voices
 # tactus) and prints `web: http://127.0.0.1:8080 pairing code NNNNNN` (also shown under the
 # screen); open the address and type the code. Headless on the real clock, with a script:
 #   tactus simulate --headless --realtime --script FILE --out DIR --web 127.0.0.1:8080
+# STATE: the state folder (settings, songs, uploads, practice log), kept between runs; by
+# default .state/ here (git-ignored). `make run STATE=DIR` picks another.
+STATE ?= .state
 run: build
 	$(if $(WEB),$(SWIFT) build -c release --product tactus-web)
-	$(RUN_BINARY) simulate --board boards/pi4b.toml $(if $(WEB),--web $(WEB))
+	@mkdir -p '$(STATE)'
+	@echo "make run: the binary is $(RUN_BINARY); state in $(STATE)/"
+	$(RUN_BINARY) simulate --board boards/pi4b.toml --state '$(STATE)' $(if $(WEB),--web $(WEB))
 
 test: test-unit test-vm-backends
 

@@ -78,8 +78,11 @@ let package = Package(
         // Hardware layers (issue 4). HAL: protocols and value types only, no C imports.
         // Devices: drivers written against HAL alone. LinuxHAL: the only OS code.
         // SimHAL: the same protocols in memory, for tests and `tactus simulate`.
-        // HAL uses TactusBase for frame and time types (never the core), TOMLReader for board files.
-        .target(name: "HAL", dependencies: ["TactusBase", "TOMLReader"]),
+        // HAL uses TactusBase for frame and time types and nothing else (never the core, no
+        // file formats: boards/*.toml is read by BoardFiles, above it).
+        .target(name: "HAL", dependencies: ["TactusBase"]),
+        // boards/*.toml into HAL's BoardDefinition, and the wiring diagram drawn from it.
+        .target(name: "BoardFiles", dependencies: ["TactusBase", "HAL", "TOMLReader"]),
         .target(name: "Devices", dependencies: ["TactusBase", "HAL"]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
@@ -121,7 +124,7 @@ let package = Package(
             name: "tactus",
             dependencies: [
                 "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen",
-                "TOMLReader", "ClickEngine", "Coach", "HAL", "LinuxHAL", "SimHAL", "Devices", "TactusApp", "TactusSimulation", "TactusCommandLine",
+                "TOMLReader", "ClickEngine", "Coach", "HAL", "BoardFiles", "LinuxHAL", "SimHAL", "Devices", "TactusApp", "TactusSimulation", "TactusCommandLine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -141,8 +144,8 @@ let package = Package(
         // that renders); tactus-fuzz is the libFuzzer binary (scripts/fuzz.sh builds it with
         // -sanitize=fuzzer,address -D FUZZING) and, built plainly, a replayer of files.
         // What the command line reads beside its flags (change scripts), shared with the fuzzers.
-        .target(name: "TactusCommandLine", dependencies: ["TOMLReader", "TactusArithmetic", "TactusMusic"]),
-        .target(name: "FuzzTargets", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "HAL", "TactusApp",
+        .target(name: "TactusCommandLine", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic"]),
+        .target(name: "FuzzTargets", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "HAL", "BoardFiles", "TactusApp",
                                                     "TactusSimulation", "TactusCommandLine", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "tactus-fuzz", dependencies: ["FuzzTargets"]),
         .executableTarget(
@@ -183,24 +186,38 @@ let package = Package(
         // (and the coach's synthetic takes on the engine's grid, for its tests and bench).
         .target(name: "TestSupport", dependencies: ["Coach", "ClickEngine", "TactusArithmetic", "TactusMusic", "TactusTimeline"], path: "Tests/TestSupport"),
         .testTarget(name: "TOMLReaderTests", dependencies: ["TestSupport", "TOMLReader"]),
-        .testTarget(name: "TactusMusicTests", dependencies: ["TactusBase", "TestSupport", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
+        .testTarget(name: "TactusMusicTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
         .testTarget(name: "TactusInstrumentTests", dependencies: ["TactusBase", "TestSupport", "TactusArithmetic", "TactusMusic", "TactusTimeline",
                                                                "TactusInstrument", "TactusScreen", "TOMLReader", "Coach"]),
         .testTarget(name: "ClickEngineTests", dependencies: ["TactusBase", "TestSupport", "ClickEngine", "TactusArithmetic", "TactusMusic", "TactusTimeline",
                                                           "RealtimeAudit"]),
-        .testTarget(name: "HALTests", dependencies: ["TactusBase", "TestSupport", "HAL", "Devices", "SimHAL", "TOMLReader", "TactusInstrument", "TactusScreen"]),
-        .testTarget(name: "LinuxHALTests", dependencies: ["TactusBase", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "HAL", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit",
+        .testTarget(name: "HALTests", dependencies: ["TactusBase", "TestSupport", "HAL", "SimHAL", "TactusInstrument"]),
+        // One test target per library target (issue 29), each named <Target>Tests.
+        .testTarget(name: "TactusBaseTests", dependencies: ["TactusBase", "TestSupport"]),
+        .testTarget(name: "TactusArithmeticTests", dependencies: ["TactusBase", "TestSupport", "TactusArithmetic"]),
+        .testTarget(name: "TactusTimelineTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
+        .testTarget(name: "DevicesTests", dependencies: ["TactusBase", "HAL", "Devices", "SimHAL"]),
+        .testTarget(name: "SimHALTests", dependencies: ["TactusBase", "TestSupport", "HAL", "Devices", "SimHAL", "TactusInstrument", "TactusScreen"]),
+        .testTarget(name: "BoardFilesTests", dependencies: ["TactusBase", "HAL", "TOMLReader", "BoardFiles", "TactusInstrument"]),
+        .testTarget(name: "TactusCommandLineTests", dependencies: ["TOMLReader", "TactusArithmetic", "TactusMusic", "TactusCommandLine"]),
+        .testTarget(name: "TactusSimulationTests", dependencies: [
+            "TactusBase", "TactusArithmetic", "TactusMusic", "TactusInstrument", "TactusScreen", "HAL", "TactusApp", "TactusSimulation",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The layering rules of issue 29 (Package.swift and every import; no build of the code).
+        .testTarget(name: "PackageRulesTests"),
+        .testTarget(name: "LinuxHALTests", dependencies: ["TactusBase", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "HAL", "BoardFiles", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit",
                                                         "Coach", "TactusApp"]),
         .testTarget(name: "ScreenTests", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen", "Coach", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TactusAppTests", dependencies: [
-            "TactusBase", "TactusApp", "TactusSimulation", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen", "ClickEngine", "Coach", "HAL", "Devices", "SimHAL", "LinuxHAL",
+            "TactusBase", "TactusApp", "TactusSimulation", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen", "ClickEngine", "Coach", "HAL", "Devices", "SimHAL", "LinuxHAL",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),
         // Seeded, bounded fuzzing of every parser of user input (`swift test --filter Fuzz`).
         // The corpora and every crash the fuzzers found (Fuzz/) replay here too.
-        .testTarget(name: "FuzzTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusInstrument", "ClickEngine", "HAL", "TactusApp", "TactusSimulation", "TactusCommandLine", "FuzzTargets"]),
+        .testTarget(name: "FuzzTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "HAL", "BoardFiles", "TactusApp", "TactusSimulation", "TactusCommandLine", "FuzzTargets"]),
         .testTarget(name: "CoachTests", dependencies: ["TestSupport", "Coach", "ClickEngine", "TactusMusic", "TactusTimeline", "RealtimeAudit"]),
         .testTarget(name: "tactusTests", dependencies: ["TactusBase", "TestSupport", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "Coach"]),
     ],

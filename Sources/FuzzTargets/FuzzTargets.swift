@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
+import BoardFiles
 import HAL
 import TOMLReader
 import TactusApp

@@ -38,12 +38,10 @@ public final class AbletonLink: LinkSession {
 
     /// Link's host time (µs) and the box's time (ns) of the same moment.
     private func clocks() -> (linkMicros: Int64, box: Int64) {
-        var before = timespec(), after = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &before)
+        let before = Syscalls.monotonicNanoseconds()
         let micros = tactus_link_clock_micros(link)
-        clock_gettime(CLOCK_MONOTONIC, &after)
-        let mono = (Int64(before.tv_sec) + Int64(after.tv_sec)) * 500_000_000 + (Int64(before.tv_nsec) + Int64(after.tv_nsec)) / 2
-        return (micros, mono - originNanoseconds)
+        let after = Syscalls.monotonicNanoseconds()
+        return (micros, before + (after - before) / 2 - originNanoseconds)
     }
 
     private func micros(_ time: MonotonicTime, _ now: (linkMicros: Int64, box: Int64)) -> Int64 {

@@ -27,11 +27,7 @@ public struct HALLog: Sendable {
 public struct SystemMonotonicClock: MonotonicClock {
     public init() {}
 
-    public func now() -> MonotonicTime {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return MonotonicTime(nanoseconds: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
-    }
+    public func now() -> MonotonicTime { MonotonicTime(nanoseconds: Syscalls.monotonicNanoseconds()) }
 }
 
 func errnoDescription(_ code: Int32) -> String {
@@ -53,13 +49,11 @@ extension SystemMonotonicClock {
         // starttime is field 22 of the whole line: the 20th after the name.
         guard fields.count > 19, let ticks = Int64(fields[19]) else { return nil }
         var boot = timespec()
-        var monotonic = timespec()
         clock_gettime(CLOCK_BOOTTIME, &boot)
-        clock_gettime(CLOCK_MONOTONIC, &monotonic)
+        let monotonicNow = Syscalls.monotonicNanoseconds()
         let ticksPerSecond = Int64(sysconf(Int32(_SC_CLK_TCK)))
         let sinceBoot = ticks * 1_000_000_000 / ticksPerSecond
         let bootNow = Int64(boot.tv_sec) * 1_000_000_000 + Int64(boot.tv_nsec)
-        let monotonicNow = Int64(monotonic.tv_sec) * 1_000_000_000 + Int64(monotonic.tv_nsec)
         return MonotonicTime(nanoseconds: monotonicNow - (bootNow - sinceBoot))
     }
 }

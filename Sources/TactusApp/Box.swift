@@ -10,76 +10,6 @@ import TactusInstrument
 import TactusScreen
 import TactusBase
 
-/// Where the engine's samples are being heard, if anywhere: the active audio sink.
-public protocol AudioClockSource: AnyObject, Sendable {
-    var outputPosition: AudioOutputPosition? { get }
-}
-
-/// Writes the settings file; the message of a failure is shown on the screen.
-public protocol SettingsPersistence: Sendable {
-    func save(_ saved: SavedState) throws
-}
-
-/// Keeps the minutes played per day (the practice log in the state folder). The box adds
-/// each stretch of playing when it stops.
-public protocol PracticeLogStore: Sendable {
-    /// A stretch of playing: how long, the song ("" for none), the fastest tempo played and
-    /// the coach's figures when it judged hits in it.
-    func addPractice(seconds: Int64, song: String, bpm: Double, coach: CoachFigures?) throws
-}
-
-/// Why an LED or the buzzer pulsed.
-public enum PulseReason: Sendable, Hashable {
-    case onset(OnsetKind)
-    case wheel(WheelFeedback)
-}
-
-/// Something that wants to see everything the box does (the headless simulator's log).
-public protocol BoxObserver: AnyObject {
-    func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime)
-    func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime)
-    func box(_ box: Box, didPulse pulse: IndicatorPulse, because reason: PulseReason)
-    func box(_ box: Box, didShow frame: Bitmap, at time: MonotonicTime)
-    /// A MIDI message the engine placed for sending (`heardAt`: when its sample is heard).
-    func box(_ box: Box, willSend message: MIDIOutEvent, heardAt time: MonotonicTime)
-    /// A MIDI message that came in.
-    func box(_ box: Box, didReceive message: MIDIMessage, at time: MonotonicTime)
-    /// The coach judged a hit heard at `time` (the round trip or MIDI offset taken off).
-    func box(_ box: Box, didJudge hit: CoachHit, heardAt time: MonotonicTime)
-}
-
-extension BoxObserver {
-    public func box(_ box: Box, willSend message: MIDIOutEvent, heardAt time: MonotonicTime) {}
-    public func box(_ box: Box, didReceive message: MIDIMessage, at time: MonotonicTime) {}
-    public func box(_ box: Box, didJudge hit: CoachHit, heardAt time: MonotonicTime) {}
-}
-
-/// Where MIDI messages placed by the engine go on a real box (the MIDI thread).
-public protocol MIDISender: AnyObject {
-    /// Called on the control thread with each message and when it is heard.
-    func schedule(_ message: MIDIOutEvent, heardAtNanoseconds: Int64)
-}
-
-/// What the control socket follows: the onsets as heard and every state change.
-public protocol BoxControlObserver: AnyObject {
-    func box(_ box: Box, didStart onset: OnsetEvent, heardAt time: MonotonicTime)
-    func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime)
-    /// Someone follows the beat remotely (an open live view): the box announces its beats
-    /// ahead and places START a little ahead, so the view hears of the first beat in time.
-    var followsBeats: Bool { get }
-    /// The beats of the published grid heard from `from` on, up to half a second ahead, as
-    /// they now are: a beat announced earlier at or after `from` that is not listed is gone
-    /// (a change, STOP). Sent when beats enter that window and when the grid changes.
-    func box(_ box: Box, willPlay beats: [AnnouncedBeat], from: MonotonicTime)
-}
-
-/// A beat of the one timeline announced ahead: bar, beat in the bar and when it is heard.
-public struct AnnouncedBeat: Sendable, Hashable {
-    public var bar: Int64
-    public var beat: Int
-    public var time: MonotonicTime
-}
-
 /// The whole box as one discrete-event machine on the control side: physical input goes in
 /// as timestamped edges, time goes in as `advance(to:)`, and out come engine changes,
 /// screen frames, LED and buzzer pulses and settings saves. It never reads a clock and owns
@@ -98,35 +28,22 @@ public final class Box {
     public weak var controlObserver: (any BoxControlObserver)?
 
     private let audio: any AudioClockSource
-    private let display: (any MonochromeDisplay)?
-    private let indicators: any IndicatorOutput
-    private let persistence: any SettingsPersistence
+    let persistence: any SettingsPersistence
+    /// The features (screen, indicators, practice log, live view, song), in the order they run.
+    var features: BoxFeatures
     let report: @Sendable (String) -> Void
     let inform: @Sendable (String) -> Void
     /// When START was last pressed, until its first click is heard (the latency is logged).
     private var startPressedAt: MonotonicTime?
-    private var indicatorScheduler: IndicatorScheduler
-    private var frames: FrameScheduler
     /// The one timeline: the engine's grid as published with each start and change
     /// (`GridAnchor`), songs included. The screen, LEDs and buzzer read only this.
-    public private(set) var grid = BeatGrid()
+    public internal(set) var grid = BeatGrid()
     /// The steady grid in effect at the sample heard now (Link compares its phase with it).
     var timeline: SteadyGrid? {
         let heard = heardSample(at: now).map(Double.init) ?? Double(grid.pieces.last?.startSample ?? 0)
         if case .steady(let steady) = grid.piece(atSample: heard) { return steady }
         return nil
     }
-    /// What a remote view was told of the beats ahead (`announceBeats`).
-    private struct Announcement {
-        /// The last beat's sample announced.
-        var through: Int64?
-        /// The grid changed from this sample on (a start, a change, STOP): announce again.
-        var changedFrom: Int64?
-    }
-    private var announcement = Announcement()
-    private var screenChanged = true
-    private var lastFrame: Bitmap?
-    private var lastContrast: UInt8?
     public internal(set) var now: MonotonicTime
     /// The Ableton Link session (Sync: Link), when the box has one; see Box+Link.swift.
     public var link: (any LinkSession)?
@@ -169,11 +86,9 @@ public final class Box {
         self.state = state
         self.engine = engine
         self.audio = audio
-        self.display = display
-        self.indicators = indicators
         self.persistence = persistence
-        self.indicatorScheduler = IndicatorScheduler(settings: indicatorSettings)
-        self.frames = FrameScheduler(maximumFramesPerSecond: maximumFramesPerSecond)
+        self.features = BoxFeatures(display: display, indicators: indicators, indicatorSettings: indicatorSettings,
+                                    maximumFramesPerSecond: maximumFramesPerSecond)
         self.report = report
         self.now = time
         self.settings = state.settings
@@ -183,32 +98,11 @@ public final class Box {
         perform(state.startupEffects, at: time)
     }
 
-    // MARK: the one thread
-
     #if DEBUG
     /// The thread the box belongs to: the first to use it after init, or the one that took it
-    /// over (`takeOver()`); 0 until then.
-    private var boxThread: UInt = 0
+    /// over (`takeOver()`); 0 until then (Box+Lifecycle.swift).
+    var boxThread: UInt = 0
     #endif
-
-    /// Debug builds stop here when a second thread touches the box; release builds compile it
-    /// away (the ControlLoop's queue is what keeps the box on its thread there).
-    @inline(__always)
-    func preconditionOnBoxThread(_ function: StaticString = #function) {
-        #if DEBUG
-        let current = UInt(bitPattern: Int(bitPattern: pthread_self()))
-        if boxThread == 0 { boxThread = current }
-        precondition(boxThread == current, "Box.\(function) on a second thread: only the box's thread may touch it (post to its ControlLoop)")
-        #endif
-    }
-
-    /// Makes the calling thread the box's thread, for a loop that starts a thread of its own
-    /// and hands the box to it (nothing else may hold the box afterwards).
-    public func takeOver() {
-        #if DEBUG
-        boxThread = UInt(bitPattern: Int(bitPattern: pthread_self()))
-        #endif
-    }
 
     // MARK: input
 
@@ -243,31 +137,18 @@ public final class Box {
     /// Silent practice (a menu setting, set by its effect) mutes the clicks and lets the
     /// buzzer pulse instead, without touching the volumes the musician set.
     private var silentPractice = false
-    private var darkGap = false
-    /// Where the practice log goes (nil: not kept) and when the current stretch of playing began.
-    public var practiceLog: (any PracticeLogStore)?
-    private var practiceStartedAt: MonotonicTime?
-    /// The song and the fastest tempo of the current stretch (from the beats heard).
-    private var practiceSong = ""
-    private var practiceTopBPM = 0.0
-    /// The coach's hits of the current stretch (Box+Coach), for its practice log line.
-    var practiceCoach = CoachStatistics()
-
-    private func logPractice(until time: MonotonicTime) {
-        guard let started = practiceStartedAt else { return }
-        practiceStartedAt = nil
-        let seconds = (time.nanoseconds - started.nanoseconds) / 1_000_000_000
-        let song = practiceSong, bpm = practiceTopBPM
-        let heard = practiceCoach
-        practiceSong = ""
-        practiceTopBPM = 0
-        practiceCoach = CoachStatistics()
-        guard seconds > 0, let practiceLog else { return }
-        let coach = heard.count == 0 ? nil : CoachFigures(
-            hits: heard.count, meanMs: heard.mean, sdMs: heard.standardDeviation,
-            within10Percent: heard.shareWithin10 * 100, within25Percent: heard.shareWithin25 * 100)
-        do { try practiceLog.addPractice(seconds: seconds, song: song, bpm: bpm, coach: coach) } catch { report("practice log: \(error)") }
+    /// Where the practice log goes (nil: not kept).
+    public var practiceLog: (any PracticeLogStore)? {
+        get { features.practice.store }
+        set { features.practice.store = newValue }
     }
+    /// The coach's hits of the current stretch (Box+Coach), for its practice log line.
+    var practiceCoach: CoachStatistics {
+        get { features.practice.coach }
+        set { features.practice.coach = newValue }
+    }
+    /// Menu > Coach > Calibrate is playing its clicks (they are no practice).
+    var isCalibratingCoach: Bool { coachCalibrationRun != nil }
     /// The settings the reducer last asked for (the engine may have them muted).
     private var settings: MetronomeSettings
 
@@ -292,29 +173,7 @@ public final class Box {
         drainOnsets()
         finishCoachCalibration()
         followLink()
-        checkSongEnd()
-        drawIfDue()
-        retryMissingDisplay()
-    }
-
-    /// A display that went missing is tried again every few seconds even when nothing on
-    /// the screen changes (stopped, idle), so it comes back by itself.
-    private var nextDisplayRetry: MonotonicTime?
-
-    private func retryMissingDisplay() {
-        guard let resilient = display as? ResilientDisplay, !resilient.isWorking else {
-            nextDisplayRetry = nil
-            return
-        }
-        guard let due = nextDisplayRetry, due > now else {
-            resilient.poll()
-            if resilient.isWorking {
-                screenChanged = true
-                part("Display", working: true)
-            }
-            nextDisplayRetry = now.advanced(byNanoseconds: resilient.retryNanoseconds)
-            return
-        }
+        for feature in features.all { feature.advance(self) }
     }
 
     /// When `advance` next has something to do (at the latest), or nil when only input can
@@ -322,8 +181,7 @@ public final class Box {
     public var nextWakeup: MonotonicTime? {
         var wakeups: [MonotonicTime] = []
         if let deadline = state.nextDeadline { wakeups.append(deadline) }
-        if let frame = nextFrameStart { wakeups.append(frame) }
-        if let retry = nextDisplayRetry { wakeups.append(retry) }
+        wakeups += features.all.compactMap { $0.nextWakeup(self) }
         // Onsets arrive from the render thread: look for them at least every few ms while playing.
         // So do the MIDI clocks while stopped (`clock_when_stopped`): the clock thread must
         // have each before it is due, a buffer (8 ms on a Pi) after the engine placed it.
@@ -337,137 +195,14 @@ public final class Box {
         return wakeups.min()
     }
 
-    // MARK: shutdown, in the order the services stop
-
-    /// No new clicks; those in flight play to their end.
-    public func stopPlayback() {
-        preconditionOnBoxThread()
-        if state.isPlaying {
-            // As if START/STOP were pressed, so the state machine knows it stopped.
-            perform(state.handle(.gesture(.startStop, .press, at: now)), at: now)
-        }
-        engine.stop()
-        forgetGrid()
-    }
-
-    /// START and STOP: the grid is gone until the engine publishes the next; a remote view
-    /// is told so (the beats it was announced do not sound).
-    func forgetGrid() {
-        grid.removeAll()
-        announcement.changedFrom = .min
-    }
-
-    /// Writes the settings file now (the reducer's debounce may still be waiting).
-    public func saveNow() {
-        preconditionOnBoxThread()
-        do { try persistence.save(state.saved) } catch { report("saving settings failed: \(error)") }
-    }
-
-    public func initializeDisplay() {
-        preconditionOnBoxThread()
-        guard let display else { return report("display: none configured") }
-        do { try display.initialize() } catch { report("display: \(error); running without it, retrying") }
-        screenChanged = true
-    }
-
-    public func blankDisplay() {
-        preconditionOnBoxThread()
-        guard let display else { return }
-        do {
-            try display.show(display.blankFrame())
-            try display.setSleeping(true)
-        } catch { report("display: \(error)") }
-    }
-
-    public func indicatorsOff() {
-        preconditionOnBoxThread()
-        for indicator in IndicatorChannel.allCases { indicators.set(indicator, on: false) }
-    }
-
     // MARK: effects
 
+    /// The reducer's effects: the engine's and the box's own first, then every feature's.
     func perform(_ effects: [Effect], at time: MonotonicTime) {
         var stateChanged = false
         for effect in effects {
-            switch effect {
-            case .applySettings(let settings):
-                let before = self.settings
-                self.settings = settings
-                do {
-                    if state.practice.isLoaded {
-                        // During a song: the wheel's tempo ends a ramp; a pattern edit holds
-                        // for the rest of the section.
-                        let pattern = settings.accents != before.accents || settings.subdivisions != before.subdivisions
-                            || settings.swing != before.swing || settings.groove != before.groove || settings.poly != before.poly
-                        try engine.applyDuringSong(audible(settings), tempo: settings.tempo != before.tempo ? .to(settings.tempo.bpm) : nil,
-                                                   pattern: pattern)
-                    } else {
-                        try engine.apply(audible(settings))
-                    }
-                } catch { report("\(error)") }
-                screenChanged = true
-                stateChanged = true
-            case .start:
-                if !startFollowedClock() { startEngine() }
-                if practiceStartedAt == nil { practiceStartedAt = time }
-                startPressedAt = time
-                forgetGrid() // anchored by the grid the engine publishes at the start
-                screenChanged = true
-                stateChanged = true
-            case .stop:
-                linkStopped(at: time)
-                engine.stop()
-                logPractice(until: time)
-                forgetGrid()
-                screenChanged = true
-                stateChanged = true
-            case .darkGap(let on):
-                darkGap = on
-            case .sync:
-                midiSyncChanged()
-            case .tone(let tone):
-                engine.setTone(tone)
-                stateChanged = true
-            case .silentPractice(let on):
-                silentPractice = on
-                indicatorScheduler.settings.buzzerPulses = on
-                do {
-                    // A song holds its volumes per stretch: the mute starts from here.
-                    if state.practice.isLoaded {
-                        try engine.applyDuringSong(audible(settings), tempo: nil, pattern: false)
-                    } else {
-                        try engine.apply(audible(settings))
-                    }
-                } catch { report("\(error)") }
-            case .buzzer(let cue, let at):
-                let feedback: WheelFeedback = cue == .tick ? .tick : .bump
-                emit(indicatorScheduler.wheelPulse(feedback, edgeNanoseconds: at.nanoseconds, nowNanoseconds: now.nanoseconds),
-                     because: .wheel(feedback))
-            case .screen:
-                screenChanged = true
-                stateChanged = true
-            case .loadSong(let songs, let seed):
-                do {
-                    // An endless song (looped, until stopped) is scheduled an hour ahead.
-                    let endless = songs?.contains(where: \.isEndless) ?? false
-                    // A song started from a later section: its clock out starts with SPP and Continue.
-                    engine.midiClock.songPosition = songs == nil ? 0 : state.practice.startSixteenths(state.saved)
-                    try engine.load(songs: songs, seed: seed, samples: endless ? Int64(engine.renderer.sampleRate) * 3600 : nil)
-                } catch { report("song: \(error)") }
-            case .calibrateCoach:
-                startCoachCalibration()
-            case .cancelCoachCalibration:
-                endCoachCalibration()
-            case .drawPairingCode:
-                var random = SystemRandomNumberGenerator()
-                perform(state.handle(.remote(.showPairingCode(Companion.code(from: random.next())), at: time)), at: time)
-                stateChanged = true
-            case .save(let saved):
-                do { try persistence.save(saved) } catch {
-                    report("saving settings failed: \(error)")
-                    perform(state.handle(.saveFailed("\(error)", at: now)), at: now)
-                }
-            }
+            stateChanged = performOwn(effect, at: time) || stateChanged
+            for feature in features.all { feature.perform(effect, at: time, in: self) }
         }
         if stateChanged {
             observer?.box(self, didChange: state, at: time)
@@ -475,10 +210,81 @@ public final class Box {
         }
     }
 
-    private func emit(_ pulse: IndicatorPulse, because reason: PulseReason) {
-        indicators.pulse(pulse.channel, at: MonotonicTime(nanoseconds: pulse.startNanoseconds),
-                         lastingNanoseconds: pulse.lengthNanoseconds)
-        observer?.box(self, didPulse: pulse, because: reason)
+    /// What the engine and the box do for an effect; true when observers must see the state.
+    private func performOwn(_ effect: Effect, at time: MonotonicTime) -> Bool {
+        switch effect {
+        case .applySettings(let settings):
+            apply(settings)
+            return true
+        case .start:
+            if !startFollowedClock() { startEngine() }
+            startPressedAt = time
+            forgetGrid() // anchored by the grid the engine publishes at the start
+            return true
+        case .stop:
+            linkStopped(at: time)
+            engine.stop()
+            forgetGrid()
+            return true
+        case .sync:
+            midiSyncChanged()
+        case .tone(let tone):
+            engine.setTone(tone)
+            return true
+        case .silentPractice(let on):
+            silentPractice = on
+            // A song holds its volumes per stretch: the mute starts from here.
+            applyToEngine(settings, tempoChanged: false, patternChanged: false)
+        case .screen:
+            return true
+        case .loadSong(let songs, let seed):
+            load(songs, seed: seed)
+        case .calibrateCoach:
+            startCoachCalibration()
+        case .cancelCoachCalibration:
+            endCoachCalibration()
+        case .drawPairingCode:
+            var random = SystemRandomNumberGenerator()
+            perform(state.handle(.remote(.showPairingCode(Companion.code(from: random.next())), at: time)), at: time)
+            return true
+        case .save(let saved):
+            do { try persistence.save(saved) } catch {
+                report("saving settings failed: \(error)")
+                perform(state.handle(.saveFailed("\(error)", at: now)), at: now)
+            }
+        case .darkGap, .buzzer:
+            break
+        }
+        return false
+    }
+
+    private func apply(_ settings: MetronomeSettings) {
+        let before = self.settings
+        self.settings = settings
+        // During a song: the wheel's tempo ends a ramp; a pattern edit holds for the rest of the section.
+        let pattern = settings.accents != before.accents || settings.subdivisions != before.subdivisions
+            || settings.swing != before.swing || settings.groove != before.groove || settings.poly != before.poly
+        applyToEngine(settings, tempoChanged: settings.tempo != before.tempo, patternChanged: pattern)
+    }
+
+    private func applyToEngine(_ settings: MetronomeSettings, tempoChanged: Bool, patternChanged: Bool) {
+        do {
+            if state.practice.isLoaded {
+                try engine.applyDuringSong(audible(settings), tempo: tempoChanged ? .to(settings.tempo.bpm) : nil, pattern: patternChanged)
+            } else {
+                try engine.apply(audible(settings))
+            }
+        } catch { report("\(error)") }
+    }
+
+    private func load(_ songs: [Song]?, seed: UInt64) {
+        do {
+            // An endless song (looped, until stopped) is scheduled an hour ahead.
+            let endless = songs?.contains(where: \.isEndless) ?? false
+            // A song started from a later section: its clock out starts with SPP and Continue.
+            engine.midiClock.songPosition = songs == nil ? 0 : state.practice.startSixteenths(state.saved)
+            try engine.load(songs: songs, seed: seed, samples: endless ? Int64(engine.renderer.sampleRate) * 3600 : nil)
+        } catch { report("song: \(error)") }
     }
 
     var outputClock: AudioOutputClock? {
@@ -492,41 +298,13 @@ public final class Box {
         outputClock.map { Int64($0.heardSample(atNanoseconds: time.nanoseconds).rounded(.down)) }
     }
 
-    /// Announces the grid's beats up to half a second ahead to a remote view: the new ones
-    /// since the last call, or all of them from where the grid changed.
-    private func announceBeats(clock: AudioOutputClock) {
-        guard let controlObserver, controlObserver.followsBeats else {
-            announcement = Announcement()
-            return
-        }
-        let heard = Int64(clock.heardSample(atNanoseconds: now.nanoseconds).rounded(.down))
-        let changed = announcement.changedFrom.map { max($0, heard) }
-        let from = changed ?? announcement.through.map { $0 + 1 } ?? heard
-        announcement.changedFrom = nil
-        var beats: [AnnouncedBeat] = []
-        let horizon = heard + Int64(engine.renderer.sampleRate) / 2
-        if state.isPlaying, let first = grid.pieces.first?.startSample {
-            var sample = max(from, first)
-            while sample <= horizon, let beat = grid.beat(atSample: Double(sample)) {
-                if beat.beatSample >= sample {
-                    guard beat.beatSample <= horizon else { break }
-                    beats.append(AnnouncedBeat(bar: beat.bar, beat: beat.beat, time: MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: beat.beatSample))))
-                    announcement.through = beat.beatSample
-                }
-                guard beat.nextBeatSample > sample else { break }
-                sample = beat.nextBeatSample
-            }
-        }
-        guard !beats.isEmpty || changed != nil else { return }
-        controlObserver.box(self, willPlay: beats, from: MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: from)))
-    }
-
+    /// What the render thread published: grid pieces, MIDI messages to send, onsets heard.
     private func drainOnsets() {
         while let anchor = engine.nextAnchor() {
             // One grid for everyone: the screen, LEDs and buzzer use the engine's own anchor.
             if let piece = engine.gridPiece(for: anchor) {
                 grid.append(piece)
-                announcement.changedFrom = min(announcement.changedFrom ?? .max, piece.startSample)
+                for feature in features.all { feature.gridChanged(from: piece.startSample, in: self) }
             }
         }
         if let heard = heardSample(at: now) { grid.forget(before: heard) }
@@ -535,7 +313,7 @@ public final class Box {
             while engine.nextMIDIEvent() != nil {}
             return
         }
-        announceBeats(clock: clock)
+        for feature in features.all { feature.gridPublished(clock: clock, in: self) }
         while let message = engine.nextMIDIEvent() {
             let heard = clock.outputNanoseconds(ofSample: message.sample)
             midiSender?.schedule(message, heardAtNanoseconds: heard - Int64(midiConfiguration.offsetMilliseconds) * 1_000_000)
@@ -550,69 +328,7 @@ public final class Box {
             observer?.box(self, didStart: event, heardAt: heard)
             if engine.song != nil { linkFollow.songBPM = event.bpm }
             controlObserver?.box(self, didStart: event, heardAt: heard)
-            if event.layer == 0 && event.kind.isBeat && !event.isCount && coachCalibrationRun == nil {
-                // A song's beats carry its tempo; free play's is the setting's.
-                practiceTopBPM = max(practiceTopBPM, event.bpm > 0 ? event.bpm : state.settings.tempo.bpm.doubleValue)
-                if state.practice.isLoaded, let song = state.songView?.name { practiceSong = song }
-            }
-            if state.practice.isLoaded && (event.kind.isBeat || event.isCount) {
-                perform(state.handle(.songProgress(section: Int(event.section), bar: event.bar, bpm: event.bpm,
-                                                   song: Int(event.song), at: now)), at: now)
-            }
-            // Dark gap: the LEDs and buzzer rest with the muted bars; else they keep counting.
-            if event.muted && darkGap { continue }
-            for pulse in indicatorScheduler.pulses(onsetSample: event.sample, kind: event.kind, layer: Int(event.layer),
-                                                   clock: clock, samplesPerBeat: grid.samplesPerBeat(atSample: event.sample)) {
-                emit(pulse, because: .onset(event.kind))
-            }
+            for feature in features.all { feature.heard(event, at: heard, clock: clock, in: self) }
         }
-    }
-
-    /// A song that ends by itself stops the box once its end is heard (an endless one is
-    /// only scheduled an hour ahead: that is no end).
-    private func checkSongEnd() {
-        guard state.practice.isLoaded, state.isPlaying, let song = engine.song, !song.songs.contains(where: \.isEndless),
-              let end = engine.songEndSample, let heard = heardSample(at: now), heard >= end else { return }
-        perform(state.handle(.songEnded(at: now)), at: now)
-    }
-
-    // MARK: screen
-
-    /// Every page keeps the beat visible while playing (the pendulum, or the beat strip).
-    private var animating: Bool { state.isPlaying && !grid.isEmpty }
-
-    private var nextFrameStart: MonotonicTime? {
-        guard display != nil || observer != nil else { return nil }
-        var nextBeat: Int64?
-        if animating, let clock = outputClock, let heard = heardSample(at: now), let beat = grid.beat(atSample: Double(heard)) {
-            nextBeat = clock.outputNanoseconds(ofSample: beat.nextBeatSample)
-        }
-        return frames.nextFrameStart(now: now.nanoseconds, animating: animating, contentChanged: screenChanged,
-                                     nextBeatNanoseconds: nextBeat).map { MonotonicTime(nanoseconds: $0) }
-    }
-
-    private func drawIfDue() {
-        guard let start = nextFrameStart, start <= now else { return }
-        let shownAt = frames.presentationTime(ofFrameStartingAt: now.nanoseconds)
-        let heard = outputClock?.heardSample(atNanoseconds: shownAt) ?? 0
-        let model = ScreenPresenter.model(for: state, grid: animating ? grid : nil)
-        let frame = ScreenRenderer.render(model, heardSample: heard)
-        screenChanged = false
-        if frame != lastFrame {
-            lastFrame = frame
-            if let display {
-                do {
-                    if lastContrast != model.contrast {
-                        try display.setContrast(model.contrast)
-                        lastContrast = model.contrast
-                    }
-                    try display.show(frame)
-                } catch { report("display: \(error)") }
-            }
-            observer?.box(self, didShow: frame, at: now)
-        }
-        // Frame time is measured by the caller's clock on the next advance; render and I2C
-        // happen inside this call, so the start is a fair stand-in for both ends here.
-        frames.frameFinished(startedAt: start.nanoseconds, finishedAt: max(start.nanoseconds, now.nanoseconds))
     }
 }

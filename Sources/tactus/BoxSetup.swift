@@ -39,13 +39,25 @@ struct BoxLocations {
         do { return try ConfigurationFile.parse(text, file: path) } catch { throw ExitError(error.description) }
     }
 
+    /// The board when neither --board nor the configuration names one: says so, instead of
+    /// blaming a --board flag that was never given.
+    func defaultBoard(_ fallback: String) throws -> BoardDefinition {
+        guard FileSystem.exists(fallback) else {
+            let configPath = config ?? BoxLocations.defaultConfig
+            let missing = FileSystem.exists(configPath) ? "no board in \(configPath)" : "no configuration file \(configPath)"
+            throw ExitError("no board file: no --board flag, \(missing), and the default board file \(fallback) does not exist; "
+                            + "give --board NAME (pi4b, pi5, pi3bplus, pi-zero-2w) or --board path/to/board.toml, or set board = \"pi4b\" in \(configPath)")
+        }
+        return try BoardLoader.load(fallback, origin: "the default board file (no --board flag, no board in the configuration)")
+    }
+
     func boardDefinition(_ configuration: ConfigurationFile, fallback: String = "/etc/tactus/board.toml") throws -> BoardDefinition {
         var board = if let flag = self.board {
             try BoardLoader.load(flag)
         } else if let named = configuration.board {
             try BoardLoader.load(named, origin: "\(configuration.boardSource ?? "configuration"): board")
         } else {
-            try BoardLoader.load(fallback)
+            try defaultBoard(fallback)
         }
         if let device = configuration.audioDevice { board.audio.device = device }
         if let rate = configuration.audioSampleRate { board.audio.sampleRate = rate }

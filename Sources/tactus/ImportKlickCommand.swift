@@ -46,5 +46,8 @@ struct ImportKlickCommand: ParsableCommand {
         do { try AtomicFile.write(Array(text.utf8), to: output) } catch {
             throw ExitError("writing \(Escaped.quoted(output)) failed: \(error)", code: 1)
         }
+        // Say what was written: a silent success looked like nothing happened (issue 29).
+        let sections = song.sections.count == 1 ? "1 section" : "\(song.sections.count) sections"
+        print("wrote \(output): song \(Escaped.quoted(song.name)), \(sections), \(text.utf8.count) bytes")
     }
 }

@@ -141,8 +141,9 @@ enum InteractiveSimulation {
                 for row in rows { text += "│" + on + row + off + "│\n" }
                 text += "└" + String(repeating: "─", count: width) + "┘\n"
                 let compact = layout == .braille
-                text += " \(compact ? "" : "accent ")\(leds[0]) \(compact ? "" : " beat ")\(leds[1]) \(compact ? "" : " sub ")\(leds[2]) "
-                    + "\(compact ? "" : " buzzer ")\(leds[3])  \(status)\u{1B}[K\n"
+                // Short labels in a small terminal (80x24): unlabelled dots said nothing.
+                text += " \(compact ? "acc " : "accent ")\(leds[0]) \(compact ? "beat " : " beat ")\(leds[1]) \(compact ? "sub " : " sub ")\(leds[2]) "
+                    + "\(compact ? "bz " : " buzzer ")\(leds[3])  \(status)\u{1B}[K\n"
                 if let companion { text += " \(companion.line) (a new code: Menu > Settings > Companion)\u{1B}[K\n" }
                 text += " \(String(note.prefix(compact ? size.columns - 2 : note.count)))\u{1B}[K\n \(compact ? shortHelp : help)\u{1B}[K\n"
             }

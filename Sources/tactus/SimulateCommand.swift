@@ -36,7 +36,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Sync source: internal, midi or link (link needs --realtime when headless).") var sync: String?
     @Option(help: "Start the browser companion (tactus-web) against the simulated box on ADDR:PORT, e.g. 127.0.0.1:8080.")
     var web: String?
-    @Option(help: "Serve the simulated box's control socket here (default with --web: a private temporary folder).")
+    @Option(help: "Serve the simulated box's control socket here (default: none; with --web, /run/tactus/control.sock when this user may and no box serves it, else /tmp/tactus-UID/control.sock, else a private temporary folder).")
     var control: String?
 
     func run() async throws {

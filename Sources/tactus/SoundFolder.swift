@@ -1,14 +1,45 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ClickEngine
+import Glibc
 import LinuxHAL
+import TactusMusic
 
 /// A user sound set on disk: a folder holding accent.wav, beat.wav and sub.wav (and, if
 /// wanted, poly.wav for the poly layers; a voice set adds voice.toml and its words). Read by
 /// `render --sound DIR` and by the box for each folder under its sounds folder.
 enum SoundFolder {
     /// Where `make voices` output is looked up by name (`--sound voice-en`), first match
-    /// wins: `make install`, the Debian package, then the repository's own `voices/`.
-    static let voiceFolders = ["/usr/local/share/tactus/voices", "/usr/share/tactus/voices", "voices"]
+    /// wins: beside the binary wherever it is installed (PREFIX/bin/tactus ->
+    /// PREFIX/share/tactus/voices; a build inside the repository -> the repository's
+    /// `voices/`), `make install`, the Debian package, then `voices/` in the current folder.
+    static let voiceFolders = besideExecutable(executablePath()) + ["/usr/local/share/tactus/voices", "/usr/share/tactus/voices", "voices"]
+
+    /// The voice folders that belong to the binary at `exe`: its prefix's share/tactus/voices,
+    /// and `voices/` of the nearest folder above it that holds Package.swift (the repository
+    /// a `swift build` binary lives in, however deep in .build).
+    static func besideExecutable(_ exe: String?, exists: (String) -> Bool = { AtomicFile.exists($0) }) -> [String] {
+        guard let exe, exe.hasPrefix("/") else { return [] }
+        var parts = exe.split(separator: "/").map(String.init)
+        parts.removeLast()
+        var folders: [String] = []
+        if parts.last == "bin" { folders.append("/" + (parts.dropLast() + ["share", "tactus", "voices"]).joined(separator: "/")) }
+        while !parts.isEmpty {
+            let folder = "/" + parts.joined(separator: "/")
+            if exists("\(folder)/Package.swift") {
+                folders.append("\(folder)/voices")
+                break
+            }
+            parts.removeLast()
+        }
+        return folders
+    }
+
+    static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 
     /// The folder of the voice set `name` (voice-LANG), if one is installed.
     static func voiceFolder(named name: String) -> String? {

@@ -8,7 +8,7 @@ struct Tactus: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tactus",
         abstract: "Tactus metronome box.",
-        subcommands: [RunCommand.self, SimulateCommand.self, RenderCommand.self, CoachCommand.self, CheckCommand.self, ImportKlickCommand.self, CtlCommand.self]
+        subcommands: [RunCommand.self, SimulateCommand.self, RenderCommand.self, CoachCommand.self, CheckCommand.self, ImportKlickCommand.self, CtlCommand.self, WiringCommand.self]
     )
 
     /// ArgumentParser prints usage blocks and uses its own exit codes; Tactus reports every

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 import Testing
+import BoardFiles
 import HAL
 import TactusBase
 import LinuxHAL

@@ -2,16 +2,17 @@
 import Foundation
 import Testing
 
-/// README's examples come from the program: each is run here and its output must be in
-/// README.md as written, so an example cannot go stale again.
+/// The documentation's examples come from the program: each is run here and its output must
+/// be in README.md or a page under docs/ as written, so an example cannot go stale again.
 @Suite struct ReadmeExamplesTests {
-    /// README.md with every run of white space (line breaks included) made one space.
+    /// README.md and every page under docs/, with every run of white space (line breaks
+    /// included) made one space.
     static func readme() throws -> String {
         var root = URL(fileURLWithPath: #filePath)
         while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) && root.path != "/" {
             root.deleteLastPathComponent()
         }
-        let text = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let text = try DocsTests.documentation().map(\.text).joined(separator: "\n")
         return text.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
     }
 
@@ -34,8 +35,9 @@ import Testing
         let beat = try #require(lines.first { $0.contains("\"sample\":21022,\"kind\":\"beat\"") })
         let poly = try #require(lines.first { $0.contains("\"kind\":\"poly\"") && $0.contains("\"index\":1") })
         let readme = try Self.readme()
-        #expect(readme.contains("`\(beat)`"), "README's beat line is not \(beat)")
-        #expect(readme.contains("`\(poly)`"), "README's poly line is not \(poly)")
+        let (beatShown, polyShown) = (readme.contains("`\(beat)`"), readme.contains("`\(poly)`"))
+        #expect(beatShown, "the documentation's beat line is not \(beat)")
+        #expect(polyShown, "the documentation's poly line is not \(poly)")
     }
 
     /// `1.65 set meter=4/5` at 120 BPM 4/4: the samples README names for beat 3 and bar 1.
@@ -52,8 +54,9 @@ import Testing
         let bar1 = try #require(beats.first { $0.bar == 1 && $0.beat == 0 }).sample
         #expect(beats.filter { $0.bar == 0 && $0.beat == 3 }.count == 1)
         let readme = try Self.readme()
-        #expect(readme.contains("plays bar 0 beat 3 at \(beat3) once, and bar 1 at \(bar1)"))
-        #expect(readme.contains("plays bar 0 beat 3 at \(beat3) and bar 1 at \(bar1)."))
+        let once = readme.contains("plays bar 0 beat 3 at \(beat3) once, and bar 1 at \(bar1)")
+        let plain = readme.contains("plays bar 0 beat 3 at \(beat3) and bar 1 at \(bar1).")
+        #expect(once && plain, "the documentation does not say bar 0 beat 3 at \(beat3) and bar 1 at \(bar1)")
     }
 
     /// The board file error README quotes: pi4b.toml with the display at address 80.
@@ -69,7 +72,8 @@ import Testing
         let message = run.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
             .replacingOccurrences(of: "tactus: error: ", with: "")
         #expect(message.hasPrefix("boards/pi4b.toml:"))
-        #expect(try Self.readme().contains(" \(message) "), "README's board error is not: \(message)")
+        let quoted = try Self.readme().contains(" \(message) ")
+        #expect(quoted, "the documentation's board error is not: \(message)")
     }
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TOMLReader
 import TactusArithmetic
+import TactusBase
 
 /// The one writer of onset events: `tactus render --events` and `tactus simulate`'s
 /// events.jsonl both write an onset's fields with this, so they cannot drift apart. Each
@@ -17,9 +17,9 @@ public enum OnsetEventJSON {
         if event.kind == .poly { line += event.polyJSONFields }
         guard let schedule else { return line + (event.muted ? ",\"muted\":true" : "") }
         let label = schedule.label(song: Int(event.song), section: Int(event.section))
-        line += ",\"section\":\(event.section),\"label\":\(TOMLWriter.quoted(label))"
+        line += ",\"section\":\(event.section),\"label\":\(JSONString.quoted(label))"
         if schedule.songs.count > 1, schedule.songs.indices.contains(Int(event.song)) {
-            line += ",\"song\":\(event.song),\"song_name\":\(TOMLWriter.quoted(schedule.songs[Int(event.song)].name))"
+            line += ",\"song\":\(event.song),\"song_name\":\(JSONString.quoted(schedule.songs[Int(event.song)].name))"
         }
         line += ",\"bpm\":\(fixedDecimal(event.bpm, decimals: 3)),\"muted\":\(event.muted)"
         if schedule.songs.contains(where: \.usesRandomMute) { line += ",\"seed\":\(schedule.seed)" }

@@ -16,12 +16,9 @@ public final class ControlSocketServer: @unchecked Sendable {
 
     public let path: String
     private let listener: Int32
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let reader: ReaderThread
     private struct Outbox { var bytes: [UInt8] = []; var closeAfter = false }
     private let outboxes = Mutex<[Client: Outbox]>([:])
-    private let stopping = Atomic<Bool>(false)
-    private var thread: pthread_t?
 
     /// Binds the socket (an old socket file left by a crash is replaced) with this mode:
     /// 0660, so only the box's user and its group (the companion's user) can connect.
@@ -53,40 +50,24 @@ public final class ControlSocketServer: @unchecked Sendable {
             close(fd)
             throw SystemError("listen", path, errno: code)
         }
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else {
-            let code = errno
+        do {
+            reader = try ReaderThread(name: "tactus-control-socket")
+        } catch {
             close(fd)
-            throw SystemError("pipe", path, errno: code)
+            throw error
         }
-        for end in pipeEnds { setFlags(end) }
         listener = fd
-        wakeRead = pipeEnds[0]
-        wakeWrite = pipeEnds[1]
     }
 
     deinit {
-        close(listener)
-        close(wakeRead)
-        close(wakeWrite)
+        reader.stop()
+        Syscalls.closeIgnoringErrors(listener)
     }
 
     /// Starts the socket's thread. `line` gets each request line (without its newline);
     /// `closed` is told when a client goes (so its subscriptions end).
     public func start(line: @escaping @Sendable (Client, String) -> Void, closed: @escaping @Sendable (Client) -> Void) {
-        final class Context {
-            let body: () -> Void
-            init(_ body: @escaping () -> Void) { self.body = body }
-        }
-        let entry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { raw in
-            let context = Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue()
-            _ = tactus_name_current_thread("tactus-control-socket")
-            context.body()
-            return nil
-        }
-        var handle = pthread_t()
-        let context = Unmanaged.passRetained(Context { [self] in run(line: line, closed: closed) }).toOpaque()
-        if pthread_create(&handle, nil, entry, context) == 0 { thread = handle }
+        _ = reader.start { [self] in run(line: line, closed: closed) }
     }
 
     /// Queues a line (a newline is added) for a client, from any thread; `thenClose` hangs up after it.
@@ -108,17 +89,11 @@ public final class ControlSocketServer: @unchecked Sendable {
         if queued { wake() }
     }
 
-    private func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
-    }
+    private func wake() { reader.wake() }
 
     /// Ends the thread, closes every client and removes the socket file.
     public func stop() {
-        stopping.store(true, ordering: .releasing)
-        wake()
-        if let thread { pthread_join(thread, nil) }
-        thread = nil
+        reader.stop()
         unlink(path)
     }
 
@@ -126,27 +101,26 @@ public final class ControlSocketServer: @unchecked Sendable {
         var inputs: [Client: [UInt8]] = [:]
         var buffer = [UInt8](repeating: 0, count: 65536)
         func drop(_ client: Client) {
-            close(client)
+            Syscalls.closeIgnoringErrors(client)
             inputs[client] = nil
             outboxes.withLock { _ = $0.removeValue(forKey: client) }
             closed(client)
         }
-        while !stopping.load(ordering: .acquiring) {
+        while !reader.isStopping {
             let pending = outboxes.withLock { boxes in boxes.filter { !$0.value.bytes.isEmpty || $0.value.closeAfter }.map(\.key) }
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), reader.wakeEntry]
             for client in inputs.keys.sorted() {
                 fds.append(pollfd(fd: client, events: Int16(POLLIN) | (pending.contains(client) ? Int16(POLLOUT) : 0), revents: 0))
             }
-            let ready = poll(&fds, nfds_t(fds.count), 1000)
-            if ready < 0 && errno != EINTR { break }
-            if fds[1].revents != 0 { while read(wakeRead, &buffer, buffer.count) > 0 {} }
+            guard (try? Syscalls.poll(&fds, timeoutMilliseconds: 1000)) != nil else { break }
+            _ = reader.consumeWake(fds[1])
             if fds[0].revents & Int16(POLLIN) != 0 {
                 while true {
-                    let client = accept(listener, nil, nil)
+                    let client = Syscalls.retryingEINTR { accept(listener, nil, nil) }
                     guard client >= 0 else { break }
                     setFlags(client)
                     if inputs.count >= ControlSocketServer.maximumClients {
-                        close(client)
+                        Syscalls.closeIgnoringErrors(client)
                         continue
                     }
                     inputs[client] = []
@@ -161,8 +135,10 @@ public final class ControlSocketServer: @unchecked Sendable {
                     outboxes.withLock { boxes in
                         guard var box = boxes[client] else { return }
                         if !box.bytes.isEmpty {
-                            let n = box.bytes.withUnsafeBytes { Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                            if n > 0 { box.bytes.removeFirst(n) } else if n < 0 && errno != EAGAIN && errno != EINTR { failed = true }
+                            let n = box.bytes.withUnsafeBytes { bytes in
+                                Syscalls.retryingEINTR { Glibc.send(client, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
+                            }
+                            if n > 0 { box.bytes.removeFirst(n) } else if n < 0 && errno != EAGAIN { failed = true }
                         }
                         closeNow = box.bytes.isEmpty && box.closeAfter
                         boxes[client] = box
@@ -170,8 +146,8 @@ public final class ControlSocketServer: @unchecked Sendable {
                     if failed || closeNow { drop(client); continue }
                 }
                 if entry.revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
-                    let n = recv(client, &buffer, buffer.count, 0)
-                    if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) { drop(client); continue }
+                    let n = Syscalls.retryingEINTR { recv(client, &buffer, buffer.count, 0) }
+                    if n == 0 || (n < 0 && errno != EAGAIN) { drop(client); continue }
                     guard n > 0 else { continue }
                     var input = inputs[client] ?? []
                     input.append(contentsOf: buffer[0..<n])

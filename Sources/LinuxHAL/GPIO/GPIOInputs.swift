@@ -10,10 +10,8 @@ import TactusBase
 public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
     private let requests: [Libgpiod.Inputs]
     private let log: HALLog
-    private let thread = DedicatedThread()
-    /// Written to wake the reader thread when stopping.
-    private var wakePipe: (read: Int32, write: Int32) = (-1, -1)
-    private let running = Atomic<Bool>(false)
+    /// The reader thread (made at `start`, until `stop`).
+    private var reader: ReaderThread?
 
     /// SCHED_FIFO when allowed (below the kernel's irq threads at 50, the indicators at 60 and
     /// audio): libgpiod 1's kernel keeps only 16 events per line, and a reader starved by other
@@ -52,20 +50,18 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
 
     /// Delivery runs (and keeps this object alive) until `stop()`.
     public func start(_ handler: @escaping @Sendable (LineEdge) -> Void) throws(HALError) {
-        guard !running.exchange(true, ordering: .relaxed) else { return }
+        guard reader == nil else { return }
+        let reader: ReaderThread
         do {
-            wakePipe = try Syscalls.wakePipe()
+            reader = try ReaderThread(name: "tactus-gpio-in")
         } catch {
-            running.store(false, ordering: .relaxed)
             throw HALError(.io, error, "cannot create the GPIO wake-up pipe: \(errnoDescription(error.errno))")
         }
-        let wake = wakePipe.read
-        let result = thread.start(name: "tactus-gpio-in", fifoPriority: Self.fifoPriority) { [self] in
-            read(wake: wake, handler: handler)
-        }
+        let result = reader.start(fifoPriority: Self.fifoPriority) { [self] in read(reader, handler: handler) }
         if case .failure(let error) = result {
             throw HALError(.io, errno: error.code, "cannot start the GPIO input thread: \(error)")
         }
+        self.reader = reader
     }
 
     /// The stop rule (both APIs): edges the kernel queued before `stop()` are still read and
@@ -73,12 +69,8 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
     /// stop (the last tap, a release) come or not by a race with the wake-up; draining makes
     /// stop deterministic: every edge stamped before it is delivered, in time order.
     public func stop() {
-        guard running.exchange(false, ordering: .relaxed) else { return }
-        Syscalls.wake(wakePipe.write)
-        thread.join()
-        close(wakePipe.read)
-        close(wakePipe.write)
-        wakePipe = (-1, -1)
+        reader?.stop()
+        reader = nil
     }
 
     /// The reader thread. A wakeup can find edges behind several descriptors (libgpiod 1 has
@@ -86,7 +78,7 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
     /// newer than another's not yet read (an encoder's A and B under a stalled reader): each
     /// wakeup drains every queue until none has more, then delivers the batch in kernel
     /// timestamp order (`EdgeBatch`).
-    private func read(wake: Int32, handler: @Sendable (LineEdge) -> Void) {
+    private func read(_ reader: ReaderThread, handler: @Sendable (LineEdge) -> Void) {
         var owners: [(request: Libgpiod.Inputs, index: Int)] = []
         var descriptors: [pollfd] = []
         for request in requests {
@@ -95,7 +87,7 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
                 descriptors.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
             }
         }
-        descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
+        descriptors.append(reader.wakeEntry)
         var batch = EdgeBatch()
         var mayHaveLost = Set<InputRole>()
         var reportedFailure = false
@@ -108,7 +100,7 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
                 return
             }
             for _ in 0..<Self.drainRounds {
-                if descriptors[descriptors.count - 1].revents != 0 { stopping = true }
+                if reader.consumeWake(descriptors[descriptors.count - 1]) && reader.isStopping { stopping = true }
                 var readAny = false
                 for (index, owner) in owners.enumerated() where descriptors[index].revents & Int16(POLLIN) != 0 {
                     guard let count = owner.request.readEdges(from: owner.index, into: &batch, mayHaveLost: &mayHaveLost) else {
@@ -137,10 +129,8 @@ public final class LinuxGPIOInputs: InputEventSource, @unchecked Sendable {
             for definition in request.definitions where roles.contains(definition.role) {
                 guard let level = request.level(of: definition),
                       let last = batch.lastLevel(of: definition.role), last != level else { continue }
-                var now = timespec()
-                clock_gettime(CLOCK_MONOTONIC, &now)
                 batch.append(LineEdge(role: definition.role, level: level, isActive: level != definition.activeLow,
-                                      timestamp: MonotonicTime(nanoseconds: timespecNanoseconds(now))))
+                                      timestamp: MonotonicTime(nanoseconds: Syscalls.monotonicNanoseconds())))
             }
         }
         roles.removeAll(keepingCapacity: true)

@@ -12,9 +12,7 @@ public final class IndicatorPulser: IndicatorOutput, @unchecked Sendable {
     private let timeline = Mutex(PulseTimeline())
     private let setLevel: @Sendable (IndicatorChannel, Bool) -> Void
     private let clock = SystemMonotonicClock()
-    private let running = Atomic<Bool>(false)
-    private let thread = DedicatedThread()
-    private var wakePipe: (read: Int32, write: Int32) = (-1, -1)
+    private let reader: ReaderThread
 
     /// `setLevel` is called only from the timing thread, with logical levels (true = on).
     /// The thread asks for SCHED_FIFO `realtimePriority` (below the audio thread's) so a beat
@@ -22,12 +20,11 @@ public final class IndicatorPulser: IndicatorOutput, @unchecked Sendable {
     public init(realtimePriority: Int32? = 60, setLevel: @escaping @Sendable (IndicatorChannel, Bool) -> Void) throws(HALError) {
         self.setLevel = setLevel
         do {
-            wakePipe = try Syscalls.wakePipe()
+            reader = try ReaderThread(name: "tactus-pulses")
         } catch {
             throw HALError(.io, error, "cannot create the indicator wake-up pipe: \(errnoDescription(error.errno))")
         }
-        running.store(true, ordering: .relaxed)
-        let result = thread.start(name: "tactus-pulses", fifoPriority: realtimePriority) { [self] in run() }
+        let result = reader.start(fifoPriority: realtimePriority) { [self] in run() }
         if case .failure(let error) = result {
             throw HALError(.io, errno: error.code, "cannot start the indicator thread: \(error)")
         }
@@ -47,21 +44,17 @@ public final class IndicatorPulser: IndicatorOutput, @unchecked Sendable {
 
     /// Stops the timing thread and turns every indicator off.
     public func shutDown() {
-        guard running.exchange(false, ordering: .relaxed) else { return }
-        wake()
-        thread.join()
-        close(wakePipe.read)
-        close(wakePipe.write)
+        reader.stop()
     }
 
-    private func wake() { Syscalls.wake(wakePipe.write) }
+    private func wake() { reader.wake() }
 
     private func run() {
         // Pulses of a millisecond need wake-ups more precise than the default 50 µs slack.
         _ = tactus_set_timer_slack(10_000)
         var levels: [IndicatorChannel: Bool] = [:]
-        var descriptor = pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)
-        while running.load(ordering: .relaxed) {
+        var descriptors = [reader.wakeEntry]
+        while !reader.isStopping {
             let now = clock.now()
             let (wanted, next) = timeline.withLock { timeline -> ([IndicatorChannel: Bool], MonotonicTime?) in
                 timeline.removeFinished(before: now)
@@ -74,9 +67,8 @@ public final class IndicatorPulser: IndicatorOutput, @unchecked Sendable {
                 levels[indicator] = wanted[indicator]
             }
             let wait = next.map { max(0, $0.nanoseconds(since: clock.now())) } ?? -1
-            // EINTR (-1) is the EINTR rule by the loop itself: the wait is computed again.
-            let ready = tactus_poll_nanoseconds(&descriptor, 1, wait)
-            if ready > 0 { Syscalls.drainWake(wakePipe.read) }
+            // A signal returns as a timeout: the wait is worked out again from the clock.
+            if (try? Syscalls.poll(&descriptors, timeoutNanoseconds: wait)) ?? 0 > 0 { _ = reader.consumeWake(descriptors[0]) }
         }
         for indicator in IndicatorChannel.allCases where levels[indicator] == true { setLevel(indicator, false) }
     }

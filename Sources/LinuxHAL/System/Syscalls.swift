@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import CLinuxShim
 import Glibc
 
 /// The file system calls Tactus makes, in the spirit of swift-system: each returns its
@@ -90,6 +91,34 @@ public struct Syscalls: Sendable {
         return Int(ready)
     }
 
+    /// poll(2) (ppoll) with a timeout in nanoseconds (negative: forever): descriptors ready,
+    /// 0 on timeout. A signal (EINTR) also returns 0: the callers' loops work out their wait
+    /// again from the clock, so the rule needs no remaining-time bookkeeping here.
+    public static func poll(_ descriptors: inout [pollfd], timeoutNanoseconds: Int64) throws(SystemError) -> Int {
+        let ready = descriptors.withUnsafeMutableBufferPointer { buffer in
+            tactus_poll_nanoseconds(buffer.baseAddress, UInt(buffer.count), timeoutNanoseconds)
+        }
+        if ready < 0 && errno == EINTR { return 0 }
+        guard ready >= 0 else { throw SystemError(errno, "poll") }
+        return Int(ready)
+    }
+
+    /// The one read of CLOCK_MONOTONIC in LinuxHAL (nanoseconds): the clock of GPIO edge
+    /// stamps, ALSA positions, MIDI stamps and every deadline.
+    @inline(__always)
+    public static func monotonicNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+
+    /// close(2) where nothing can be done about a failure (a pipe, a socket being dropped):
+    /// on Linux the descriptor is gone either way, so EINTR is not retried.
+    public static func closeIgnoringErrors(_ fd: Int32) {
+        guard fd >= 0 else { return }
+        _ = Glibc.close(fd)
+    }
+
     /// Sleeps on CLOCK_MONOTONIC until `deadline` (absolute, nanoseconds), resuming after signals.
     public static func sleep(untilNanoseconds deadline: Int64) {
         var wake = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
@@ -98,9 +127,7 @@ public struct Syscalls: Sendable {
 
     /// Sleeps `nanoseconds` on CLOCK_MONOTONIC, resuming after signals.
     public static func sleep(nanoseconds: Int64) {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        sleep(untilNanoseconds: Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) + nanoseconds)
+        sleep(untilNanoseconds: monotonicNanoseconds() + nanoseconds)
     }
 
     private func injected(_ operation: Operation, _ path: String, as name: String) throws(SystemError) {

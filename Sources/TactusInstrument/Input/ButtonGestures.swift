@@ -146,3 +146,43 @@ public struct ButtonGestures: Sendable {
         return events
     }
 }
+
+/// The gesture recognisers of the four controls, one each: indexed by the button, never
+/// missing (a dictionary would make every lookup optional).
+public struct ControlButtons: Sendable {
+    private var wheel: ButtonGestures
+    private var tap: ButtonGestures
+    private var startStop: ButtonGestures
+    private var footswitch: ButtonGestures
+
+    public init(timing: ButtonTiming) {
+        wheel = ButtonGestures(timing: timing, recognisesDoublePress: true)
+        tap = ButtonGestures(timing: timing, recognisesDoublePress: false)
+        startStop = ButtonGestures(timing: timing, recognisesDoublePress: false)
+        footswitch = ButtonGestures(timing: timing, recognisesDoublePress: false)
+    }
+
+    public subscript(button: ControlButton) -> ButtonGestures {
+        get {
+            switch button {
+            case .wheel: wheel
+            case .tap: tap
+            case .startStop: startStop
+            case .footswitch: footswitch
+            }
+        }
+        set {
+            switch button {
+            case .wheel: wheel = newValue
+            case .tap: tap = newValue
+            case .startStop: startStop = newValue
+            case .footswitch: footswitch = newValue
+            }
+        }
+    }
+
+    /// The soonest time a recogniser must look again (a long press, a double press window).
+    public var nextDeadline: MonotonicTime? {
+        ControlButton.allCases.compactMap { self[$0].nextDeadline }.min()
+    }
+}

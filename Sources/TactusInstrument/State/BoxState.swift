@@ -161,7 +161,7 @@ public struct BoxState: Sendable {
 
     var decoder: QuadratureDecoder
     let reverseEncoder: Bool
-    var buttons: [ControlButton: ButtonGestures]
+    var buttons: ControlButtons
     var lastActivity: MonotonicTime
     /// Effects asked for deep inside a handler that returns none (a menu choice).
     var pendingEffects: [Effect] = []
@@ -191,12 +191,7 @@ public struct BoxState: Sendable {
         self.decoder = try QuadratureDecoder(stepsPerDetent: encoderStepsPerDetent, initialA: encoderContacts.a,
                                              initialB: encoderContacts.b)
         self.reverseEncoder = reverseEncoder
-        self.buttons = [
-            .wheel: ButtonGestures(timing: buttonTiming, recognisesDoublePress: true),
-            .tap: ButtonGestures(timing: buttonTiming, recognisesDoublePress: false),
-            .startStop: ButtonGestures(timing: buttonTiming, recognisesDoublePress: false),
-            .footswitch: ButtonGestures(timing: buttonTiming, recognisesDoublePress: false),
-        ]
+        self.buttons = ControlButtons(timing: buttonTiming)
         if let problem { notice = Notice(problem, kind: .problem, at: time) }
     }
 
@@ -218,7 +213,7 @@ public struct BoxState: Sendable {
 
     /// When the box next needs a `.tick`, if anything is pending.
     public var nextDeadline: MonotonicTime? {
-        var deadlines = buttons.values.compactMap(\.nextDeadline)
+        var deadlines = [buttons.nextDeadline].compactMap { $0 }
         if let d = tempo.nextDeadline { deadlines.append(d) }
         if let d = saves.due { deadlines.append(d) }
         if let d = notice?.until { deadlines.append(d) }
@@ -263,6 +258,13 @@ extension BoxState {
     public mutating func handle(_ action: Action) -> [Effect] {
         let before = (saved: saved, screen: screen)
         now = max(now, action.time)
+        var effects = handleControl(action) ?? handleEvent(action)
+        effects += settle(since: before)
+        return effects
+    }
+
+    /// The physical controls (and the simulator's keys for them), and time: nil for any other action.
+    private mutating func handleControl(_ action: Action) -> [Effect]? {
         var effects: [Effect] = []
         switch action {
         // Edges and detents count at their own (kernel) time, not when they are handled: a
@@ -273,7 +275,7 @@ extension BoxState {
             if direction != 0 { effects += detent(reverseEncoder ? -direction : direction, at: time) }
             lastActivity = now
         case .buttonEdge(let button, let pressed, let time):
-            let events = buttons[button]!.edge(pressed: pressed, at: time)
+            let events = buttons[button].edge(pressed: pressed, at: time)
             for event in events { effects += gesture(button, event.gesture, at: event.at) }
             lastActivity = now
         case .detent(let direction, let time):
@@ -287,10 +289,20 @@ extension BoxState {
             lastActivity = now
         case .tick:
             for button in ControlButton.allCases {
-                for event in buttons[button]!.advance(to: now) { effects += gesture(button, event.gesture, at: event.at) }
+                for event in buttons[button].advance(to: now) { effects += gesture(button, event.gesture, at: event.at) }
             }
             effects += tempoChanges(tempo.advance(to: now))
             effects += practiceTimerCheck()
+        default:
+            return nil
+        }
+        return effects
+    }
+
+    /// What the box hears of itself and the world: parts, songs, the coach, sync, the companion.
+    private mutating func handleEvent(_ action: Action) -> [Effect] {
+        var effects: [Effect] = []
+        switch action {
         case .saveFailed(let message, _):
             show("Settings not saved: \(message)", .problem)
         case .part(let name, let working, _):
@@ -330,7 +342,17 @@ extension BoxState {
             effects += midiControl(control)
         case .remote(let request, _):
             effects += remote(request)
+        default:
+            break
         }
+        return effects
+    }
+
+    /// After any action: notices and pairing codes that ran out, the companion switched off,
+    /// the menus kept in range, and the effects of what changed (settings, preferences, the
+    /// screen, a save that is due).
+    private mutating func settle(since before: (saved: SavedState, screen: BoxView)) -> [Effect] {
+        var effects: [Effect] = []
         if let until = companion.codeUntil, now >= until { companion.code = nil; companion.codeUntil = nil }
         if let until = notice?.until, now >= until { notice = nil }
         effects += pendingEffects
@@ -401,9 +423,9 @@ extension BoxState {
     // MARK: Wheel
 
     mutating func detent(_ direction: Int, at time: MonotonicTime) -> [Effect] {
-        if buttons[.wheel]!.isPressed {
+        if buttons[.wheel].isPressed {
             // Turning while held down turns the field ring; the push is not a press any more.
-            buttons[.wheel]!.usePress()
+            buttons[.wheel].usePress()
             return turnFieldRing(direction)
         }
         if menu != nil { return menuTurn(direction) }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 import TactusBase
-import TactusTimeline
 import TestSupport
 
 /// The sample-to-host-time map against a fake device whose crystal runs off the host clock

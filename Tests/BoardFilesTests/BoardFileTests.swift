@@ -3,6 +3,7 @@ import TOMLReader
 import Foundation
 import Testing
 import HAL
+import BoardFiles
 import TactusBase
 
 /// The repository's folders, found from this file's path.
