@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// The front door and the pages behind it stay true: README.md is short and every link in
-/// the documentation reaches a file (and a heading, where it names one); the layout block
-/// of docs/dev/CONTRIBUTING.md is Package.swift's targets and their dependencies.
+/// the documentation reaches a file (and a heading, where it names one). (The layout block of
+/// docs/dev/CONTRIBUTING.md is held to Package.swift by PackageRulesTests' LayoutDocTests.)
 @Suite struct DocsTests {
     struct Page {
         let path: String
@@ -83,71 +83,5 @@ import Testing
             }
         }
         #expect(broken.isEmpty, "broken links:\n\(broken.joined(separator: "\n"))")
-    }
-
-    @Test func theLayoutBlockIsPackageSwift() throws {
-        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
-        let expected = PackageManifest(manifest).targets
-            .filter { $0.kind != "testTarget" && $0.path == nil }
-            .map { "\($0.name) -> \($0.dependencies.isEmpty ? "(nothing)" : $0.dependencies.joined(separator: ", "))" }
-        let guide = try String(contentsOf: Self.root.appendingPathComponent("docs/dev/CONTRIBUTING.md"), encoding: .utf8)
-        let marker = try #require(guide.range(of: "tested against Package.swift"))
-        let open = try #require(guide.range(of: "```text\n", range: marker.upperBound..<guide.endIndex))
-        let close = try #require(guide.range(of: "```", range: open.upperBound..<guide.endIndex))
-        let written = guide[open.upperBound..<close.lowerBound].split(separator: "\n").map {
-            $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-        }
-        #expect(written == expected, "docs/dev/CONTRIBUTING.md's layout differs from Package.swift; it should read:\n\(expected.joined(separator: "\n"))")
-        // Every source folder is described in the layout's folder list.
-        let sources = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path)
-        for folder in sources where !guide.contains("Sources/\(folder) ") && !guide.contains("Sources/\(folder)\n") {
-            Issue.record("docs/dev/CONTRIBUTING.md does not describe Sources/\(folder)")
-        }
-    }
-}
-
-/// The targets of Package.swift as written: kind, name, path (when given) and the package's
-/// own targets each depends on (products of other packages left out), in the file's order.
-struct PackageManifest {
-    struct Target {
-        let kind: String
-        let name: String
-        let path: String?
-        let dependencies: [String]
-    }
-
-    let targets: [Target]
-
-    init(_ text: String) {
-        var targets: [Target] = []
-        let declaration = /\.(target|executableTarget|testTarget|systemLibrary)\(/
-        for match in text.matches(of: declaration) {
-            let body = String(Self.balanced(text, from: match.range.upperBound, open: "(", close: ")"))
-            let name = body.firstMatch(of: /name:\s*"([^"]+)"/).map { String($0.1) } ?? ""
-            let path = body.firstMatch(of: /path:\s*"([^"]+)"/).map { String($0.1) }
-            var dependencies: [String] = []
-            if let list = body.firstMatch(of: /dependencies:\s*\[/) {
-                let inner = String(Self.balanced(body, from: list.range.upperBound, open: "[", close: "]"))
-                let plain = inner.replacing(/\.product\([^)]*\)/, with: "")
-                dependencies = plain.matches(of: /"([^"]+)"/).map { String($0.1) }
-            }
-            targets.append(Target(kind: String(match.1), name: name, path: path, dependencies: dependencies))
-        }
-        self.targets = targets
-    }
-
-    /// The text from `start` up to the bracket that closes the one just before it.
-    private static func balanced(_ text: String, from start: String.Index, open: Character, close: Character) -> Substring {
-        var depth = 1
-        var index = start
-        while index < text.endIndex {
-            if text[index] == open { depth += 1 }
-            if text[index] == close {
-                depth -= 1
-                if depth == 0 { break }
-            }
-            index = text.index(after: index)
-        }
-        return text[start..<index]
     }
 }
