@@ -199,7 +199,7 @@ public final class ClickRenderer: @unchecked Sendable {
     /// bar 0's clock, or SPP and Continue for a song started further in); a stop sends Stop at
     /// its sample; a change goes on on the new grid with k counting on; while stopped it goes
     /// on from the last clock at the program's tempo, or stops when `clock_when_stopped` is off.
-    private func updateClock(for program: EngineProgram, restart: Bool) {
+    private func updateClock(for program: EngineProgram, restart: Bool, realigned: Bool) {
         let options = program.midiClock
         guard options.enabled else {
             clockGrid = .none
@@ -272,8 +272,9 @@ public final class ClickRenderer: @unchecked Sendable {
         guard let piece = pieceOfClock(program), var first = piece.firstTick(atOrAfter: from) else { return }
         // A re-placement that moved the grid a little later (a followed clock's correction)
         // leaves the clock just sent nearer this tick than the one before it: that tick was
-        // sent, so counting on from it would send it twice.
-        if sentAnyClock, let before = piece.sample(tick: first.k - 1), first.sample - lastClockSample < lastClockSample - before,
+        // sent, so counting on from it would send it twice. (Only a re-placement: a tempo
+        // change shortens the intervals themselves.)
+        if realigned, sentAnyClock, let before = piece.sample(tick: first.k - 1), first.sample - lastClockSample < lastClockSample - before,
            let after = piece.sample(tick: first.k + 1) {
             first = SongTick(k: first.k + 1, sample: after)
         }
@@ -351,6 +352,7 @@ public final class ClickRenderer: @unchecked Sendable {
         new._withUnsafeGuaranteedRef { program in
             tone.set(program.tone)
             let restart = program.transportEpoch != appliedEpoch
+            var realigned = false
             if program.playing, let song = program.song {
                 // A song starts from its beginning at each start; a new program without a
                 // new start (a volume change) keeps its place.
@@ -384,11 +386,12 @@ public final class ClickRenderer: @unchecked Sendable {
                     }
                     if let alignment = program.alignment, alignment.serial != appliedAlignment {
                         realign(program, to: alignment.anchor)
+                        realigned = true
                     }
                 }
                 if let alignment = program.alignment { appliedAlignment = alignment.serial }
             }
-            updateClock(for: program, restart: restart)
+            updateClock(for: program, restart: restart, realigned: realigned)
             appliedEpoch = program.transportEpoch
             playing = program.playing
             if program.playing { publishAnchor(of: program) }

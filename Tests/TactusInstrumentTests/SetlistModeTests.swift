@@ -119,7 +119,8 @@ import TactusBase
     /// Song mode, the gap field stepped through all its choices and back to 25 %.
     mutating func toRandomMute(_ b: inout BoxState) -> [String] {
         toSongMode(&b)
-        ring(&b, 4)
+        // Section, step, every, the earned trainer's window and step-down, then the gap.
+        ring(&b, 6)
         var values: [String] = []
         for _ in 0..<12 {
             _ = turn(&b, 1)

@@ -109,7 +109,8 @@ import TactusBase
         ring(&b, 1)
         _ = turn(&b, -2)
         #expect(b.fieldValue == "2 bars")
-        ring(&b, 1)
+        // Past the earned trainer's window and step-down fields (left off: a plain trainer).
+        ring(&b, 3)
         #expect(b.field == .gap)
         _ = turn(&b, 2)
         #expect(b.fieldValue == "2:1")

@@ -135,8 +135,11 @@ import Testing
         let ok = try tactus(["simulate", "--headless", "--script", script.path, "--out", dir.appendingPathComponent("o").path, "--state", state.path])
         #expect(ok.status == 0, "\(ok.stderr)")
         #expect(ok.stderr.contains("each side of A:B must be more than 0 and at most 10000"), "\(ok.stderr)")
+        // The bad file is kept aside as it was; the box saved its (default) settings at `end`,
+        // as `run` does at shutdown (issue 32: headless simulate saves at end).
         let left = try FileManager.default.contentsOfDirectory(atPath: state.path).sorted()
-        #expect(left == ["settings.corrupt-1.toml", "tactus.lock"], "\(left)")
+        #expect(left == ["settings.corrupt-1.toml", "settings.toml", "tactus.lock"], "\(left)")
+        #expect(try String(contentsOf: state.appendingPathComponent("settings.corrupt-1.toml"), encoding: .utf8) == bad)
     }
 
     /// A lock that cannot be created (here tactus.lock is a folder; a root-owned lock or a

@@ -39,8 +39,10 @@ import Testing
     @Test func theManPageNamesEveryCommand() throws {
         let page = try String(contentsOf: Self.root.appendingPathComponent("packaging/deb/tactus.1"), encoding: .utf8)
         let help = try tactus(["--help"]).stdout
-        let commands = help.split(separator: "\n").drop { !$0.hasPrefix("SUBCOMMANDS") }.dropFirst()
-            .compactMap { $0.hasPrefix("  ") ? $0.split(separator: " ").first.map(String.init) : nil }
+        // The SUBCOMMANDS block, up to its blank line; continuation lines are indented deeper.
+        let commands = help.split(separator: "\n", omittingEmptySubsequences: false).drop { !$0.hasPrefix("SUBCOMMANDS") }.dropFirst()
+            .prefix { !$0.isEmpty }
+            .compactMap { $0.hasPrefix("  ") && !$0.hasPrefix("   ") ? $0.split(separator: " ").first.map(String.init) : nil }
             .filter { $0 != "help" }
         #expect(commands.contains("coach") && commands.contains("import-klick") && commands.contains("wiring"))
         for command in commands {
@@ -96,7 +98,7 @@ import Testing
         try "# no board\n".write(to: config, atomically: true, encoding: .utf8)
         let run = try tactus(["run", "--config", config.path])
         #expect(run.status == 2)
-        #expect(run.stderr.hasPrefix("no board file: no --board flag, no board in \(config.path), and the default board file /etc/tactus/board.toml does not exist"),
+        #expect(run.stderr.replacingOccurrences(of: "tactus: error: ", with: "").hasPrefix("no board file: no --board flag, no board in \(config.path), and the default board file /etc/tactus/board.toml does not exist"),
                 "\(run.stderr)")
         #expect(!run.stderr.contains("--board '"))
     }
