@@ -80,7 +80,7 @@ test: test-unit test-vm-backends
 test-unit: deps voices
 	@scripts/install-deps.sh test
 	@scripts/install-deps.sh bench
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
 	TACTUS_REQUIRE_VOICES=1 $(SWIFT) test --skip-build
 	Tests/install/run.sh
 	$(SWIFT) build -c release --product tactus

@@ -97,7 +97,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("m"), .linkedLibrary("stdc++")]),
         // Devices only for HardwareCheck (`tactus check`), which drives the real display.
         // GPIO/*V2.swift is the libgpiod 2 backend, compiled when gpioBackend defines it.
-        .target(name: "LinuxHAL", dependencies: ["TactusBase", "TactusTimeline", "TactusInstrument", "ClickEngine", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim", "CLink"],
+        .target(name: "LinuxHAL", dependencies: ["TactusBase", "TactusTimeline", "TactusInstrument", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim", "CLink"],
                 swiftSettings: gpioBackend),
         .target(name: "SimHAL", dependencies: ["TactusBase", "HAL"]),
         // The box: services and wiring, written against HAL only, so `tactus run` (LinuxHAL

@@ -46,7 +46,6 @@ import Testing
     /// every run; delete an entry when its edge is gone (the test fails while a stale entry stays).
     static let knownToRemove: Set<String> = [
         "LinuxHAL -> TactusInstrument",
-        "LinuxHAL -> ClickEngine",
         "LinuxHAL -> TactusTimeline",
         "tactus-web -> TactusInstrument",
     ]

@@ -5,7 +5,6 @@ import HAL
 import Synchronization
 import TactusBase
 import TactusTimeline
-import TactusInstrument
 
 /// The box on the ALSA sequencer: client "Tactus" with one port "clock" that anyone may
 /// subscribe to in either direction (`aconnect Tactus:clock 'USB MIDI Interface'`, or the

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import CLinuxShim
-import ClickEngine
 import Glibc
 import HAL
 import Synchronization
