@@ -2,7 +2,7 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need.
 SWIFT ?= swift
 
-.PHONY: all run test test-unit test-vm test-vm-backends deps build bench clean install uninstall test-install deb fuzz fuzz-smoke voices
+.PHONY: all run test test-quick test-unit test-vm test-vm-backends deps build bench clean install uninstall test-install deb fuzz fuzz-smoke voices
 
 # `make` alone: the release build (with the voice sets).
 all: build
@@ -88,6 +88,12 @@ test-unit: deps voices
 	python3 Tests/Link/run.py $$($(SWIFT) build -c release --show-bin-path)
 	SWIFT='$(SWIFT)' Tests/Web/run.sh
 	@$(MAKE) --no-print-directory fuzz-smoke
+
+# The quick subset for the edit-build-test loop: the pure core, the engine and the box on
+# simulated time (no browser, Link, VM, fuzzing or install test). docs/dev/CONTRIBUTING.md gives its time.
+test-quick:
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter 'TactusArithmeticTests|TactusMusicTests|TactusTimelineTests|TactusInstrumentTests|ClickEngineTests|TactusAppTests|PackageRulesTests'
 
 # Coverage-guided fuzzing (libFuzzer, -sanitize=fuzzer,address) of every reader of outside
 # input, FUZZ_SECONDS each (FUZZ_TARGETS: some of them; FUZZ_JOBS=2: two at once). New
