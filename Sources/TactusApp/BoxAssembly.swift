@@ -25,6 +25,9 @@ public struct BoxParts {
     public var midiSender: (any MIDISender)?
     /// The coach's audio input (`[coach] input`; none: the coach hears no microphone).
     public var capture: (any AudioCapture)?
+    /// A missing sound device is said on the box's screen (a notice). The terminal simulator
+    /// says it in its own status line instead, so the screen stays visible.
+    public var soundNoticeOnScreen = true
 
     public init(board: BoardDefinition, configuration: ConfigurationFile, audio: AudioOutput, input: any InputEventSource,
                 display: (any MonochromeDisplay)?, indicators: any IndicatorOutput, persistence: any SettingsPersistence,

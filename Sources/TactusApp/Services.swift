@@ -232,6 +232,7 @@ public final class BoxService: Service, Sendable {
     private let clock: any MonotonicClock
     private let model: String
     private let startedAt: MonotonicTime?
+    private let soundNoticeOnScreen: Bool
     private let currentPhase = Atomic<UInt8>(Phase.starting.rawValue)
 
     public enum Phase: UInt8, Sendable {
@@ -257,6 +258,7 @@ public final class BoxService: Service, Sendable {
         clock = parts.clock
         self.logger = logger
         self.startedAt = startedAt
+        soundNoticeOnScreen = parts.soundNoticeOnScreen
     }
 
     /// Where the service is: running from "ready" until the stop begins; stopped once the
@@ -284,7 +286,7 @@ public final class BoxService: Service, Sendable {
         }
         if let problem = audio.deviceProblem {
             logger.error("audio: \(problem); playing silently (LEDs, buzzer and screen keep the beat), retrying every 3 s")
-            loop.post(Action.part("Sound device", working: false, at: clock.now()))
+            if soundNoticeOnScreen { loop.post(Action.part("Sound device", working: false, at: clock.now())) }
         } else {
             logger.info("audio: \(audio.format)")
         }

@@ -36,9 +36,11 @@ enum InteractiveSimulation {
         let audio = try AudioOutput(device: ALSASink(device, log: quietLog), silent: SilentClockSink(format: format))
         let screen = TerminalScreen(width: board.display?.width ?? 128, height: board.display?.height ?? 64)
         let indicators = SimulatedIndicators()
-        let parts = BoxParts(board: board, configuration: configuration, audio: audio, input: ScriptedInput(), display: screen,
+        var parts = BoxParts(board: board, configuration: configuration, audio: audio, input: ScriptedInput(), display: screen,
                              indicators: indicators, persistence: persistence, clock: clock, userSounds: userSounds,
                              link: AbletonLink(tempo: 120))
+        // "no sound: ..." is one line under the screen; the panel is not covered for it.
+        parts.soundNoticeOnScreen = false
         // The same service as `tactus run`: its start and stop order, its one control thread.
         let service = try BoxService(parts: parts, saved: saved, problem: problem, notice: notice, logger: logger)
         let loop = service.loop
