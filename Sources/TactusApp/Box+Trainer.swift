@@ -12,7 +12,7 @@ extension Box {
     /// step goes to the observers (the practice log takes it from the effect).
     func applyEarnedTempo(_ step: TrainerStep, settings: MetronomeSettings) {
         guard let clock = outputClock else { return }
-        let heard = Int64(clock.heardSample(atNanoseconds: now.nanoseconds).rounded(.down))
+        let heard = Box.frame(heardAt: now, on: clock)
         let downbeat = grid.sample(bar: step.fromBar, beats: .zero, near: heard)
         // Song tempos carry at most 3 decimals (a practice tempo's scaling may add more).
         let bpm = Rational(reducing: Int128((step.toBPM * 1000).rounded()), 1000)

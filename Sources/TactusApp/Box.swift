@@ -296,8 +296,14 @@ public final class Box {
                                 nanosecondsPerSample: position.nanosecondsPerFrame)
     }
 
-    private func heardSample(at time: MonotonicTime) -> Int64? {
-        outputClock.map { Int64($0.heardSample(atNanoseconds: time.nanoseconds).rounded(.down)) }
+    /// The engine frame sounding at `time` on the output clock (nil without one).
+    func heardSample(at time: MonotonicTime) -> Int64? {
+        outputClock.map { Box.frame(heardAt: time, on: $0) }
+    }
+
+    /// The engine frame sounding at `time` on `clock`: its exact heard sample, rounded down.
+    static func frame(heardAt time: MonotonicTime, on clock: AudioOutputClock) -> Int64 {
+        Int64(clock.heardSample(atNanoseconds: time.nanoseconds).rounded(.down))
     }
 
     /// What the render thread published: grid pieces, MIDI messages to send, onsets heard.

@@ -23,7 +23,7 @@ final class LiveViewFeature: BoxFeature {
             (through, changedFrom) = (nil, nil)
             return
         }
-        let heard = Int64(clock.heardSample(atNanoseconds: box.now.nanoseconds).rounded(.down))
+        let heard = Box.frame(heardAt: box.now, on: clock)
         let changed = changedFrom.map { max($0, heard) }
         let from = changed ?? through.map { $0 + 1 } ?? heard
         changedFrom = nil

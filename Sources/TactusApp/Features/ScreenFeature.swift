@@ -78,8 +78,7 @@ final class ScreenFeature: BoxFeature {
         let animating = animating(box)
         var nextBeat: Int64?
         if animating, let clock = box.outputClock {
-            let heard = Int64(clock.heardSample(atNanoseconds: box.now.nanoseconds).rounded(.down))
-            if let beat = box.grid.beat(atSample: Double(heard)) { nextBeat = clock.outputNanoseconds(ofSample: beat.nextBeatSample) }
+            if let beat = box.grid.beat(atSample: Double(Box.frame(heardAt: box.now, on: clock))) { nextBeat = clock.outputNanoseconds(ofSample: beat.nextBeatSample) }
         }
         return frames.nextFrameStart(now: box.now.nanoseconds, animating: animating, contentChanged: changed,
                                      nextBeatNanoseconds: nextBeat).map { MonotonicTime(nanoseconds: $0) }

@@ -17,9 +17,7 @@ final class SongFeature: BoxFeature {
     func advance(_ box: Box) {
         guard box.state.practice.isLoaded, box.state.isPlaying, let song = box.engine.song,
               !song.songs.contains(where: \.isEndless), let end = box.engine.songEndSample,
-              let clock = box.outputClock else { return }
-        let heard = Int64(clock.heardSample(atNanoseconds: box.now.nanoseconds).rounded(.down))
-        guard heard >= end else { return }
+              let heard = box.heardSample(at: box.now), heard >= end else { return }
         box.perform(box.state.handle(.songEnded(at: box.now)), at: box.now)
     }
 }
