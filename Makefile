@@ -93,7 +93,7 @@ test-unit: deps voices
 # simulated time (no browser, Link, VM, fuzzing or install test). docs/dev/CONTRIBUTING.md gives its time.
 test-quick:
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter 'TactusArithmeticTests|TactusMusicTests|TactusTimelineTests|TactusInstrumentTests|ClickEngineTests|TactusAppTests|PackageRulesTests'
+	$(SWIFT) test --skip-build --filter 'TactusArithmeticTests|MIDIWireTests|TactusMusicTests|TactusTimelineTests|TactusInstrumentTests|ClickEngineTests|TactusAppTests|PackageRulesTests'
 
 # Coverage-guided fuzzing (libFuzzer, -sanitize=fuzzer,address) of every reader of outside
 # input, FUZZ_SECONDS each (FUZZ_TARGETS: some of them; FUZZ_JOBS=2: two at once). New

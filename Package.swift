@@ -65,12 +65,16 @@ let package = Package(
         // The one timeline: where beat x is and what is played there (BeatGrid: steady and
         // song pieces; the half-sample rule; song timing; the audio output clock).
         .target(name: "TactusTimeline", dependencies: ["TactusArithmetic", "TactusMusic"]),
+        // MIDI 1.0 on the wire: the messages the box sends and understands and the byte
+        // parser. Pure and dependency-free, so the OS layer's MIDI threads use it without
+        // seeing the domain.
+        .target(name: "MIDIWire"),
         // The instrument: input decoding, wheel and tap, the box's state machine (reducer),
         // menu, configuration and settings files, indicator scheduling, the companion's model.
-        .target(name: "TactusInstrument", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline", "Coach"]),
+        .target(name: "TactusInstrument", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline", "MIDIWire", "Coach"]),
         // The screen: fonts, icons, image formats, the screen model, pages and pendulum.
         .target(name: "TactusScreen", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "Coach"]),
-        .target(name: "ClickEngine", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
+        .target(name: "ClickEngine", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "MIDIWire"]),
         // The coach's ears (issue 22): onset detector, click-bleed fit, hit matcher and
         // statistics, and the synthetic takes its tests measure. Pure Swift, no imports.
         .target(name: "Coach"),
@@ -97,8 +101,11 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("m"), .linkedLibrary("stdc++")]),
         // Devices only for HardwareCheck (`tactus check`), which drives the real display.
         // GPIO/*V2.swift is the libgpiod 2 backend, compiled when gpioBackend defines it.
-        .target(name: "LinuxHAL", dependencies: ["TactusBase", "TactusTimeline", "TactusInstrument", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim", "CLink"],
+        .target(name: "LinuxHAL", dependencies: ["TactusBase", "MIDIWire", "HAL", "Devices", "CALSA", "CGPIOD", "CI2C", "CLinuxShim", "CLink"],
                 swiftSettings: gpioBackend),
+        // The settings file and the practice log on disk: the instrument's codecs over
+        // LinuxHAL's atomic, fsynced files (above the OS layer, which knows no file format).
+        .target(name: "TactusStorage", dependencies: ["TactusBase", "TactusInstrument", "LinuxHAL"]),
         .target(name: "SimHAL", dependencies: ["TactusBase", "HAL"]),
         // The box: services and wiring, written against HAL only, so `tactus run` (LinuxHAL
         // parts) and `tactus simulate` (SimHAL parts) share every line of it.
@@ -106,7 +113,7 @@ let package = Package(
             name: "TactusApp",
             dependencies: [
                 "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen",
-                "ClickEngine", "Coach", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim",
+                "ClickEngine", "Coach", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim", "MIDIWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -116,7 +123,7 @@ let package = Package(
         .target(
             name: "TactusSimulation",
             dependencies: [
-                "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "Coach", "HAL", "SimHAL", "TOMLReader", "TactusApp",
+                "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "Coach", "HAL", "SimHAL", "TOMLReader", "TactusApp", "MIDIWire",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -124,7 +131,8 @@ let package = Package(
             name: "tactus",
             dependencies: [
                 "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen",
-                "TOMLReader", "ClickEngine", "Coach", "HAL", "BoardFiles", "LinuxHAL", "SimHAL", "Devices", "TactusApp", "TactusSimulation", "TactusCommandLine",
+                "TOMLReader", "ClickEngine", "Coach", "HAL", "BoardFiles", "LinuxHAL", "TactusStorage", "SimHAL", "Devices", "TactusApp", "TactusSimulation", "TactusCommandLine",
+                "MIDIWire",
                 // SO_PEERCRED for `tactus ctl` (who serves the socket).
                 "CLinuxShim",
                 .product(name: "Logging", package: "swift-log"),
@@ -148,7 +156,7 @@ let package = Package(
         // What the command line reads beside its flags (change scripts), shared with the fuzzers.
         .target(name: "TactusCommandLine", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic"]),
         .target(name: "FuzzTargets", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "HAL", "BoardFiles", "TactusApp",
-                                                    "TactusSimulation", "TactusCommandLine", .product(name: "Logging", package: "swift-log")]),
+                                                    "TactusSimulation", "TactusCommandLine", "MIDIWire", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "tactus-fuzz", dependencies: ["FuzzTargets"]),
         .executableTarget(
             name: "tactus-bench",
@@ -176,7 +184,7 @@ let package = Package(
         // The MIDI clock thread's lateness against its deadlines with every core busy.
         .executableTarget(
             name: "tactus-midi-bench",
-            dependencies: ["TactusBase", "TactusTimeline", "HAL", "LinuxHAL"],
+            dependencies: ["TactusBase", "MIDIWire", "HAL", "LinuxHAL"],
             path: "Benchmarks/MIDIBench"
         ),
         // Following a MIDI clock: MIDIClockFollower against a plain DLL on seeded clock streams.
@@ -196,12 +204,14 @@ let package = Package(
         .testTarget(name: "TOMLReaderTests", dependencies: ["TestSupport", "TOMLReader"]),
         .testTarget(name: "TactusMusicTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
         .testTarget(name: "TactusInstrumentTests", dependencies: ["TactusBase", "TestSupport", "TactusArithmetic", "TactusMusic", "TactusTimeline",
-                                                               "TactusInstrument", "TactusScreen", "TOMLReader", "Coach"]),
+                                                               "TactusInstrument", "TactusScreen", "TOMLReader", "Coach", "MIDIWire"]),
         .testTarget(name: "ClickEngineTests", dependencies: ["TactusBase", "TestSupport", "ClickEngine", "TactusArithmetic", "TactusMusic", "TactusTimeline",
-                                                          "RealtimeAudit"]),
+                                                          "RealtimeAudit", "MIDIWire"]),
         .testTarget(name: "HALTests", dependencies: ["TactusBase", "TestSupport", "HAL", "SimHAL", "TactusInstrument"]),
         // One test target per library target (issue 29), each named <Target>Tests.
         .testTarget(name: "TactusBaseTests", dependencies: ["TactusBase"]),
+        .testTarget(name: "MIDIWireTests", dependencies: ["MIDIWire"]),
+        .testTarget(name: "TactusStorageTests", dependencies: ["TactusBase", "TestSupport", "TactusMusic", "TactusInstrument", "LinuxHAL", "TactusStorage"]),
         .testTarget(name: "TactusArithmeticTests", dependencies: ["TactusBase", "TestSupport", "TactusArithmetic"]),
         .testTarget(name: "TactusTimelineTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
         .testTarget(name: "DevicesTests", dependencies: ["TactusBase", "HAL", "Devices", "SimHAL"]),
@@ -215,17 +225,18 @@ let package = Package(
         // The layering rules of issue 29 (Package.swift and every import; no build of the code).
         .testTarget(name: "PackageRulesTests"),
         .testTarget(name: "LinuxHALTests", dependencies: ["TactusBase", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "HAL", "BoardFiles", "LinuxHAL", "Devices", "SimHAL", "RealtimeAudit",
-                                                        "Coach", "TactusApp"]),
+                                                        "Coach", "TactusApp", "MIDIWire", "TestSupport"]),
         .testTarget(name: "ScreenTests", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen", "Coach", "ClickEngine", "HAL", "Devices", "SimHAL", "TactusApp"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TactusAppTests", dependencies: [
             "TactusBase", "TactusApp", "TactusSimulation", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen", "ClickEngine", "Coach", "HAL", "Devices", "SimHAL", "LinuxHAL",
+            "TactusStorage", "MIDIWire",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),
         // Seeded, bounded fuzzing of every parser of user input (`swift test --filter Fuzz`).
         // The corpora and every crash the fuzzers found (Fuzz/) replay here too.
-        .testTarget(name: "FuzzTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "HAL", "BoardFiles", "TactusApp", "TactusSimulation", "TactusCommandLine", "FuzzTargets"]),
+        .testTarget(name: "FuzzTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "HAL", "BoardFiles", "TactusApp", "TactusSimulation", "TactusCommandLine", "FuzzTargets", "MIDIWire"]),
         .testTarget(name: "CoachTests", dependencies: ["TestSupport", "Coach", "ClickEngine", "TactusMusic", "TactusTimeline", "RealtimeAudit"]),
         .testTarget(name: "tactusTests", dependencies: ["TactusBase", "TestSupport", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "Coach"]),
     ],

@@ -13,7 +13,7 @@ import HAL
 import LinuxHAL
 import Synchronization
 import TactusBase
-import TactusTimeline
+import MIDIWire
 
 final class NullWire: MIDIWire, @unchecked Sendable {
     let fd = open("/dev/null", O_WRONLY | O_CLOEXEC)

@@ -3,6 +3,7 @@ import TactusArithmetic
 import TactusMusic
 import TactusTimeline
 import TactusBase
+import MIDIWire
 
 /// A sound set name that is neither built in nor registered.
 public struct UnknownSoundError: Error, Sendable, CustomStringConvertible {

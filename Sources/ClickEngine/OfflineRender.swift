@@ -2,6 +2,7 @@
 import TactusMusic
 import TactusTimeline
 import TactusBase
+import MIDIWire
 
 /// A change applied at an exact sample, as a live change arriving just before that
 /// sample's render call would be.

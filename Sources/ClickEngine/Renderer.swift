@@ -3,6 +3,7 @@ import Synchronization
 import TactusArithmetic
 import TactusBase
 import TactusTimeline
+import MIDIWire
 
 /// The real-time half of the engine: turns the current program into samples. Only the audio
 /// thread calls `render`; it never allocates, locks, logs or does I/O. New programs arrive

@@ -6,6 +6,7 @@ import TactusBase
 import TactusInstrument
 import TactusSimulation
 import TactusTimeline
+import MIDIWire
 
 /// MIDI bytes from a cable or a raw port: first the byte parser alone, then what it makes of
 /// them played into a whole simulated box (following or leading), which must neither trap

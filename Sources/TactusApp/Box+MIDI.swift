@@ -6,6 +6,7 @@ import TactusArithmetic
 import TactusMusic
 import TactusTimeline
 import TactusInstrument
+import MIDIWire
 
 /// What the box remembers while it follows a MIDI clock (control thread only).
 struct MIDIFollow {

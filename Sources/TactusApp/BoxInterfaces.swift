@@ -6,6 +6,7 @@ import TactusBase
 import TactusInstrument
 import TactusMusic
 import TactusTimeline
+import MIDIWire
 
 // What the box talks to: the parts it is given (audio clock, persistence, the practice log,
 // the MIDI thread) and those that watch it (the simulator's log, the control socket).

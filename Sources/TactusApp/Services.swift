@@ -9,6 +9,7 @@ import ServiceLifecycle
 import Synchronization
 import TactusBase
 import TactusTimeline
+import MIDIWire
 
 /// The box's own thread: the only thread that ever touches the `Box`. Edges from the input
 /// thread, actions from the simulator's keys and work from the service (`perform`) go into

@@ -10,6 +10,7 @@ import TactusArithmetic
 import TactusInstrument
 import TactusBase
 import TactusTimeline
+import MIDIWire
 
 /// Where a headless simulation's results go: `tactus simulate` writes audio.wav,
 /// events.jsonl and frames/*.pbm; tests keep them in memory.

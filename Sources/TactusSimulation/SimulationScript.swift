@@ -5,6 +5,7 @@ import TactusArithmetic
 import TactusInstrument
 import TactusBase
 import TactusTimeline
+import MIDIWire
 
 /// A line of a simulation script that cannot be used; names the file and line.
 public struct SimulationScriptError: Error, CustomStringConvertible, Equatable {

@@ -4,6 +4,7 @@ import Glibc
 import HAL
 import TactusBase
 import LinuxHAL
+import TactusStorage
 import Logging
 import TactusApp
 import TactusInstrument

@@ -2,6 +2,7 @@
 import ClickEngine
 import Glibc
 import LinuxHAL
+import TactusStorage
 import Logging
 import Synchronization
 import TactusApp

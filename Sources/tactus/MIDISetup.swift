@@ -7,6 +7,7 @@ import TactusApp
 import TactusBase
 import TactusTimeline
 import TactusInstrument
+import MIDIWire
 
 /// Hands the engine's MIDI messages from the control thread to the MIDI clock thread.
 final class MIDIClockSender: MIDISender {

@@ -8,6 +8,7 @@ import TactusMusic
 import TactusTimeline
 import TactusBase
 import TactusCommandLine
+import MIDIWire
 
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

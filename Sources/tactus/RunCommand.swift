@@ -4,6 +4,7 @@ import Devices
 import HAL
 import TactusBase
 import LinuxHAL
+import TactusStorage
 import Logging
 import ServiceLifecycle
 import TactusApp

@@ -4,6 +4,7 @@ import ClickEngine
 import Glibc
 import HAL
 import LinuxHAL
+import TactusStorage
 import Logging
 import TactusApp
 import TactusSimulation

@@ -4,6 +4,7 @@ import Testing
 import TactusArithmetic
 import TactusMusic
 import TactusTimeline
+import MIDIWire
 
 /// MIDI clock out: every clock at its exact sample on the same grid as the clicks.
 @Suite struct MIDIClockOutTests {

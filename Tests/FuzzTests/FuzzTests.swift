@@ -13,6 +13,7 @@ import TactusTimeline
 import TestSupport
 import Testing
 import TactusCommandLine
+import MIDIWire
 
 /// Seeded, bounded fuzzing of every parser that reads user input: the TOML reader (and the
 /// settings, config and board files on top of it), the number parser, the simulation script

@@ -8,6 +8,7 @@ import Synchronization
 import TactusBase
 import TactusTimeline
 import Testing
+import MIDIWire
 
 /// Records what the clock thread sent and when (on the thread itself).
 final class RecordingWire: MIDIWire, @unchecked Sendable {

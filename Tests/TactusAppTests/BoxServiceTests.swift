@@ -2,6 +2,7 @@
 import Glibc
 import HAL
 import LinuxHAL
+import TactusStorage
 import Logging
 import ServiceLifecycle
 import ServiceLifecycleTestKit

@@ -13,6 +13,7 @@ import TactusMusic
 import ClickEngine
 import SimHAL
 import Logging
+import MIDIWire
 
 /// MIDI input reaches the box the way GPIO edges do: posted from the input thread, handled on
 /// the control thread in order, at the message's own (kernel) time.

@@ -2,6 +2,7 @@
 import TactusMusic
 import TactusBase
 import TactusTimeline
+import MIDIWire
 
 /// One onset that actually started a clip, as reported by the render thread.
 public struct OnsetEvent: Sendable, Hashable, BitwiseCopyable {

@@ -4,7 +4,7 @@ import Glibc
 import HAL
 import Synchronization
 import TactusBase
-import TactusTimeline
+import MIDIWire
 
 /// The box on the ALSA sequencer: client "Tactus" with one port "clock" that anyone may
 /// subscribe to in either direction (`aconnect Tactus:clock 'USB MIDI Interface'`, or the

@@ -4,7 +4,7 @@ import Glibc
 import HAL
 import Synchronization
 import TactusBase
-import TactusTimeline
+import MIDIWire
 
 /// Somewhere the MIDI clock thread sends bytes to at once: the sequencer port, the UART.
 public protocol MIDIWire: AnyObject, Sendable {

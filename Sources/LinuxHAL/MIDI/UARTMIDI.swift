@@ -3,7 +3,7 @@ import Glibc
 import HAL
 import Synchronization
 import TactusBase
-import TactusTimeline
+import MIDIWire
 
 /// DIN MIDI on a serial port (`[midi] uart = "/dev/ttyAMA0"`): raw bytes on a tty. MIDI runs
 /// at 31 250 baud, which is no standard termios rate: on a Raspberry Pi the `midi-uart0`

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import CLinuxShim
 import Glibc
+import Synchronization
 
 /// The file system calls Tactus makes, in the spirit of swift-system: each returns its
 /// result or throws one `SystemError` carrying errno, EINTR is retried in one place, and a
@@ -20,6 +21,17 @@ public struct Syscalls: Sendable {
 
     /// The real calls, no faults.
     public static let live = Syscalls()
+
+    /// Fails the `nth` call (from 1) of `operation` with `code`, once (fault injection for
+    /// the tests of everything that writes files).
+    public static func failing(_ operation: Operation, nth: Int = 1, errno code: Int32 = EIO) -> Syscalls {
+        let count = Mutex(0)
+        return Syscalls { op, _ in
+            guard op == operation else { return nil }
+            let n = count.withLock { $0 += 1; return $0 }
+            return n == nth ? code : nil
+        }
+    }
 
     // The one EINTR rule, for every system call in LinuxHAL: a call a signal interrupted
     // before it did anything runs again, at once (close excepted: on Linux the descriptor is

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TOMLReader
 import TactusTimeline
+import MIDIWire
 
 /// What a mapped MIDI message does on the box.
 public enum MIDIControl: Sendable, Hashable {

@@ -2,7 +2,9 @@
 #if canImport(Glibc)
 import Glibc
 import Testing
-@testable import LinuxHAL
+import TestSupport
+import LinuxHAL
+@testable import TactusStorage
 import TactusBase
 
 /// The practice log in the state folder: minutes per day, written atomically, added to;

@@ -2,21 +2,12 @@
 #if canImport(Glibc)
 import Glibc
 import Testing
-@testable import LinuxHAL
+import TestSupport
+import LinuxHAL
+@testable import TactusStorage
 import TactusMusic
 import TactusInstrument
 import TactusBase
-
-/// A fresh folder under /tmp for one test.
-func makeTemporaryFolder() -> String {
-    var template = Array("/tmp/tactus-store-XXXXXX".utf8CString)
-    let path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-    return path
-}
-
-func text(_ path: String) -> String? {
-    (try? AtomicFile.read(path)).flatMap { $0.map { String(decoding: $0, as: UTF8.self) } }
-}
 
 @Suite struct SettingsStoreTests {
     @Test func savesAndLoads() throws {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import TactusInstrument
+import LinuxHAL
 import TactusBase
 
 /// The practice log beside the settings (`practice.toml` in the state folder): minutes

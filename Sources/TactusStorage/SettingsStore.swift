@@ -2,6 +2,7 @@
 import Glibc
 import Synchronization
 import TactusInstrument
+import LinuxHAL
 import TactusBase
 
 /// The settings file on disk: loads with a fallback to defaults, saves atomically.
