@@ -15,7 +15,7 @@ import Synchronization
 import TactusBase
 import MIDIWire
 
-final class NullWire: MIDIWire, @unchecked Sendable {
+final class NullWire: MIDIPort, @unchecked Sendable {
     let fd = open("/dev/null", O_WRONLY | O_CLOEXEC)
     func sendNow(_ message: MIDIMessage) {
         var byte = message.bytes.0
@@ -39,7 +39,7 @@ let earlyWake = environment["TACTUS_MIDI_BENCH_EARLY_US"].flatMap(Int64.init).ma
     ?? MIDIClockThread.defaultEarlyWakeNanoseconds
 let spacing: Int64 = 2_000_000
 let log = HALLog { _, _ in }
-var wire: any MIDIWire = NullWire()
+var wire: any MIDIPort = NullWire()
 var wireName = "write(2) to /dev/null (no ALSA sequencer here)"
 if let sequencer = try? ALSASequencerMIDI(out: [], log: log) {
     wire = sequencer

@@ -30,7 +30,7 @@ struct MIDISetup {
     var sender: (any MIDISender)? { thread.map { MIDIClockSender($0) } }
 
     init(_ configuration: MIDIConfiguration, log: HALLog) {
-        var wires: [any MIDIWire] = []
+        var wires: [any MIDIPort] = []
         do {
             let client = try ALSASequencerMIDI(out: configuration.out, log: log)
             wires.append(client)

@@ -11,7 +11,7 @@ import Testing
 import MIDIWire
 
 /// Records what the clock thread sent and when (on the thread itself).
-final class RecordingWire: MIDIWire, @unchecked Sendable {
+final class RecordingWire: MIDIPort, @unchecked Sendable {
     let sent = Mutex<[(MIDIMessage, Int64)]>([])
     func sendNow(_ message: MIDIMessage) {
         var now = timespec()
@@ -23,8 +23,8 @@ final class RecordingWire: MIDIWire, @unchecked Sendable {
 
 /// Forwards to a real wire (the UART on a pty: one write(2) a message) and audits, on the
 /// MIDI thread, everything between its `first`th and `first + count`th message.
-final class AuditingWire: MIDIWire, @unchecked Sendable {
-    let inner: any MIDIWire
+final class AuditingWire: MIDIPort, @unchecked Sendable {
+    let inner: any MIDIPort
     let first: Int
     let count: Int
     let calls = Atomic<Int>(0)
@@ -32,7 +32,7 @@ final class AuditingWire: MIDIWire, @unchecked Sendable {
     let frees = Atomic<Int>(-1)
     let locks = Atomic<Int>(-1)
     let writes = Atomic<Int>(-1)
-    init(_ inner: any MIDIWire, first: Int, count: Int) {
+    init(_ inner: any MIDIPort, first: Int, count: Int) {
         self.inner = inner
         self.first = first
         self.count = count

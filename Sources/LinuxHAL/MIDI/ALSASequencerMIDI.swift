@@ -11,10 +11,10 @@ import MIDIWire
 /// other way to send it clock and notes). The ports named in `[midi] out` are connected at
 /// start and again whenever such a port appears (the client listens to System:Announce), so
 /// a device unplugged and plugged back is connected again by itself; a missing one is a
-/// notice in the log. Output is direct (`MIDIWire`, from the MIDI clock thread); input is
+/// notice in the log. Output is direct (`MIDIPort`, from the MIDI clock thread); input is
 /// read on its own thread, stamped by the kernel on arrival with a real-time queue's clock
 /// and mapped to CLOCK_MONOTONIC.
-public final class ALSASequencerMIDI: MIDIWire, @unchecked Sendable {
+public final class ALSASequencerMIDI: MIDIPort, @unchecked Sendable {
     public static let clientName = "Tactus"
     public static let portName = "clock"
 
@@ -25,9 +25,8 @@ public final class ALSASequencerMIDI: MIDIWire, @unchecked Sendable {
     private let wanted: [String]
     private let log: HALLog
     private let sendFailures = Atomic<Int>(0)
-    private let running = Atomic<Bool>(false)
-    private let thread = DedicatedThread()
-    private var wakePipe: (read: Int32, write: Int32) = (-1, -1)
+    /// The input thread while started (start and stop come from one thread).
+    private var reader: ReaderThread?
     /// Ports connected because `[midi] out` names them (input thread only after start).
     private var connected: [Int64: String] = [:]
 
@@ -82,11 +81,11 @@ public final class ALSASequencerMIDI: MIDIWire, @unchecked Sendable {
     /// reads input on its own thread until `stop()`: each MIDI message with its arrival time
     /// on CLOCK_MONOTONIC (nanoseconds).
     public func start(_ handler: @escaping @Sendable (MIDIMessage, Int64) -> Void) throws(HALError) {
-        guard !running.exchange(true, ordering: .relaxed) else { return }
+        guard reader == nil else { return }
+        let reader: ReaderThread
         do {
-            wakePipe = try Syscalls.wakePipe()
+            reader = try ReaderThread(name: "tactus-midi-in")
         } catch {
-            running.store(false, ordering: .relaxed)
             throw HALError(.io, error, "cannot create the MIDI input wake-up pipe: \(errnoDescription(error.errno))")
         }
         log.info("MIDI: sequencer client \(client) \"\(ALSASequencerMIDI.clientName)\", port \(client):\(port) \"\(ALSASequencerMIDI.portName)\"")
@@ -95,20 +94,17 @@ public final class ALSASequencerMIDI: MIDIWire, @unchecked Sendable {
             log.info("MIDI: no port named '\(name)' yet; it is connected when it appears")
         }
         for candidate in ports { connectIfWanted(candidate) }
-        let result = thread.start(name: "tactus-midi-in", fifoPriority: nil) { [self] in readInput(handler) }
+        self.reader = reader
+        let result = reader.start { [self] in readInput(reader, handler) }
         if case .failure(let error) = result {
+            self.reader = nil
             throw HALError(.io, errno: error.code, "cannot start the MIDI input thread: \(error)")
         }
     }
 
     public func stop() {
-        guard running.exchange(false, ordering: .relaxed) else { return }
-        var byte: UInt8 = 1
-        _ = write(wakePipe.write, &byte, 1)
-        thread.join()
-        close(wakePipe.read)
-        close(wakePipe.write)
-        wakePipe = (-1, -1)
+        reader?.stop()
+        reader = nil
     }
 
     /// A port of another client as `[midi] out` sees it.
@@ -204,9 +200,9 @@ public final class ALSASequencerMIDI: MIDIWire, @unchecked Sendable {
         guard queue >= 0 else { return nil }
         var best: (spread: Int64, offset: Int64)?
         for _ in 0..<3 {
-            let before = monotonicNanoseconds()
+            let before = Syscalls.monotonicNanoseconds()
             let q = tactus_seq_queue_nanoseconds(seq, queue)
-            let after = monotonicNanoseconds()
+            let after = Syscalls.monotonicNanoseconds()
             guard q >= 0 else { return nil }
             let spread = after - before
             if best == nil || spread < best!.spread { best = (spread, before + spread / 2 - Int64(q)) }
@@ -214,24 +210,22 @@ public final class ALSASequencerMIDI: MIDIWire, @unchecked Sendable {
         return best?.offset
     }
 
-    private func readInput(_ handler: @Sendable (MIDIMessage, Int64) -> Void) {
+    private func readInput(_ reader: ReaderThread, _ handler: @Sendable (MIDIMessage, Int64) -> Void) {
         let count = Int(snd_seq_poll_descriptors_count(seq, Int16(POLLIN)))
         var descriptors = [pollfd](repeating: pollfd(), count: count + 1)
         _ = descriptors.withUnsafeMutableBufferPointer { snd_seq_poll_descriptors(seq, $0.baseAddress, UInt32(count), Int16(POLLIN)) }
-        descriptors[count] = pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)
+        descriptors[count] = reader.wakeEntry
         var offset = measureOffset()
-        var measuredAt = monotonicNanoseconds()
+        var measuredAt = Syscalls.monotonicNanoseconds()
         var event = tactus_seq_input()
         var overflowReported = false
-        var drain = [UInt8](repeating: 0, count: 16)
-        while running.load(ordering: .relaxed) {
-            let ready = Glibc.poll(&descriptors, nfds_t(descriptors.count), 1000)
-            if ready < 0 && errno != EINTR { break }
-            if descriptors[count].revents != 0 { _ = read(wakePipe.read, &drain, drain.count) }
+        while !reader.isStopping {
+            guard (try? Syscalls.poll(&descriptors, timeoutMilliseconds: 1000)) != nil else { break }
+            _ = reader.consumeWake(descriptors[count])
             // Re-measured every second: the queue's timer and CLOCK_MONOTONIC may drift apart.
-            if monotonicNanoseconds() - measuredAt > 1_000_000_000 {
+            if Syscalls.monotonicNanoseconds() - measuredAt > 1_000_000_000 {
                 offset = measureOffset() ?? offset
-                measuredAt = monotonicNanoseconds()
+                measuredAt = Syscalls.monotonicNanoseconds()
             }
             while true {
                 let result = tactus_seq_read(seq, &event)
@@ -244,7 +238,7 @@ public final class ALSASequencerMIDI: MIDIWire, @unchecked Sendable {
                     }
                     break
                 }
-                let time: Int64 = if event.stamp_nanoseconds >= 0, let offset { event.stamp_nanoseconds + offset } else { monotonicNanoseconds() }
+                let time: Int64 = if event.stamp_nanoseconds >= 0, let offset { event.stamp_nanoseconds + offset } else { Syscalls.monotonicNanoseconds() }
                 switch event.kind {
                 case 1:
                     guard event.source_client != client else { continue }
@@ -271,10 +265,4 @@ public final class ALSASequencerMIDI: MIDIWire, @unchecked Sendable {
             }
         }
     }
-}
-
-func monotonicNanoseconds() -> Int64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
 }

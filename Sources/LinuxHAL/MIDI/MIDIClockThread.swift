@@ -7,7 +7,7 @@ import TactusBase
 import MIDIWire
 
 /// Somewhere the MIDI clock thread sends bytes to at once: the sequencer port, the UART.
-public protocol MIDIWire: AnyObject, Sendable {
+public protocol MIDIPort: AnyObject, Sendable {
     /// Sends `message` now. Called only on the MIDI clock thread: it must not allocate,
     /// lock or log (a failure is counted, not reported, here).
     func sendNow(_ message: MIDIMessage)
@@ -48,13 +48,11 @@ public final class MIDIClockThread: @unchecked Sendable {
     private let ring: SPSCRing<TimedMIDIMessage>
     /// A plain buffer, walked by index: iterating a Swift array of existentials allocates
     /// (the audit caught it in debug builds).
-    private let wires: UnsafeMutablePointer<any MIDIWire>
+    private let wires: UnsafeMutablePointer<any MIDIPort>
     private let wireCount: Int
-    private let running = Atomic<Bool>(true)
-    /// The consumer is (about to be) waiting on the pipe: the producer writes a byte.
+    /// The consumer is (about to be) waiting on the wake pipe: the producer wakes it.
     private let idle = Atomic<Bool>(false)
-    private let thread = DedicatedThread()
-    private var wakePipe: (read: Int32, write: Int32) = (-1, -1)
+    private let reader: ReaderThread
     private let sentCount = Atomic<Int>(0)
     private let worstLateness = Atomic<Int64>(0)
     /// Lateness of the first `latenessCapacity` messages (nanoseconds after the deadline
@@ -70,7 +68,7 @@ public final class MIDIClockThread: @unchecked Sendable {
 
     /// `capacity`: messages in flight (the render thread places them at most one buffer,
     /// a few ms, ahead; clocks come at most 960 a second at 600 BPM).
-    public init(wires: [any MIDIWire], realtimePriority: Int32? = MIDIClockThread.defaultPriority,
+    public init(wires: [any MIDIPort], realtimePriority: Int32? = MIDIClockThread.defaultPriority,
                 capacity: Int = 1024, recordLateness: Int = 0,
                 earlyWakeNanoseconds: Int64 = MIDIClockThread.defaultEarlyWakeNanoseconds) throws(HALError) {
         earlyWake = max(earlyWakeNanoseconds, 0)
@@ -82,11 +80,15 @@ public final class MIDIClockThread: @unchecked Sendable {
         lateness = .allocate(capacity: max(recordLateness, 1))
         wakeLateness = .allocate(capacity: max(recordLateness, 1))
         do {
-            wakePipe = try Syscalls.wakePipe()
+            reader = try ReaderThread(name: "tactus-midi")
         } catch {
+            lateness.deallocate()
+            wakeLateness.deallocate()
+            self.wires.deinitialize(count: wireCount)
+            self.wires.deallocate()
             throw HALError(.io, error, "cannot create the MIDI wake-up pipe: \(errnoDescription(error.errno))")
         }
-        switch thread.start(name: "tactus-midi", fifoPriority: realtimePriority, { [self] in run() }) {
+        switch reader.start(fifoPriority: realtimePriority, { [self] in run() }) {
         case .success(.fifo(let p)): priority = .realtime(p)
         case .success(.normalBecauseDenied(let code)): priority = .normal(reason: "SCHED_FIFO \(realtimePriority ?? 0) refused: \(errnoDescription(code))")
         case .success(.normal): priority = .normal(reason: "no real-time priority asked")
@@ -109,10 +111,7 @@ public final class MIDIClockThread: @unchecked Sendable {
     @discardableResult
     public func schedule(_ message: MIDIMessage, atNanoseconds deadline: Int64) -> Bool {
         guard ring.push(TimedMIDIMessage(deadline: deadline, message: message)) else { return false }
-        if idle.load(ordering: .sequentiallyConsistent) {
-            var byte: UInt8 = 1
-            _ = write(wakePipe.write, &byte, 1)
-        }
+        if idle.load(ordering: .sequentiallyConsistent) { reader.wake() }
         return true
     }
 
@@ -136,21 +135,12 @@ public final class MIDIClockThread: @unchecked Sendable {
     }
 
     /// Ends the thread (messages still in the ring are not sent) and waits for it.
-    public func stop() {
-        guard running.exchange(false, ordering: .sequentiallyConsistent) else { return }
-        var byte: UInt8 = 1
-        _ = write(wakePipe.write, &byte, 1)
-        thread.join()
-        close(wakePipe.read)
-        close(wakePipe.write)
-    }
+    public func stop() { reader.stop() }
 
     private func run() {
         _ = tactus_set_timer_slack(10_000)
-        var descriptor = pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)
-        var drain: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        var now = timespec()
-        while running.load(ordering: .relaxed) {
+        var descriptors = [reader.wakeEntry]
+        while !reader.isStopping {
             var popped = ring.pop()
             if popped == nil {
                 // Announce the wait, then look once more: a push before the announcement is
@@ -158,23 +148,18 @@ public final class MIDIClockThread: @unchecked Sendable {
                 idle.store(true, ordering: .sequentiallyConsistent)
                 popped = ring.pop()
                 if popped == nil {
-                    _ = Glibc.poll(&descriptor, 1, 100)
-                    _ = withUnsafeMutableBytes(of: &drain) { read(wakePipe.read, $0.baseAddress, $0.count) }
+                    _ = try? Syscalls.poll(&descriptors, timeoutMilliseconds: 100)
+                    _ = reader.consumeWake(descriptors[0])
                 }
                 idle.store(false, ordering: .sequentiallyConsistent)
             }
             guard let next = popped else { continue }
             let wakeAt = next.deadline - earlyWake
-            var deadline = timespec(tv_sec: Int(wakeAt / 1_000_000_000), tv_nsec: Int(wakeAt % 1_000_000_000))
-            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let woke = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+            Syscalls.sleep(untilNanoseconds: wakeAt)
+            let woke = Syscalls.monotonicNanoseconds()
             var current = woke
             // The rest on the clock (vDSO, no system call): the thread stays on its core.
-            while current < next.deadline {
-                clock_gettime(CLOCK_MONOTONIC, &now)
-                current = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-            }
+            while current < next.deadline { current = Syscalls.monotonicNanoseconds() }
             let late = current - next.deadline
             var w = 0
             while w < wireCount {

@@ -13,14 +13,13 @@ import MIDIWire
 /// buffer drops the message and counts it); input is read on its own thread and parsed with
 /// `MIDIParser` (running status, real-time bytes anywhere, SysEx), each message stamped
 /// with the time its bytes were read (a tty has no kernel stamps; one byte is 320 µs).
-public final class UARTMIDI: MIDIWire, @unchecked Sendable {
+public final class UARTMIDI: MIDIPort, @unchecked Sendable {
     public let path: String
     private let fd: Int32
     private let log: HALLog
-    private let running = Atomic<Bool>(false)
     private let writeFailures = Atomic<Int>(0)
-    private let thread = DedicatedThread()
-    private var wakePipe: (read: Int32, write: Int32) = (-1, -1)
+    /// The input thread while started (start and stop come from one thread).
+    private var reader: ReaderThread?
 
     /// Opens and configures the tty; errors name the device and what to check.
     public init(path: String, log: HALLog) throws(HALError) {
@@ -73,43 +72,35 @@ public final class UARTMIDI: MIDIWire, @unchecked Sendable {
 
     /// Reads and parses input on its own thread until `stop()`.
     public func start(_ handler: @escaping @Sendable (MIDIMessage, Int64) -> Void) throws(HALError) {
-        guard !running.exchange(true, ordering: .relaxed) else { return }
+        guard reader == nil else { return }
+        let reader: ReaderThread
         do {
-            wakePipe = try Syscalls.wakePipe()
+            reader = try ReaderThread(name: "tactus-uart-in")
         } catch {
-            running.store(false, ordering: .relaxed)
             throw HALError(.io, error, "cannot create the UART wake-up pipe: \(errnoDescription(error.errno))")
         }
-        let result = thread.start(name: "tactus-uart-in", fifoPriority: nil) { [self] in readInput(handler) }
+        self.reader = reader
+        let result = reader.start { [self] in readInput(reader, handler) }
         if case .failure(let error) = result {
+            self.reader = nil
             throw HALError(.io, errno: error.code, "cannot start the UART input thread: \(error)")
         }
         log.info("MIDI: DIN on \(path) (31250 baud through midi-uart0)")
     }
 
     public func stop() {
-        guard running.exchange(false, ordering: .relaxed) else { return }
-        var byte: UInt8 = 1
-        _ = write(wakePipe.write, &byte, 1)
-        thread.join()
-        close(wakePipe.read)
-        close(wakePipe.write)
-        wakePipe = (-1, -1)
+        reader?.stop()
+        reader = nil
     }
 
-    private func readInput(_ handler: @Sendable (MIDIMessage, Int64) -> Void) {
-        var descriptors = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
+    private func readInput(_ reader: ReaderThread, _ handler: @Sendable (MIDIMessage, Int64) -> Void) {
+        var descriptors = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), reader.wakeEntry]
         var buffer = [UInt8](repeating: 0, count: 256)
-        var drain = [UInt8](repeating: 0, count: 16)
         var parser = MIDIParser()
         var reportedFailure = false
-        while running.load(ordering: .relaxed) {
-            let ready = Glibc.poll(&descriptors, 2, -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                break
-            }
-            if descriptors[1].revents != 0 { _ = read(wakePipe.read, &drain, drain.count) }
+        while !reader.isStopping {
+            guard (try? Syscalls.poll(&descriptors, timeoutMilliseconds: -1)) != nil else { break }
+            _ = reader.consumeWake(descriptors[1])
             guard descriptors[0].revents != 0 else { continue }
             if descriptors[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && descriptors[0].revents & Int16(POLLIN) == 0 {
                 if !reportedFailure { log.error("MIDI: \(path) failed; DIN input stopped") }
@@ -118,7 +109,7 @@ public final class UARTMIDI: MIDIWire, @unchecked Sendable {
             }
             let count = read(fd, &buffer, buffer.count)
             guard count > 0 else { continue }
-            let time = monotonicNanoseconds()
+            let time = Syscalls.monotonicNanoseconds()
             for byte in buffer.prefix(count) {
                 if let message = parser.feed(byte) { handler(message, time) }
             }
