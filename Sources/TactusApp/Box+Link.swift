@@ -19,8 +19,6 @@ struct LinkFollow {
     /// noted (this box joined a session: joining never starts or stops anyone).
     var sessionPlaying: Bool?
     var transportQuietUntil = MonotonicTime.zero
-    /// Set while a peer's START or STOP goes through the reducer (not sent back).
-    var remoteTransport = false
     var lastAlignment: MonotonicTime?
     /// A start waiting for the quantum: its Link beat (a multiple of the quantum) and where
     /// bar 0's downbeat was put (twice the heard sample). A tempo change before it re-maps it.
@@ -147,7 +145,8 @@ extension Box {
         }
     }
 
-    /// Start/stop sync: a peer's START or STOP goes through the reducer as a press would.
+    /// Start/stop sync: a peer's START or STOP goes through the reducer as a transport action
+    /// from Link (so it is not sent back to the session).
     private func followTransport(_ session: LinkTimeline) {
         guard let seen = linkFollow.sessionPlaying else {
             linkFollow.sessionPlaying = session.isPlaying
@@ -156,14 +155,12 @@ extension Box {
         guard session.isPlaying != seen else { return }
         linkFollow.sessionPlaying = session.isPlaying
         guard now >= linkFollow.transportQuietUntil, session.isPlaying != state.isPlaying else { return }
-        linkFollow.remoteTransport = true
-        perform(state.handle(.gesture(.startStop, .press, at: now)), at: now)
-        linkFollow.remoteTransport = false
+        perform(state.handle(.transport(playing: session.isPlaying, origin: .link, at: now)), at: now)
     }
 
     /// START in a Link session: bar 0's downbeat on the next multiple of the quantum (a
     /// peer's start: at or after its start time), far enough ahead to be rendered in time.
-    func startEngine() {
+    func startEngine(peerStarted: Bool) {
         linkFollow.pendingStart = nil
         // Alone in the session the box starts at once, as without Link, and Link follows it.
         guard followsLink, let link, link.peers > 0, let clock = outputClock, engine.song == nil else { return startAhead() }
@@ -171,14 +168,14 @@ extension Box {
         let session = link.capture(quantum: quantum)
         let lead = Int64(4 * engine.renderer.maxFrameCount) * 1_000_000_000 / Int64(engine.renderer.sampleRate) + 20_000_000
         var from = now.advanced(byNanoseconds: lead)
-        if linkFollow.remoteTransport, session.timeForIsPlaying > from { from = session.timeForIsPlaying }
+        if peerStarted, session.timeForIsPlaying > from { from = session.timeForIsPlaying }
         let startBeat = (session.beat(at: from) / quantum).rounded(.up) * quantum
         let start = session.time(atBeat: startBeat)
         let twice = Int64((2 * clock.heardSample(atNanoseconds: start.nanoseconds)).rounded())
         engine.start(atTwice: twice)
         linkFollow.pendingStart = (startBeat, quantum, twice)
         linkFollow.lastAlignment = now
-        if linkFollow.startStopSync && !linkFollow.remoteTransport { link.commit(playing: true, at: start) }
+        if linkFollow.startStopSync && !peerStarted { link.commit(playing: true, at: start) }
     }
 
     /// START on the box's own: at the next render call; with a live view open, bar 0's
@@ -197,7 +194,7 @@ extension Box {
 
     /// STOP in a Link session with start/stop sync: everyone stops.
     func linkStopped(at time: MonotonicTime) {
-        guard followsLink, linkFollow.startStopSync, !linkFollow.remoteTransport, let link else { return }
+        guard followsLink, linkFollow.startStopSync, let link else { return }
         link.commit(playing: false, at: time)
     }
 

@@ -28,10 +28,6 @@ struct MIDIFollow {
     /// Which controllers (channel x 128 + number) were last at 64 or more: a CC mapped to an
     /// action acts on the rise through 64 only.
     var controllerHigh = [Bool](repeating: false, count: 16 * 128)
-    /// Where the next START puts bar 0 (twice the engine sample), for the start effect.
-    var startAt: Int64?
-    /// The clock tick the next START plays first (twice the engine sample): bar 0 or the SPP's position.
-    var startDue: Int64?
     /// The position an SPP started from, on screen until the next start.
     var shownPosition: (bar: Int64, beat: Int)?
 }
@@ -63,7 +59,7 @@ extension Box {
             midiFollow.pending = nil
             midiFollow.startIndex = nil
             midiFollow.startArrival = nil
-            if state.isPlaying { perform(state.handle(.gesture(.startStop, .press, at: time)), at: time) }
+            perform(state.handle(.transport(playing: false, origin: .midiClock(nil), at: time)), at: time)
         case .songPosition(let sixteenths):
             guard following else { break }
             midiFollow.songPosition = sixteenths
@@ -113,16 +109,6 @@ extension Box {
         showMIDISync()
     }
 
-    /// START while following: the START button or a followed Start/Continue. Bar 0's
-    /// downbeat (or the SPP's position) on the next Clock, as predicted by the loop; false
-    /// when this start is not the clock's (START pressed on the box starts on its own).
-    func startFollowedClock() -> Bool {
-        guard followsMIDI, let start = midiFollow.startAt else { return false }
-        midiFollow.startAt = nil
-        engine.start(atTwice: start, playsLateFrom: midiFollow.startDue)
-        return true
-    }
-
     /// A Start or Continue: starts at the next Clock's predicted time when the clock is
     /// counted, else on the next Clock when it comes.
     private func startFollowing(_ message: MIDIMessage, at time: MonotonicTime) {
@@ -151,19 +137,17 @@ extension Box {
         // engine sounds a downbeat it finds in the past late, from where it renders next,
         // and alignToClock moves the grid back onto the clock from the next 16th.
         let tickTwice = Int64((2 * clock.heardSample(atNanoseconds: Int64(nanoseconds.rounded()))).rounded())
-        midiFollow.startAt = tickTwice - (Rational(position, 96) * twicePerWhole).rounded
-        midiFollow.startDue = tickTwice
+        let start = MIDIClockStart(barZeroTwice: tickTwice - (Rational(position, 96) * twicePerWhole).rounded, firstTickTwice: tickTwice)
         midiFollow.startIndex = index
         midiFollow.startArrival = arrival
         midiFollow.position = position
         midiFollow.lastAlignment = now
         midiFollow.shownPosition = midiFollow.songPosition > 0 ? barAndBeat(sixteenths: midiFollow.songPosition) : nil
         if state.isPlaying {
-            // START again while playing: the grid realigns to bar 0.
-            _ = startFollowedClock()
+            // Start again while playing: the grid realigns to bar 0 (or the SPP's position).
+            engine.start(atTwice: start.barZeroTwice, playsLateFrom: start.firstTickTwice)
         } else {
-            perform(state.handle(.gesture(.startStop, .press, at: now)), at: now)
-            midiFollow.startAt = nil
+            perform(state.handle(.transport(playing: true, origin: .midiClock(start), at: now)), at: now)
         }
     }
 

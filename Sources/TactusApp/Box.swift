@@ -216,13 +216,17 @@ public final class Box {
         case .applySettings(let settings):
             apply(settings)
             return true
-        case .start:
-            if !startFollowedClock() { startEngine() }
+        case .start(let origin):
+            if case .midiClock(let start?) = origin {
+                engine.start(atTwice: start.barZeroTwice, playsLateFrom: start.firstTickTwice)
+            } else {
+                startEngine(peerStarted: origin == .link)
+            }
             startPressedAt = time
             forgetGrid() // anchored by the grid the engine publishes at the start
             return true
-        case .stop:
-            linkStopped(at: time)
+        case .stop(let origin):
+            if origin != .link { linkStopped(at: time) }
             engine.stop()
             forgetGrid()
             return true

@@ -60,13 +60,17 @@ public enum Action: Sendable, Hashable {
     case midiControl(MIDIControl, at: MonotonicTime)
     /// From the control socket (the companion, `tactus ctl`), already checked.
     case remote(RemoteRequest, at: MonotonicTime)
+    /// Play or stop from outside the controls: a followed MIDI clock's Start, Continue or
+    /// Stop, a Link peer's, the service shutting down. Playback only: as START would, but never
+    /// pressed (a song starts as its START does; nothing is simulated).
+    case transport(playing: Bool, origin: TransportOrigin, at: MonotonicTime)
 
     public var time: MonotonicTime {
         switch self {
         case .encoderEdge(_, _, let t), .buttonEdge(_, _, let t), .detent(_, let t), .pushedDetent(_, let t),
              .gesture(_, _, let t), .tick(let t), .saveFailed(_, let t), .part(_, _, let t), .songProgress(_, _, _, _, _, let t), .songEnded(let t),
              .sync(_, let t), .linkStartStopSync(_, let t), .linkPeers(_, let t), .linkTempo(_, let t), .linkNotice(_, let t),
-             .midiSync(_, let t), .clockTempo(_, let t), .syncNotice(_, let t), .midiControl(_, let t), .remote(_, let t),
+             .midiSync(_, let t), .clockTempo(_, let t), .syncNotice(_, let t), .midiControl(_, let t), .remote(_, let t), .transport(_, _, let t),
              .coachHit(_, _, _, let t), .coachInput(_, _, let t), .coachCalibrated(_, let t):
             t
         }
@@ -94,10 +98,10 @@ public enum Effect: Sendable, Hashable {
     case sync(SyncSource)
     /// The reference tone to sound from now (nil: off), whether or not the clicks play.
     case tone(ReferenceTone?)
-    /// Start playing at the beginning of a bar.
-    case start
+    /// Start playing at the beginning of a bar (placed as its origin says).
+    case start(TransportOrigin)
     /// Stop at once (clips in flight finish).
-    case stop
+    case stop(TransportOrigin)
     /// A buzzer cue at the moment of its cause (the detent's edge, a glide's half step).
     case buzzer(BuzzerCue, at: MonotonicTime)
     /// The screen's content changed.

@@ -342,6 +342,8 @@ extension BoxState {
             effects += midiControl(control)
         case .remote(let request, _):
             effects += remote(request)
+        case .transport(let playing, let origin, _):
+            effects += setPlaying(playing, from: origin)
         default:
             break
         }
@@ -507,6 +509,19 @@ extension BoxState {
         menu = m
     }
 
+    /// Play or stop as START does (a song plays or stops as its START does), marked with
+    /// where it came from so the box places the start; nothing when already so.
+    mutating func setPlaying(_ playing: Bool, from origin: TransportOrigin) -> [Effect] {
+        guard playing != isPlaying else { return [] }
+        return gesture(.startStop, .press, at: now).map { effect in
+            switch effect {
+            case .start: .start(origin)
+            case .stop: .stop(origin)
+            default: effect
+            }
+        }
+    }
+
     // MARK: Coach calibration
 
     /// Menu > Coach > Calibrate (or the companion): stops what plays, shows the Coach page
@@ -515,7 +530,7 @@ extension BoxState {
         guard !calibratingCoach else { return [] }
         menu = nil
         navigation.open(.coach)
-        let stop = isPlaying ? gesture(.startStop, .press, at: now) : []
+        let stop = setPlaying(false, from: .box)
         calibratingCoach = true
         show("Calibrating: \(CoachCalibrationOutcome.clicks) clicks, quiet please", .info)
         return stop + [.calibrateCoach]
@@ -547,16 +562,16 @@ extension BoxState {
             settings = new
             tempo.set(new.tempo)
         case .transport(let playing):
-            if playing != isPlaying { return gesture(.startStop, .press, at: now) }
+            return setPlaying(playing, from: .box)
         case .playSong(let name):
             guard let index = songChoices.firstIndex(where: { $0.name == name }) else { return [] }
-            var effects: [Effect] = isPlaying ? gesture(.startStop, .press, at: now) : []
+            var effects = setPlaying(false, from: .box)
             menu = nil
             navigation.open(.song)
             practice.rebase()
             practice.choice = index
             practice.section = 0
-            effects += gesture(.startStop, .press, at: now)
+            effects += setPlaying(true, from: .box)
             return effects
         case .library(let library):
             saved.library = library
