@@ -171,8 +171,7 @@ extension Box {
         if peerStarted, session.timeForIsPlaying > from { from = session.timeForIsPlaying }
         let startBeat = (session.beat(at: from) / quantum).rounded(.up) * quantum
         let start = session.time(atBeat: startBeat)
-        let twice = Int64((2 * clock.heardSample(atNanoseconds: start.nanoseconds)).rounded())
-        engine.start(atTwice: twice)
+        let twice = startGrid(heardAtNanoseconds: start.nanoseconds, on: clock)
         linkFollow.pendingStart = (startBeat, quantum, twice)
         linkFollow.lastAlignment = now
         if linkFollow.startStopSync && !peerStarted { link.commit(playing: true, at: start) }
@@ -186,7 +185,7 @@ extension Box {
         guard controlObserver?.followsBeats == true, let clock = outputClock else { return engine.start() }
         let lead = Box.liveViewStartLead + engine.startLead * 1_000_000_000 / Int64(engine.renderer.sampleRate)
         let at = now.advanced(byNanoseconds: lead)
-        engine.start(atTwice: Int64((2 * clock.heardSample(atNanoseconds: at.nanoseconds)).rounded()))
+        startGrid(heardAtNanoseconds: at.nanoseconds, on: clock)
     }
 
     /// How far ahead START places the first downbeat while a live view is open (ns).
@@ -223,9 +222,9 @@ extension Box {
         if let pending = linkFollow.pendingStart {
             let start = session.time(atBeat: pending.beat)
             if pending.quantum == quantum.doubleValue && start > now {
-                let twice = Int64((2 * clock.heardSample(atNanoseconds: start.nanoseconds)).rounded())
+                let twice = Box.twice(heardAtNanoseconds: start.nanoseconds, on: clock)
                 if abs(twice - pending.twice) >= 2 {
-                    engine.align(atTwice: twice, bar: 0, position: .zero)
+                    place(bar: 0, position: .zero, heardAtNanoseconds: start.nanoseconds, on: clock)
                     linkFollow.pendingStart?.twice = twice
                     linkFollow.lastAlignment = now
                 }
@@ -236,7 +235,8 @@ extension Box {
         // An eighth of a Link beat near 60 ms from now: exact in quarters, so the position is.
         let eighths = Int64((session.beat(at: now.advanced(byNanoseconds: 60_000_000)) * 8).rounded())
         let beat = Rational(eighths, 8)
-        let sample = clock.heardSample(atNanoseconds: session.time(atBeat: beat.doubleValue).nanoseconds)
+        let beatTime = session.time(atBeat: beat.doubleValue).nanoseconds
+        let sample = clock.heardSample(atNanoseconds: beatTime)
         let bar = timeline.settings.meter.wholeNotes
         guard timeline.settings.meter == state.settings.meter else { return }
         let here = timeline.wholeNotes(atSample: sample)
@@ -249,7 +249,7 @@ extension Box {
         if error < -bar.doubleValue / 2 { error += bar.doubleValue; barIndex += 1 }
         let samplesPerWhole = timeline.samplesPerBeat.doubleValue / timeline.settings.beatUnit.wholeNotes.doubleValue
         guard abs(error * samplesPerWhole) >= 1 else { return }
-        engine.align(atTwice: Int64((2 * sample).rounded()), bar: barIndex, position: wanted)
+        place(bar: barIndex, position: wanted, heardAtNanoseconds: beatTime, on: clock)
         linkFollow.lastAlignment = now
     }
 }

@@ -136,7 +136,7 @@ extension Box {
         // (a buffer longer than the time to it, a loaded control or render thread), so the
         // engine sounds a downbeat it finds in the past late, from where it renders next,
         // and alignToClock moves the grid back onto the clock from the next 16th.
-        let tickTwice = Int64((2 * clock.heardSample(atNanoseconds: Int64(nanoseconds.rounded()))).rounded())
+        let tickTwice = Box.twice(heardAtNanoseconds: Int64(nanoseconds.rounded()), on: clock)
         let start = MIDIClockStart(barZeroTwice: tickTwice - (Rational(position, 96) * twicePerWhole).rounded, firstTickTwice: tickTwice)
         midiFollow.startIndex = index
         midiFollow.startArrival = arrival
@@ -213,14 +213,15 @@ extension Box {
         let index = follower.lastIndex + ahead
         // The clock's place from bar 0 (k at k/96 of a whole note).
         let target = index - startIndex + midiFollow.position
-        let sample = clock.heardSample(atNanoseconds: Int64(follower.time(ofClock: index).rounded()))
+        let tickTime = Int64(follower.time(ofClock: index).rounded())
+        let sample = clock.heardSample(atNanoseconds: tickTime)
         guard sample.isFinite, abs(sample) < 1e15,
               let onGrid = grid.sample(tick: target, perWhole: 96, near: Int64(sample)),
               abs(Double(onGrid) - sample) >= 1 else { return }
         let settings = state.settings
         let whole = Rational(target, 96)
         let bar = (whole / settings.meter.wholeNotes).floor
-        engine.align(atTwice: Int64((2 * sample).rounded()), bar: bar, position: whole - Rational(bar) * settings.meter.wholeNotes)
+        place(bar: bar, position: whole - Rational(bar) * settings.meter.wholeNotes, heardAtNanoseconds: tickTime, on: clock)
         midiFollow.lastAlignment = now
     }
 

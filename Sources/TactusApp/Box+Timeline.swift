@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import ClickEngine
+import TactusArithmetic
+import TactusTimeline
+
+/// The one write path of an outside timeline (a followed MIDI clock, a Link session, the
+/// live view's start): "bar b at position p is heard at host time t" goes into the engine in
+/// its exact unit (twice the engine sample), and the render thread publishes the grid every
+/// reader reads. No caller keeps a samples-per-whole of its own.
+extension Box {
+    /// Twice the engine sample heard at host time `nanoseconds` on `clock`, to the nearest:
+    /// the one conversion of an outside time into the timeline's unit.
+    static func twice(heardAtNanoseconds nanoseconds: Int64, on clock: AudioOutputClock) -> Int64 {
+        Int64((2 * clock.heardSample(atNanoseconds: nanoseconds)).rounded())
+    }
+
+    /// Bar `bar` at `position` (whole notes into it) is heard at host time `nanoseconds`.
+    func place(bar: Int64, position: Rational, heardAtNanoseconds nanoseconds: Int64, on clock: AudioOutputClock) {
+        engine.align(atTwice: Box.twice(heardAtNanoseconds: nanoseconds, on: clock), bar: bar, position: position)
+    }
+
+    /// Starts playing with bar 0's downbeat heard at host time `nanoseconds`; returns where
+    /// that is (twice the engine sample).
+    @discardableResult
+    func startGrid(heardAtNanoseconds nanoseconds: Int64, on clock: AudioOutputClock) -> Int64 {
+        let twice = Box.twice(heardAtNanoseconds: nanoseconds, on: clock)
+        engine.start(atTwice: twice)
+        return twice
+    }
+}
