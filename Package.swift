@@ -34,6 +34,7 @@ let package = Package(
         .library(name: "TactusMusic", targets: ["TactusMusic"]),
         .library(name: "TactusTimeline", targets: ["TactusTimeline"]),
         .library(name: "TactusInstrument", targets: ["TactusInstrument"]),
+        .library(name: "TactusWire", targets: ["TactusWire"]),
         .library(name: "TactusScreen", targets: ["TactusScreen"]),
         .library(name: "ClickEngine", targets: ["ClickEngine"]),
         .executable(name: "tactus", targets: ["tactus"]),
@@ -69,9 +70,13 @@ let package = Package(
         // parser. Pure and dependency-free, so the OS layer's MIDI threads use it without
         // seeing the domain.
         .target(name: "MIDIWire"),
+        // The control protocol (issue 29): every command and field name, the JSON reader and
+        // the one JSON writer; shared by the box (ControlHub), `tactus ctl` and tactus-web,
+        // and generated for the pages (share/web/protocol.js).
+        .target(name: "TactusWire", dependencies: ["TactusBase"]),
         // The instrument: input decoding, wheel and tap, the box's state machine (reducer),
         // menu, configuration and settings files, indicator scheduling, the companion's model.
-        .target(name: "TactusInstrument", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline", "MIDIWire", "Coach"]),
+        .target(name: "TactusInstrument", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline", "MIDIWire", "Coach", "TactusWire"]),
         // The screen: fonts, icons, image formats, the screen model, pages and pendulum.
         .target(name: "TactusScreen", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "Coach"]),
         .target(name: "ClickEngine", dependencies: ["TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "MIDIWire"]),
@@ -113,7 +118,7 @@ let package = Package(
             name: "TactusApp",
             dependencies: [
                 "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen",
-                "ClickEngine", "Coach", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim", "MIDIWire",
+                "ClickEngine", "Coach", "HAL", "Devices", "SimHAL", "TOMLReader", "CLinuxShim", "MIDIWire", "TactusWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -123,7 +128,7 @@ let package = Package(
         .target(
             name: "TactusSimulation",
             dependencies: [
-                "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "Coach", "HAL", "SimHAL", "TOMLReader", "TactusApp", "MIDIWire",
+                "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "Coach", "HAL", "SimHAL", "TOMLReader", "TactusApp", "MIDIWire", "TactusWire",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -132,7 +137,7 @@ let package = Package(
             dependencies: [
                 "TactusBase", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen",
                 "TOMLReader", "ClickEngine", "Coach", "HAL", "BoardFiles", "LinuxHAL", "TactusStorage", "SimHAL", "Devices", "TactusApp", "TactusSimulation", "TactusCommandLine",
-                "MIDIWire",
+                "MIDIWire", "TactusWire",
                 // SO_PEERCRED for `tactus ctl` (who serves the socket).
                 "CLinuxShim",
                 .product(name: "Logging", package: "swift-log"),
@@ -146,7 +151,7 @@ let package = Package(
         .executableTarget(
             name: "tactus-web",
             dependencies: [
-                "TactusInstrument",
+                "TactusWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ]
@@ -157,7 +162,7 @@ let package = Package(
         // What the command line reads beside its flags (change scripts), shared with the fuzzers.
         .target(name: "TactusCommandLine", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic"]),
         .target(name: "FuzzTargets", dependencies: ["TactusBase", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "ClickEngine", "HAL", "BoardFiles", "TactusApp",
-                                                    "TactusSimulation", "TactusCommandLine", "MIDIWire", .product(name: "Logging", package: "swift-log")]),
+                                                    "TactusSimulation", "TactusCommandLine", "MIDIWire", "TactusWire", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "tactus-fuzz", dependencies: ["FuzzTargets"]),
         .executableTarget(
             name: "tactus-bench",
@@ -205,13 +210,14 @@ let package = Package(
         .testTarget(name: "TOMLReaderTests", dependencies: ["TestSupport", "TOMLReader"]),
         .testTarget(name: "TactusMusicTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),
         .testTarget(name: "TactusInstrumentTests", dependencies: ["TactusBase", "TestSupport", "TactusArithmetic", "TactusMusic", "TactusTimeline",
-                                                               "TactusInstrument", "TactusScreen", "TOMLReader", "Coach", "MIDIWire"]),
+                                                               "TactusInstrument", "TactusScreen", "TOMLReader", "Coach", "MIDIWire", "TactusWire"]),
         .testTarget(name: "ClickEngineTests", dependencies: ["TactusBase", "TestSupport", "ClickEngine", "TactusArithmetic", "TactusMusic", "TactusTimeline",
                                                           "RealtimeAudit", "MIDIWire"]),
         .testTarget(name: "HALTests", dependencies: ["TactusBase", "TestSupport", "HAL", "SimHAL", "TactusInstrument"]),
         // One test target per library target (issue 29), each named <Target>Tests.
         .testTarget(name: "TactusBaseTests", dependencies: ["TactusBase"]),
         .testTarget(name: "MIDIWireTests", dependencies: ["MIDIWire"]),
+        .testTarget(name: "TactusWireTests", dependencies: ["TactusBase", "TactusWire"]),
         .testTarget(name: "TactusStorageTests", dependencies: ["TactusBase", "TestSupport", "TactusMusic", "TactusInstrument", "LinuxHAL", "TactusStorage"]),
         .testTarget(name: "TactusArithmeticTests", dependencies: ["TactusBase", "TestSupport", "TactusArithmetic"]),
         .testTarget(name: "TactusTimelineTests", dependencies: ["TactusBase", "TestSupport", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline"]),

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TactusBase
+import TactusWire
 /// A browser paired with the companion: the box keeps only the SHA-256 of its token.
 public struct PairedBrowser: Sendable, Hashable {
     public var id: Int
@@ -39,7 +40,7 @@ public struct Companion: Sendable, Hashable {
     /// Paired browsers kept at most (the settings file's reader takes as many).
     public static let maximumBrowsers = 32
     /// A browser's name (its User-Agent) is cut to this many bytes, on a character boundary.
-    public static let maximumNameBytes = 64
+    public static let maximumNameBytes = Pairing.maximumNameBytes
     /// Client addresses whose wrong codes are remembered; the oldest is forgotten first.
     static let maximumClients = 256
 
@@ -64,10 +65,7 @@ public struct Companion: Sendable, Hashable {
     }
 
     /// A 6-digit code from a random number (the box draws it; the reducer draws nothing).
-    public static func code(from random: UInt64) -> String {
-        let digits = String(random % 1_000_000)
-        return String(repeating: "0", count: 6 - digits.count) + digits
-    }
+    public static func code(from random: UInt64) -> String { Pairing.code(from: random) }
 
     public func validCode(at now: MonotonicTime) -> String? {
         guard let code, let until = codeUntil, now < until else { return nil }
@@ -84,15 +82,7 @@ public struct Companion: Sendable, Hashable {
     }
 
     /// `name` cut to `maximumNameBytes` bytes without splitting a character.
-    public static func shortName(_ name: String) -> String {
-        guard name.utf8.count > maximumNameBytes else { return name }
-        var cut = ""
-        for character in name {
-            guard cut.utf8.count + character.utf8.count <= maximumNameBytes else { break }
-            cut.append(character)
-        }
-        return cut
-    }
+    public static func shortName(_ name: String) -> String { Pairing.shortName(name) }
 
     mutating func show(code: String, at now: MonotonicTime) {
         self.code = code

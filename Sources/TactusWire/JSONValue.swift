@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import TOMLReader
+import TactusBase
 /// A JSON value, read from the control socket's request lines (the box links no
 /// Foundation). Bounded like the TOML reader: at most 1 MiB of text and 32 levels deep.
 public enum JSONValue: Sendable, Hashable {
@@ -46,9 +46,8 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    /// A JSON string literal: TOML's basic-string escapes are a subset of JSON's, so the
-    /// one quoting function serves both (the simulator's events use it too).
-    public static func quoted(_ text: String) -> String { TOMLWriter.quoted(text) }
+    /// A JSON string literal, as the writer (`JSONObject`) writes every string.
+    public static func quoted(_ text: String) -> String { JSONString.quoted(text) }
 
     public static let maximumBytes = 1 << 20
 
