@@ -26,7 +26,7 @@ extension FuzzTargets {
         }
         do {
             let preferences = try RemotePatch.preferences(body, to: Preferences())
-            _ = try JSONValue.parse(RemotePatch.json(preferences))
+            _ = try JSONValue.parse(RemotePatch.json(preferences).text)
         } catch let error as RemotePatch.Problem {
             expectNamed(error)
         } catch { fail("the preferences the box writes are refused: \(error)") }

@@ -205,7 +205,7 @@ public final class HeadlessSimulation: BoxObserver {
 
     /// An earned trainer's step: a `trainer` line at the downbeat the new tempo starts on.
     public func box(_ box: Box, didStepTrainer step: TrainerStep, heardAt time: MonotonicTime) {
-        record(at: time.nanoseconds, "{\"t\":\(seconds(time.nanoseconds)),\"type\":\"trainer\",\(StateJSON.trainerStep(step))}")
+        record(at: time.nanoseconds, "{\"t\":\(seconds(time.nanoseconds)),\"type\":\"trainer\",\(StateJSON.trainerStep(step).members)}")
     }
 
     public func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime) {
@@ -272,7 +272,7 @@ public final class HeadlessSimulation: BoxObserver {
 
     /// A "state" line with the whole current settings, when anything in it changed.
     private func recordState(_ state: BoxState, at time: Int64) {
-        let fields = #""type":"state","# + StateJSON.fields(state)
+        let fields = #""type":"state","# + StateJSON.fields(state).members
         guard fields != lastState else { return }
         lastState = fields
         record(at: time, "{\"t\":\(seconds(time)),\(fields)}")

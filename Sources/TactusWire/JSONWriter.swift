@@ -19,7 +19,7 @@ public struct JSONObject: JSONWritable, Sendable, Hashable, CustomStringConverti
     public var isEmpty: Bool { members.isEmpty }
 
     /// Adds one member (keys are not checked for repeats: readers take the last).
-    public mutating func add(_ key: Field, _ value: some JSONWritable) { add(key.name, value) }
+    public mutating func add(_ key: WireField, _ value: some JSONWritable) { add(key.name, value) }
 
     /// A member whose name is data (a day of the practice log, a volume's layer).
     public mutating func add(_ key: String, _ value: some JSONWritable) {
@@ -30,7 +30,7 @@ public struct JSONObject: JSONWritable, Sendable, Hashable, CustomStringConverti
     }
 
     /// Adds `value`'s member only when there is one (nil adds nothing, unlike `null`).
-    public mutating func add(_ key: Field, ifPresent value: (some JSONWritable)?) {
+    public mutating func add(_ key: WireField, ifPresent value: (some JSONWritable)?) {
         if let value { add(key, value) }
     }
 
@@ -108,10 +108,10 @@ extension Array: JSONWritable where Element: JSONWritable {
 extension JSONValue: JSONWritable {
     public func writeJSON(to out: inout String) { out += json }
 }
-extension Command: JSONWritable {
+extension WireCommand: JSONWritable {
     public func writeJSON(to out: inout String) { JSONString.write(name, to: &out) }
 }
-extension Event: JSONWritable {
+extension WireEvent: JSONWritable {
     public func writeJSON(to out: inout String) { JSONString.write(name, to: &out) }
 }
 

@@ -183,7 +183,7 @@ import TactusBase
         #expect(p.sync == .link && p.linkStartStopSync)
         #expect(p.tone == ReferenceTone(note: 73, reference: 442, timbre: .organ, volume: 30))
         #expect(p.screenDimSeconds == 0 && p.momentum)
-        #expect(RemotePatch.json(p).contains(#""sync":"link","link_start_stop_sync":true,"tone_note":"C#5","tone_a4":442,"tone_timbre":"organ","tone_volume":30"#))
+        #expect(RemotePatch.json(p).text.contains(#""sync":"link","link_start_stop_sync":true,"tone_note":"C#5","tone_a4":442,"tone_timbre":"organ","tone_volume":30"#))
         for (body, field, message) in [
             (#"{"sync":"ptp"}"#, "sync", #"sync = "ptp" is invalid: allowed "internal", "midi", "link""#),
             (#"{"tone_a4":500}"#, "tone_a4", "tone_a4 = 500 is invalid: allowed a whole number from 415 to 466"),

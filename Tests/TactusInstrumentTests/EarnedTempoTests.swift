@@ -137,7 +137,7 @@ import TactusBase
         let p = try RemotePatch.preferences(try JSONValue.parse(#"{"trainer_step":5,"trainer_window_ms":10,"trainer_down_bars":2}"#),
                                             to: Preferences())
         #expect(p.trainer == Trainer(step: 5, bars: 4, windowMilliseconds: 10, downBars: 2))
-        #expect(RemotePatch.json(p).hasSuffix(#""trainer_step":5,"trainer_bars":4,"trainer_window_ms":10,"trainer_down_bars":2}"#))
+        #expect(RemotePatch.json(p).text.hasSuffix(#""trainer_step":5,"trainer_bars":4,"trainer_window_ms":10,"trainer_down_bars":2}"#))
         #expect(throws: RemotePatch.Problem.self) { try RemotePatch.preferences(try JSONValue.parse(#"{"trainer_window_ms":60}"#), to: Preferences()) }
     }
 

@@ -36,7 +36,7 @@ public enum RemoteRequest: Sendable, Hashable {
 /// settings with the same parsers and messages as the settings file and change scripts.
 public enum RemotePatch {
     /// The settable fields, as the `state` object names them.
-    public static let settable = ["bpm", "meter", "beat_unit", "accents", "subdivisions", "swing", "groove", "poly", "sound", "volume", "playing"]
+    public static let settable = [WireField.bpm, .meter, .beatUnit, .accents, .subdivisions, .swing, .groove, .poly, .sound, .volume, .playing].map(\.name)
 
     public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
         /// The field as the `state` object names it (`beat_unit`, `volume.sub2`).
@@ -125,15 +125,30 @@ public enum RemotePatch {
     }
 
     /// The box's settings as the companion names them (the settings file's keys with `_`).
-    public static let preferenceKeys = ["momentum", "tap_tolerance", "screen_dim_seconds", "footswitch", "silent_practice", "dark_gap",
-                                        "sync", "link_start_stop_sync", "tone_note", "tone_a4", "tone_timbre", "tone_volume",
-                                        "trainer_step", "trainer_bars", "trainer_window_ms", "trainer_down_bars"]
+    public static let preferenceKeys = [WireField.momentum, .tapTolerance, .screenDimSeconds, .footswitch, .silentPractice, .darkGap,
+                                        .sync, .linkStartStopSync, .toneNote, .toneA4, .toneTimbre, .toneVolume,
+                                        .trainerStep, .trainerBars, .trainerWindowMs, .trainerDownBars].map(\.name)
 
-    public static func json(_ p: Preferences) -> String {
-        #"{"momentum":\#(p.momentum),"tap_tolerance":\#(p.tapTolerancePercent),"screen_dim_seconds":\#(p.screenDimSeconds),"footswitch":"\#(p.footswitch.rawValue)","silent_practice":\#(p.silentPractice),"dark_gap":\#(p.darkGap),"#
-            + #""sync":"\#(p.sync.rawValue)","link_start_stop_sync":\#(p.linkStartStopSync),"tone_note":"\#(p.tone.noteName)","tone_a4":\#(p.tone.reference),"#
-            + #""tone_timbre":"\#(p.tone.timbre.rawValue)","tone_volume":\#(p.tone.volume),"companion":\#(p.companion),"#
-            + #""trainer_step":\#(p.trainer.step),"trainer_bars":\#(p.trainer.bars),"trainer_window_ms":\#(p.trainer.windowMilliseconds),"trainer_down_bars":\#(p.trainer.downBars)}"#
+    public static func json(_ p: Preferences) -> JSONObject {
+        JSONObject {
+            $0.add(.momentum, p.momentum)
+            $0.add(.tapTolerance, p.tapTolerancePercent)
+            $0.add(.screenDimSeconds, p.screenDimSeconds)
+            $0.add(.footswitch, p.footswitch.rawValue)
+            $0.add(.silentPractice, p.silentPractice)
+            $0.add(.darkGap, p.darkGap)
+            $0.add(.sync, p.sync.rawValue)
+            $0.add(.linkStartStopSync, p.linkStartStopSync)
+            $0.add(.toneNote, p.tone.noteName)
+            $0.add(.toneA4, p.tone.reference)
+            $0.add(.toneTimbre, p.tone.timbre.rawValue)
+            $0.add(.toneVolume, p.tone.volume)
+            $0.add(.companion, p.companion)
+            $0.add(.trainerStep, p.trainer.step)
+            $0.add(.trainerBars, p.trainer.bars)
+            $0.add(.trainerWindowMs, p.trainer.windowMilliseconds)
+            $0.add(.trainerDownBars, p.trainer.downBars)
+        }
     }
 
     /// A `PATCH /api/preferences` body read by the settings file's own `[preferences]`

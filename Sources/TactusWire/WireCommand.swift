@@ -2,7 +2,7 @@
 
 /// Every request of the control socket (`{"cmd":NAME,...}`), the one list `ControlHub`,
 /// `tactus ctl`, `tactus-web` and the pages (share/web/protocol.js, generated) use.
-public enum Command: String, CaseIterable, Sendable, Hashable {
+public enum WireCommand: String, CaseIterable, Sendable, Hashable {
     case state, set, transport
     /// TAP as the box's TAP button: the box's own tap-tempo rule (its tolerance) sets the tempo.
     case tap
@@ -25,7 +25,7 @@ public enum Command: String, CaseIterable, Sendable, Hashable {
 }
 
 /// The `type` of the lines the box sends to its subscribers and tactus-web to the pages.
-public enum Event: String, CaseIterable, Sendable, Hashable {
+public enum WireEvent: String, CaseIterable, Sendable, Hashable {
     case state, beat, beats, hello, ping, pong
     public var name: String { rawValue }
 }

@@ -3,15 +3,15 @@
 /// Every member name of the control socket's requests, answers and live lines, and of the
 /// companion's API bodies: one spelling each, with `_` (the files' TOML keys use `-`).
 /// The pages get this list as share/web/protocol.js (generated; a test compares it).
-public enum Field: String, CaseIterable, Sendable, Hashable {
+public enum WireField: String, CaseIterable, Sendable, Hashable {
     // Requests and answers.
     case cmd, id, ok, status, error, field, line, etag, ifMatch = "if_match", retryAfter = "retry_after"
-    case fields, playing, song, toml, map, name, set, file, path, complete
+    case state, fields, playing, song, toml, map, name, set, file, path, complete
     case token, code, client, browser, browsers, on, listen
     case sounds, builtIn = "built_in", current, preferences, source, message, control
     case coach, input, calibrating, roundTripMs = "round_trip_ms", last
     case minutes, sessions, kept, day, hits, meanMs = "mean_ms", sdMs = "sd_ms", within10ms = "within_10ms", within25ms = "within_25ms"
-    // Live lines (`type` is an `Event`).
+    // Live lines (`type` is a `WireEvent`).
     case type, ns, mono, from, beats, bar, beat, kind, muted
     // The state object.
     case bpm, sync, lock, meter, beatUnit = "beat_unit", beatCount = "beat_count", accents, subdivisions, swing, groove, poly, sound
@@ -32,11 +32,11 @@ public enum Field: String, CaseIterable, Sendable, Hashable {
 
     /// Older spellings clients still send (the settings file's `-`, as `tactus ctl set
     /// beat-unit=...` and scripts wrote them): read as the field, never written.
-    public static let aliases: [String: Field] = ["beat-unit": .beatUnit, "tap-tolerance": .tapTolerance]
+    public static let aliases: [String: WireField] = ["beat-unit": .beatUnit, "tap-tolerance": .tapTolerance]
 
     /// The field a client named, by its spelling or an older one.
     public init?(accepting name: String) {
-        if let field = Field(rawValue: name) { self = field } else if let field = Field.aliases[name] { self = field } else { return nil }
+        if let field = WireField(rawValue: name) { self = field } else if let field = WireField.aliases[name] { self = field } else { return nil }
     }
 
     /// `name` with an older spelling replaced by the field's own (other names as they are).
