@@ -48,14 +48,11 @@ public struct JSONObject: JSONWritable, Sendable, Hashable, CustomStringConverti
     public var description: String { text }
 }
 
-/// A number written as given (a fixed decimal such as "92.5", an exact tempo); the text
-/// must be a JSON number.
+/// A number written as given (a fixed decimal such as "92.5", an exact tempo). Text that is
+/// not a JSON number ("nan", "inf") is written as `null`: the line stays JSON.
 public struct JSONNumber: JSONWritable, Sendable, Hashable {
     public let text: String
-    public init(_ text: String) {
-        precondition(JSONNumber.isValid(text), "not a JSON number: \(text)")
-        self.text = text
-    }
+    public init(_ text: String) { self.text = JSONNumber.isValid(text) ? text : "null" }
     public func writeJSON(to out: inout String) { out += text }
 
     /// Whether `text` is a JSON number (`-`? digits, `.` digits, exponent).

@@ -6,7 +6,7 @@
 public enum WireField: String, CaseIterable, Sendable, Hashable {
     // Requests and answers.
     case cmd, id, ok, status, error, field, line, etag, ifMatch = "if_match", retryAfter = "retry_after"
-    case state, fields, playing, song, toml, map, name, set, file, path, complete
+    case state, fields, playing, song, toml, map, name, set, file, path, bytes, complete
     case token, code, client, browser, browsers, on, listen
     case sounds, builtIn = "built_in", current, preferences, source, message, control
     case coach, input, calibrating, roundTripMs = "round_trip_ms", last

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import Synchronization
-import TactusInstrument
+import TactusWire
 
 struct BoxUnavailable: Error, CustomStringConvertible {
     var description: String
@@ -98,7 +98,7 @@ final class BoxConnection: @unchecked Sendable {
                     }
                     continue
                 }
-                if let id = value["id"]?.intValue {
+                if let id = value[WireField.id.name]?.intValue {
                     let continuation = pending.withLock { $0.waiting.removeValue(forKey: id) }
                     continuation?.resume(returning: value)
                 } else {
@@ -120,9 +120,10 @@ final class BoxConnection: @unchecked Sendable {
 
     var isClosed: Bool { pending.withLock { $0.closed } }
 
-    /// Sends `{"id":N,<members>}` and returns the box's answer; `BoxTimeout` after 5 s.
-    func request(_ members: String) async throws -> JSONValue {
-        guard members.utf8.count + 32 <= BoxConnection.maximumRequestBytes else { throw RequestTooLarge(bytes: members.utf8.count + 32) }
+    /// Sends `{"id":N,"cmd":C,<members>}` and returns the box's answer; `BoxTimeout` after 5 s.
+    func request(_ command: WireCommand, _ members: JSONObject = JSONObject()) async throws -> JSONValue {
+        let request = command.request(members)
+        guard request.members.utf8.count + 32 <= BoxConnection.maximumRequestBytes else { throw RequestTooLarge(bytes: request.members.utf8.count + 32) }
         let ids = Mutex<Int?>(nil)
         let timer = Task { [self] in
             try await Task.sleep(for: BoxConnection.answerTimeout)
@@ -140,7 +141,11 @@ final class BoxConnection: @unchecked Sendable {
             }
             guard let id else { return continuation.resume(throwing: BoxUnavailable(description: "the box is not reachable")) }
             ids.withLock { $0 = id }
-            if !send("{\"id\":\(id),\(members)}") {
+            // The id first: an answer to a line too large to parse still finds its request.
+            var line = JSONObject()
+            line.add(.id, id)
+            line.append(request)
+            if !send(line.text) {
                 pending.withLock { $0.waiting.removeValue(forKey: id) }?.resume(throwing: BoxUnavailable(description: "writing to \(path) failed"))
             }
         }

@@ -2,7 +2,7 @@
 import Glibc
 import HTTPTypes
 import Hummingbird
-import TactusInstrument
+import TactusWire
 
 /// The companion's rules for every request (README "Companion", "Safe on a shared LAN"):
 ///
@@ -79,8 +79,8 @@ struct CompanionSecurity<Context: RequestContext>: RouterMiddleware {
             return refuse(.unauthorized, "not paired: pair this browser with the code shown on the box")
         }
         guard token.utf8.count <= 128 else { return refuse(.unauthorized, "not paired: the token is not this box's") }
-        let answer = try await box.request("\"cmd\":\"auth\",\"token\":\(JSONValue.quoted(token))")
-        guard answer["ok"]?.boolValue == true else {
+        let answer = try await box.request(.auth, JSONObject { $0.add(.token, token) })
+        guard answer[WireField.ok.name]?.boolValue == true else {
             if request.method == .get, !rawPath.hasPrefix("/api/"), rawPath != "/ws" {
                 return Response(status: .seeOther, headers: [.location: "/pair"])
             }
@@ -92,12 +92,16 @@ struct CompanionSecurity<Context: RequestContext>: RouterMiddleware {
 
 /// JSON error bodies: `{"error":"..."}` and, for a field, `"field"`.
 enum Problem {
-    static func response(_ status: HTTPResponse.Status, _ message: String, extra: String = "") -> Response {
+    static func response(_ status: HTTPResponse.Status, _ message: String, extra: JSONObject = JSONObject()) -> Response {
         Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                  body: ResponseBody(byteBuffer: ByteBuffer(string: body(message, extra: extra))))
     }
 
-    static func body(_ message: String, extra: String = "") -> String { "{\"error\":\(JSONValue.quoted(message))\(extra)}\n" }
+    static func body(_ message: String, extra: JSONObject = JSONObject()) -> String {
+        var body = JSONObject { $0.add(.error, message) }
+        body.append(extra)
+        return body.text + "\n"
+    }
 }
 
 extension String {

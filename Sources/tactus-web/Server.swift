@@ -5,7 +5,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import Synchronization
-import TactusInstrument
+import TactusWire
 
 /// The request connection to the box, opened again when the box restarts.
 final class BoxLink: Sendable {
@@ -14,14 +14,14 @@ final class BoxLink: Sendable {
 
     init(path: String) { self.path = path }
 
-    func request(_ members: String) async throws -> JSONValue {
+    func request(_ command: WireCommand, _ members: JSONObject = JSONObject()) async throws -> JSONValue {
         let current = try connection.withLock { c -> BoxConnection in
             if let c, !c.isClosed { return c }
             let fresh = try BoxConnection(path: path)
             c = fresh
             return fresh
         }
-        return try await current.request(members)
+        return try await current.request(command, members)
     }
 }
 
@@ -77,6 +77,13 @@ struct CompanionServer {
         return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: text + "\n")))
     }
 
+    private func json(_ object: JSONObject, headers: HTTPFields = [:]) -> Response { json(object.text, headers: headers) }
+
+    /// The answer's members named, each as the box gave it or else its default.
+    private func pick(_ answer: JSONValue, _ members: [(WireField, JSONValue)]) -> JSONObject {
+        JSONObject { o in for (field, fallback) in members { o.add(field, answer[field.name] ?? fallback) } }
+    }
+
     /// The box's answer as HTTP: its member on success, its status and message otherwise.
     /// An answer with a version (`etag`) carries it as the `ETag` header.
     ///
@@ -87,37 +94,44 @@ struct CompanionServer {
     /// (for the state: `"state":{...}` in place of `"toml"`), and the new version as `ETag`.
     /// Without `If-Match` (or with `*`) a write goes through as before.
     private func relay(_ answer: JSONValue, member: String?) -> Response {
-        guard answer["ok"]?.boolValue == true else {
-            let status = answer["status"]?.intValue ?? 500
-            var extra = ""
-            for key in ["field", "line", "retry_after", "toml", "state"] { if let v = answer[key] { extra += ",\(JSONValue.quoted(key)):\(v.json)" } }
-            if let tag = answer["etag"]?.stringValue { extra += ",\"etag\":" + JSONValue.quoted(Self.quotedTag(tag)) }
-            var response = Problem.response(HTTPResponse.Status(code: status), answer["error"]?.stringValue ?? "the box refused", extra: extra)
-            if status == 429, let retry = answer["retry_after"]?.intValue { response.headers[.retryAfter] = "\(retry)" }
-            if let tag = answer["etag"]?.stringValue { response.headers[.eTag] = Self.quotedTag(tag) }
+        guard answer[WireField.ok.name]?.boolValue == true else {
+            let status = answer[WireField.status.name]?.intValue ?? 500
+            var extra = JSONObject()
+            for key in [WireField.field, .line, .retryAfter, .toml, .state] { extra.add(key, ifPresent: answer[key.name]) }
+            if let tag = answer[WireField.etag.name]?.stringValue { extra.add(.etag, Self.quotedTag(tag)) }
+            var response = Problem.response(HTTPResponse.Status(code: status), answer[WireField.error.name]?.stringValue ?? "the box refused", extra: extra)
+            if status == 429, let retry = answer[WireField.retryAfter.name]?.intValue { response.headers[.retryAfter] = "\(retry)" }
+            if let tag = answer[WireField.etag.name]?.stringValue { response.headers[.eTag] = Self.quotedTag(tag) }
             return response
         }
         var headers: HTTPFields = [:]
-        if let tag = answer["etag"]?.stringValue { headers[.eTag] = Self.quotedTag(tag) }
+        if let tag = answer[WireField.etag.name]?.stringValue { headers[.eTag] = Self.quotedTag(tag) }
         guard let member else { return json("{}", headers: headers) }
         return json(answer[member]?.json ?? "null", headers: headers)
     }
 
     static func quotedTag(_ tag: String) -> String { "\"\(tag)\"" }
 
-    /// `If-Match` as the box's `if_match` member (`,"if_match":"songs-..."`), or nothing.
+    /// `If-Match` as the box's `if_match` member (`"if_match":"songs-..."`), or nothing.
     /// A weak tag (`W/"..."`) is taken as its tag; `*` matches any version.
-    static func ifMatch(_ request: Request) -> String {
-        guard var value = request.headers[.ifMatch]?.trimmingSpaces, !value.isEmpty else { return "" }
+    static func ifMatch(_ request: Request) -> JSONObject {
+        guard var value = request.headers[.ifMatch]?.trimmingSpaces, !value.isEmpty else { return JSONObject() }
         if value.hasPrefix("W/") { value = String(value.dropFirst(2)) }
         if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
-        return ",\"if_match\":" + JSONValue.quoted(String(value.prefix(128)))
+        return JSONObject { $0.add(.ifMatch, String(value.prefix(128))) }
+    }
+
+    /// `members` and then `If-Match`'s member.
+    static func with(_ members: JSONObject, ifMatch request: Request) -> JSONObject {
+        var all = members
+        all.append(ifMatch(request))
+        return all
     }
 
     /// The box's MIDI map answer: where it comes from, its entries and its TOML.
     private func midiMap(_ answer: JSONValue) -> Response {
-        guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
-        return json("{\"source\":\(answer["source"]?.json ?? "null"),\"map\":\(answer["map"]?.json ?? "[]"),\"toml\":\(answer["toml"]?.json ?? "\"\"")}")
+        guard answer[WireField.ok.name]?.boolValue == true else { return relay(answer, member: nil) }
+        return json(pick(answer, [(.source, .null), (.map, .array([])), (.toml, .string(""))]))
     }
 
     /// A JSON body of at most `limit` bytes (64 KB unless said; the songs 256 KB, pairing
@@ -146,8 +160,8 @@ struct CompanionServer {
     private func addRemoteRoutes(_ router: Router<Context>) {
         router.post("/api/pair") { request, context -> Response in
             // A script may send the code as a number ({"code":42137} for 042137).
-            let given = try await body(request, limit: BodyTooLarge.unpaired)?["code"]
-            guard let code = given?.stringValue ?? given?.intValue.flatMap({ (0..<1_000_000).contains($0) ? Companion.code(from: UInt64($0)) : nil }) else {
+            let given = try await body(request, limit: BodyTooLarge.unpaired)?[WireField.code.name]
+            guard let code = given?.stringValue ?? given?.intValue.flatMap({ (0..<1_000_000).contains($0) ? Pairing.code(from: UInt64($0)) : nil }) else {
                 return Problem.response(.badRequest, "the body must be {\"code\":\"NNNNNN\"}")
             }
             // 256 random bits from the kernel (getrandom) for the token; the box keeps its hash.
@@ -157,95 +171,105 @@ struct CompanionServer {
                 return String(repeating: "0", count: 16 - hex.count) + hex
             }.joined()
             guard code.utf8.count <= 64 else { return Problem.response(.forbidden, "wrong or expired pairing code: it has 6 digits") }
-            let agent = Companion.shortName(request.headers[.userAgent] ?? "browser")
+            let agent = Pairing.shortName(request.headers[.userAgent] ?? "browser")
             // The client's address: the box counts wrong codes (and locks) per address.
             let client = ConnectionCounts.key(context.channel.remoteAddress)
-            let answer = try await box.request("\"cmd\":\"pair\",\"code\":\(JSONValue.quoted(code)),\"token\":\"\(token)\",\"name\":\(JSONValue.quoted(agent)),\"client\":\(JSONValue.quoted(client))")
-            guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
+            let answer = try await box.request(.pair, JSONObject {
+                $0.add(.code, code)
+                $0.add(.token, token)
+                $0.add(.name, agent)
+                $0.add(.client, client)
+            })
+            guard answer[WireField.ok.name]?.boolValue == true else { return relay(answer, member: nil) }
             let cookie = "\(CompanionSecurity<Context>.cookieName)=\(token); HttpOnly; SameSite=Strict; Path=/"
-            return json("{\"token\":\"\(token)\",\"browser\":\(answer["browser"]?.json ?? "null")}", headers: [.setCookie: cookie])
+            return json(JSONObject { $0.add(.token, token); $0.add(.browser, answer[WireField.browser.name] ?? .null) }, headers: [.setCookie: cookie])
         }
-        router.get("/api/state") { _, _ in relay(try await box.request("\"cmd\":\"state\""), member: "state") }
+        router.get("/api/state") { _, _ in relay(try await box.request(.state), member: WireField.state.name) }
         router.patch("/api/state") { request, _ -> Response in
             guard let fields = try await body(request), case .object = fields else {
                 return Problem.response(.badRequest, "the body must be a JSON object of state fields, e.g. {\"bpm\":132}")
             }
-            return relay(try await box.request("\"cmd\":\"set\",\"fields\":\(fields.json)\(Self.ifMatch(request))"), member: "state")
+            return relay(try await box.request(.set, Self.with(JSONObject { $0.add(.fields, fields) }, ifMatch: request)), member: WireField.state.name)
         }
         router.post("/api/transport") { request, _ -> Response in
             guard let body = try await body(request), case .object = body else {
                 return Problem.response(.badRequest, "the body must be {\"playing\":true} or {\"playing\":false} (and \"song\":\"NAME\" to play a song)")
             }
-            guard let playing = body["playing"]?.boolValue else {
-                let given = body["playing"].map { "playing = \($0.json) is invalid" } ?? "playing is missing"
-                return Problem.response(.unprocessableContent, "\(given): allowed true or false", extra: ",\"field\":\"playing\"")
+            guard let playing = body[WireField.playing.name]?.boolValue else {
+                let given = body[WireField.playing.name].map { "playing = \($0.json) is invalid" } ?? "playing is missing"
+                return Problem.response(.unprocessableContent, "\(given): allowed true or false", extra: JSONObject { $0.add(.field, WireField.playing.name) })
             }
-            let song = body["song"]?.stringValue.map { ",\"song\":\(JSONValue.quoted($0))" } ?? ""
-            return relay(try await box.request("\"cmd\":\"transport\",\"playing\":\(playing)\(song)"), member: "state")
+            let members = JSONObject {
+                $0.add(.playing, playing)
+                $0.add(.song, ifPresent: body[WireField.song.name]?.stringValue)
+            }
+            return relay(try await box.request(.transport, members), member: WireField.state.name)
         }
+        // TAP as the box's button: the box applies its own tap-tempo rule (its tolerance).
+        router.post("/api/tap") { _, _ in relay(try await box.request(.tap), member: WireField.state.name) }
     }
 
     /// Songs, the klick import and the sound sets.
     private func addLibraryRoutes(_ router: Router<Context>) {
         router.get("/api/songs") { _, _ -> Response in
-            let answer = try await box.request("\"cmd\":\"songs\"")
-            guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
-            return json("{\"toml\":\(answer["toml"]?.json ?? "\"\"")}", headers: [.eTag: Self.quotedTag(answer["etag"]?.stringValue ?? "")])
+            let answer = try await box.request(.songs)
+            guard answer[WireField.ok.name]?.boolValue == true else { return relay(answer, member: nil) }
+            return json(pick(answer, [(.toml, .string(""))]), headers: [.eTag: Self.quotedTag(answer[WireField.etag.name]?.stringValue ?? "")])
         }
         router.put("/api/songs") { request, _ -> Response in
-            guard let toml = try await body(request, limit: BodyTooLarge.songs)?["toml"]?.stringValue else {
+            guard let toml = try await body(request, limit: BodyTooLarge.songs)?[WireField.toml.name]?.stringValue else {
                 return Problem.response(.badRequest, "the body must be {\"toml\":\"...\"}")
             }
-            let answer = try await box.request("\"cmd\":\"put-songs\",\"toml\":\(JSONValue.quoted(toml))\(Self.ifMatch(request))")
-            guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
-            return json("{\"toml\":\(answer["toml"]?.json ?? "\"\"")}", headers: [.eTag: Self.quotedTag(answer["etag"]?.stringValue ?? "")])
+            let answer = try await box.request(.putSongs, Self.with(JSONObject { $0.add(.toml, toml) }, ifMatch: request))
+            guard answer[WireField.ok.name]?.boolValue == true else { return relay(answer, member: nil) }
+            return json(pick(answer, [(.toml, .string(""))]), headers: [.eTag: Self.quotedTag(answer[WireField.etag.name]?.stringValue ?? "")])
         }
         router.post("/api/songs/import-klick") { request, _ -> Response in
-            guard let body = try await body(request, limit: BodyTooLarge.songs), let map = body["map"]?.stringValue else {
+            guard let body = try await body(request, limit: BodyTooLarge.songs), let map = body[WireField.map.name]?.stringValue else {
                 return Problem.response(.badRequest, "the body must be {\"name\":\"...\",\"map\":\"klick tempo map text\"}")
             }
-            let name = body["name"]?.stringValue ?? "Imported"
-            let answer = try await box.request("\"cmd\":\"import-klick\",\"name\":\(JSONValue.quoted(name)),\"map\":\(JSONValue.quoted(map))")
-            guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
-            return json("{\"toml\":\(answer["toml"]?.json ?? "\"\"")}")
+            let name = body[WireField.name.name]?.stringValue ?? "Imported"
+            let answer = try await box.request(.importKlick, JSONObject { $0.add(.name, name); $0.add(.map, map) })
+            guard answer[WireField.ok.name]?.boolValue == true else { return relay(answer, member: nil) }
+            return json(pick(answer, [(.toml, .string(""))]))
         }
         router.get("/api/sounds") { _, _ -> Response in
-            let answer = try await box.request("\"cmd\":\"sounds\"")
-            guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
-            return json("{\"sounds\":\(answer["sounds"]?.json ?? "[]"),\"built_in\":\(answer["built_in"]?.json ?? "[]"),\"current\":\(answer["current"]?.json ?? "null")}")
+            let answer = try await box.request(.sounds)
+            guard answer[WireField.ok.name]?.boolValue == true else { return relay(answer, member: nil) }
+            return json(pick(answer, [(.sounds, .array([])), (.builtIn, .array([])), (.current, .null)]))
         }
         router.put("/api/sounds/:set/:file") { request, context -> Response in
             try await upload(request, set: context.parameters.get("set") ?? "", file: context.parameters.get("file") ?? "")
         }
         router.delete("/api/sounds/:set") { _, context -> Response in
             let set = context.parameters.get("set") ?? ""
-            return relay(try await box.request("\"cmd\":\"delete-sound\",\"set\":\(JSONValue.quoted(set.removingPercentEncoding ?? set))"), member: nil)
+            return relay(try await box.request(.deleteSound, JSONObject { $0.add(.set, set.removingPercentEncoding ?? set) }), member: nil)
         }
     }
 
     /// The box's settings, the MIDI map and the practice log.
     private func addSettingsRoutes(_ router: Router<Context>) {
-        router.get("/api/preferences") { _, _ in relay(try await box.request("\"cmd\":\"preferences\""), member: "preferences") }
+        router.get("/api/preferences") { _, _ in relay(try await box.request(.preferences), member: WireField.preferences.name) }
         router.patch("/api/preferences") { request, _ -> Response in
             guard let fields = try await body(request), case .object = fields else {
                 return Problem.response(.badRequest, "the body must be a JSON object, e.g. {\"momentum\":false}")
             }
-            return relay(try await box.request("\"cmd\":\"set-preferences\",\"fields\":\(fields.json)"), member: "preferences")
+            return relay(try await box.request(.setPreferences, JSONObject { $0.add(.fields, fields) }), member: WireField.preferences.name)
         }
-        router.get("/api/midi-map") { _, _ in midiMap(try await box.request("\"cmd\":\"midi-map\"")) }
+        router.get("/api/midi-map") { _, _ in midiMap(try await box.request(.midiMap)) }
         router.put("/api/midi-map") { request, _ -> Response in
-            guard let toml = try await body(request)?["toml"], toml.stringValue != nil || toml == .null else {
+            guard let toml = try await body(request)?[WireField.toml.name], toml.stringValue != nil || toml == .null else {
                 return Problem.response(.badRequest, "the body must be {\"toml\":\"[midi.map] ...\"} or {\"toml\":null} (the configuration's map again)")
             }
-            return midiMap(try await box.request("\"cmd\":\"put-midi-map\",\"toml\":\(toml.json)"))
+            return midiMap(try await box.request(.putMIDIMap, JSONObject { $0.add(.toml, toml) }))
         }
         // Menu > Coach > Calibrate from here: the box plays its clicks; the page polls GET.
-        router.get("/api/coach") { _, _ in relay(try await box.request("\"cmd\":\"coach\""), member: "coach") }
-        router.post("/api/coach/calibrate") { _, _ in relay(try await box.request("\"cmd\":\"calibrate-coach\""), member: "coach") }
+        router.get("/api/coach") { _, _ in relay(try await box.request(.coach), member: WireField.coach.name) }
+        router.post("/api/coach/calibrate") { _, _ in relay(try await box.request(.calibrateCoach), member: WireField.coach.name) }
         router.get("/api/practice") { _, _ -> Response in
-            let answer = try await box.request("\"cmd\":\"practice\"")
-            guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
-            return json("{\"minutes\":\(answer["minutes"]?.json ?? "{}"),\"sessions\":\(answer["sessions"]?.json ?? "[]"),\"kept\":\(answer["kept"]?.json ?? "true")}")
+            let answer = try await box.request(.practice)
+            guard answer[WireField.ok.name]?.boolValue == true else { return relay(answer, member: nil) }
+            return json(pick(answer, [(.minutes, .object([])), (.sessions, .array([])), (.kept, .bool(true))]))
         }
     }
 
@@ -255,7 +279,7 @@ struct CompanionServer {
             let token = CompanionSecurity<Context>.token(context.request) ?? ""
             let (id, stream) = live.subscribe()
             defer { live.unsubscribe(id) }
-            try await outbound.write(.text("{\"type\":\"hello\",\"ns\":\(monotonicNanoseconds())}"))
+            try await outbound.write(.text(JSONObject { $0.add(.type, WireEvent.hello); $0.add(.ns, monotonicNanoseconds()) }.text))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await line in stream { try await outbound.write(.text(line)) }
@@ -263,16 +287,21 @@ struct CompanionServer {
                 group.addTask {
                     // Clock pings: the page maps its clock to the box's CLOCK_MONOTONIC from these.
                     for try await message in inbound.messages(maxSize: 4096) {
-                        guard case .text(let text) = message, let ping = try? JSONValue.parse(text), ping["type"]?.stringValue == "ping" else { continue }
-                        try await outbound.write(.text("{\"type\":\"pong\",\"id\":\(ping["id"]?.json ?? "null"),\"ns\":\(monotonicNanoseconds())}"))
+                        guard case .text(let text) = message, let ping = try? JSONValue.parse(text), ping[WireField.type.name]?.stringValue == WireEvent.ping.name else { continue }
+                        let pong = JSONObject {
+                            $0.add(.type, WireEvent.pong)
+                            $0.add(.id, ping[WireField.id.name] ?? .null)
+                            $0.add(.ns, monotonicNanoseconds())
+                        }
+                        try await outbound.write(.text(pong.text))
                     }
                 }
                 group.addTask {
                     // A browser revoked at the box loses its live view too: the token is asked about every 5 s.
                     while true {
                         try await Task.sleep(for: .seconds(5))
-                        let answer = try await box.request("\"cmd\":\"auth\",\"token\":\(JSONValue.quoted(token))")
-                        if answer["ok"]?.boolValue != true { return }
+                        let answer = try await box.request(.auth, JSONObject { $0.add(.token, token) })
+                        if answer[WireField.ok.name]?.boolValue != true { return }
                     }
                 }
                 try await group.next()
@@ -354,9 +383,14 @@ struct CompanionServer {
         }
         close(fd)
         if tooLarge { return Problem.response(.contentTooLarge, "\(file) is larger than 20 MB (or than its Content-Length)") }
-        let answer = try await box.request("\"cmd\":\"add-sound\",\"set\":\(JSONValue.quoted(set)),\"file\":\(JSONValue.quoted(file)),\"path\":\(JSONValue.quoted(path))")
-        guard answer["ok"]?.boolValue == true else { return relay(answer, member: nil) }
-        return json("{\"set\":\(JSONValue.quoted(set)),\"file\":\(JSONValue.quoted(file)),\"bytes\":\(total),\"complete\":\(answer["complete"]?.json ?? "false")}")
+        let answer = try await box.request(.addSound, JSONObject { $0.add(.set, set); $0.add(.file, file); $0.add(.path, path) })
+        guard answer[WireField.ok.name]?.boolValue == true else { return relay(answer, member: nil) }
+        return json(JSONObject {
+            $0.add(.set, set)
+            $0.add(.file, file)
+            $0.add(.bytes, total)
+            $0.add(.complete, answer[WireField.complete.name] ?? .bool(false))
+        })
     }
 }
 

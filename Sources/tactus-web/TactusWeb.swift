@@ -4,7 +4,7 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 import Synchronization
-import TactusInstrument
+import TactusWire
 
 /// `tactus-web`: the browser companion (README "Companion"). Its own process and user: it
 /// reaches the box only through the control socket, and listens only while the box says
@@ -58,7 +58,7 @@ struct TactusWeb {
                 continue
             }
             announcedWaiting = false
-            subscription.send("{\"cmd\":\"subscribe\"}")
+            subscription.send(WireCommand.subscribe.request().text)
             await serveWhileConnected(served, switches: switches)
             subscription.shutdown()
             if options.once { exit(0) }
@@ -107,12 +107,12 @@ struct TactusWeb {
     /// the companion switch to `switched` (nil when the box goes away).
     static func subscribe(_ control: String, live: LiveHub, switched: AsyncStream<Bool?>.Continuation) throws -> BoxConnection {
         try BoxConnection(path: control, onEvent: { value in
-            switch value["type"]?.stringValue {
-            case "beat", "beats":
+            switch value[WireField.type.name]?.stringValue {
+            case WireEvent.beat.name, WireEvent.beats.name:
                 live.publish(value.json, isState: false)
-            case "state":
+            case WireEvent.state.name:
                 live.publish(value.json, isState: true)
-                if let on = value["companion"]?.boolValue { switched.yield(on) }
+                if let on = value[WireField.companion.name]?.boolValue { switched.yield(on) }
             default: break
             }
         }, onClose: { switched.yield(nil); switched.finish() })
@@ -158,8 +158,8 @@ struct TactusWeb {
 
     /// Whether the companion is switched on at the box, and where it is to listen.
     static func companionSwitch(_ box: BoxLink) async -> (on: Bool, listen: ListenAddress?) {
-        guard let answer = try? await box.request("\"cmd\":\"web\"") else { return (false, nil) }
-        return (answer["on"]?.boolValue ?? false, answer["listen"]?.stringValue.flatMap(ListenAddress.init))
+        guard let answer = try? await box.request(.web) else { return (false, nil) }
+        return (answer[WireField.on.name]?.boolValue ?? false, answer[WireField.listen.name]?.stringValue.flatMap(ListenAddress.init))
     }
 
     /// index.html in the package's share folder: installed (`/usr/share/tactus/web`,

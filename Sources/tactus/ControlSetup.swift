@@ -28,24 +28,36 @@ struct LinuxControlFiles: ControlFiles {
     static let maximumFileBytes = 20_000_000
     static let files = ["accent.wav", "beat.wav", "sub.wav", "poly.wav"]
 
-    func practiceJSON() -> String {
+    func practice() -> JSONObject {
+        var answer = JSONObject()
         // "kept": false when the box runs without a state folder: the page says why it is empty.
-        guard let practicePath else { return "\"minutes\":{},\"sessions\":[],\"kept\":false" }
-        guard let log = try? PracticeLogFile(path: practicePath).load() else { return "\"minutes\":{},\"sessions\":[],\"kept\":true" }
-        let days = log.seconds.keys.sorted().map { day in
-            "\(JSONValue.quoted(day)):\(fixedDecimal(log.minutes(on: day), decimals: 2))"
+        guard let practicePath, let log = try? PracticeLogFile(path: practicePath).load() else {
+            answer.add(.minutes, JSONObject())
+            answer.add(.sessions, [JSONObject]())
+            answer.add(.kept, practicePath != nil)
+            return answer
         }
+        var days = JSONObject()
+        for day in log.seconds.keys.sorted() { days.add(day, JSON.decimal(log.minutes(on: day), 2)) }
         let sessions = log.sessions.map { s in
-            var members = "\"day\":\(JSONValue.quoted(s.day)),\"song\":\(JSONValue.quoted(s.song)),"
-                + "\"minutes\":\(fixedDecimal(Double(s.seconds) / 60, decimals: 2)),\"bpm\":\(fixedDecimal(s.bpm, decimals: 3))"
-            if let c = s.coach {
-                members += ",\"hits\":\(c.hits),\"mean_ms\":\(fixedDecimal(c.meanMs, decimals: 1)),\"sd_ms\":\(fixedDecimal(c.sdMs, decimals: 1)),"
-                    + "\"within_10ms\":\(fixedDecimal(c.within10Percent, decimals: 1)),\"within_25ms\":\(fixedDecimal(c.within25Percent, decimals: 1))"
-                if !c.trainer.isEmpty { members += ",\"trainer\":[" + c.trainer.map { "{" + StateJSON.trainerStep($0) + "}" }.joined(separator: ",") + "]" }
+            JSONObject {
+                $0.add(.day, s.day)
+                $0.add(.song, s.song)
+                $0.add(.minutes, JSON.decimal(Double(s.seconds) / 60, 2))
+                $0.add(.bpm, JSON.decimal(s.bpm, 3))
+                guard let c = s.coach else { return }
+                $0.add(.hits, c.hits)
+                $0.add(.meanMs, JSON.decimal(c.meanMs, 1))
+                $0.add(.sdMs, JSON.decimal(c.sdMs, 1))
+                $0.add(.within10ms, JSON.decimal(c.within10Percent, 1))
+                $0.add(.within25ms, JSON.decimal(c.within25Percent, 1))
+                if !c.trainer.isEmpty { $0.add(.trainer, c.trainer.map(StateJSON.trainerStep)) }
             }
-            return "{" + members + "}"
         }
-        return "\"minutes\":{" + days.joined(separator: ",") + "},\"sessions\":[" + sessions.joined(separator: ",") + "],\"kept\":true"
+        answer.add(.minutes, days)
+        answer.add(.sessions, sessions)
+        answer.add(.kept, true)
+        return answer
     }
 
     /// A set's name: letters, digits, space, `-` and `_`, 1-32 characters, not starting

@@ -10,11 +10,12 @@ import TactusInstrument
 struct CtlCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ctl",
-        abstract: "Talks to the running box over its control socket: state, set NAME=VALUE..., start, stop, practice, browsers, revoke N, send JSON.",
+        abstract: "Talks to the running box over its control socket: state, set NAME=VALUE..., start, stop, tap, practice, browsers, revoke N, send JSON.",
         discussion: """
             tactus ctl state                    the box's state as one JSON object
             tactus ctl set bpm=132 meter=7/8    change settings (volume.master=80, swing=none); prints the new state
             tactus ctl start | stop             START/STOP
+            tactus ctl tap                      TAP, as the box's button (its tap tolerance)
             tactus ctl practice                 minutes played per day
             tactus ctl browsers | revoke N      the companion's paired browsers
             tactus ctl send '{"cmd":"songs"}'   any request line; prints the answer
@@ -24,61 +25,65 @@ struct CtlCommand: ParsableCommand {
     @Option(name: [.customLong("socket"), .customLong("control")],
             help: "The box's control socket (default: /run/tactus/control.sock, else a simulation's /tmp/tactus-UID/control.sock).")
     var socket: String?
-    @Argument(help: "state, set, start, stop, practice, browsers, revoke, send") var command: String
+    @Argument(help: "state, set, start, stop, tap, practice, browsers, revoke, send") var command: String
     @Argument(help: "NAME=VALUE pairs for set, N for revoke, a JSON line for send.") var arguments: [String] = []
 
     func run() throws {
         let request: String
-        var member = "state"
+        var member = WireField.state.name
         switch command {
-        case "state": request = #"{"cmd":"state"}"#
+        case "state": request = WireCommand.state.request().text
         case "set":
             guard !arguments.isEmpty else { throw ExitError("ctl set needs NAME=VALUE pairs, e.g. bpm=132 meter=7/8") }
-            request = #"{"cmd":"set","fields":"# + (try CtlCommand.fields(arguments)) + "}"
-        case "start", "stop": request = #"{"cmd":"transport","playing":\#(command == "start")}"#
-        case "practice": request = #"{"cmd":"practice"}"#; member = "minutes"
-        case "browsers": request = #"{"cmd":"browsers"}"#; member = "browsers"
+            let fields = try CtlCommand.fields(arguments)
+            request = WireCommand.set.request(JSONObject { $0.add(.fields, fields) }).text
+        case "start", "stop": request = WireCommand.transport.request(JSONObject { $0.add(.playing, command == "start") }).text
+        case "tap": request = WireCommand.tap.request().text
+        case "practice": request = WireCommand.practice.request().text; member = WireField.minutes.name
+        case "browsers": request = WireCommand.browsers.request().text; member = WireField.browsers.name
         case "revoke":
             guard arguments.count == 1, let id = Int(arguments[0]) else { throw ExitError("ctl revoke needs the browser's number (see ctl browsers)") }
-            request = #"{"cmd":"revoke","browser":\#(id)}"#; member = ""
+            request = WireCommand.revoke.request(JSONObject { $0.add(.browser, id) }).text; member = ""
         case "send":
             guard arguments.count == 1 else { throw ExitError("ctl send needs one JSON request line") }
             request = arguments[0]; member = ""
         default:
-            throw ExitError("ctl '\(command)' is unknown: allowed state, set, start, stop, practice, browsers, revoke, send")
+            throw ExitError("ctl '\(command)' is unknown: allowed \(CtlCommand.verbs.joined(separator: ", "))")
         }
         let answer = try CtlCommand.exchange(request, socket: socket ?? ControlSocketPaths.forCtl())
         guard let reply = try? JSONValue.parse(answer) else { throw ExitError("the box answered something that is not JSON: \(answer)", code: 1) }
-        guard reply["ok"]?.boolValue == true else {
-            throw ExitError(reply["error"]?.stringValue ?? answer, code: 2)
+        guard reply[WireField.ok.name]?.boolValue == true else {
+            throw ExitError(reply[WireField.error.name]?.stringValue ?? answer, code: 2)
         }
         print(member.isEmpty ? answer : (reply[member]?.json ?? answer))
     }
 
-    /// `bpm=132 meter=7/8 volume.master=80 swing=none` as the fields object of `set`.
-    static func fields(_ pairs: [String]) throws(ExitError) -> String {
-        var top: [(String, String)] = []
-        var volumes: [(String, String)] = []
+    static let verbs = ["state", "set", "start", "stop", "tap", "practice", "browsers", "revoke", "send"]
+
+    /// `bpm=132 meter=7/8 volume.master=80 swing=none` as the fields object of `set`; the
+    /// names as the state object spells them (`beat-unit` is read as `beat_unit`).
+    static func fields(_ pairs: [String]) throws(ExitError) -> JSONObject {
+        var top = JSONObject()
+        var volumes = JSONObject()
         for pair in pairs {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
                 throw ExitError("'\(pair)' is invalid: allowed NAME=VALUE, e.g. bpm=132")
             }
             let name = String(pair[..<equals]), text = String(pair[pair.index(after: equals)...])
-            let value: String
-            if name == "bpm" || name.hasPrefix("volume."), (try? JSONValue.parse(text)).map({ if case .number = $0 { true } else { false } }) == true {
-                value = text
-            } else if name == "playing", text == "true" || text == "false" {
-                value = text
-            } else if (name == "swing" || name == "groove"), text == "none" {
-                value = "null"
+            let value: any JSONWritable
+            if name == WireField.bpm.name || name.hasPrefix("volume."), (try? JSONValue.parse(text)).map({ if case .number = $0 { true } else { false } }) == true {
+                value = JSONNumber(text)
+            } else if name == WireField.playing.name, text == "true" || text == "false" {
+                value = text == "true"
+            } else if name == WireField.swing.name || name == WireField.groove.name, text == "none" {
+                value = JSONValue.null
             } else {
-                value = JSONValue.quoted(text)
+                value = text
             }
-            if name.hasPrefix("volume.") { volumes.append((String(name.dropFirst(7)), value)) } else { top.append((name.replacingDash, value)) }
+            if name.hasPrefix("volume.") { volumes.add(String(name.dropFirst(7)), value) } else { top.add(WireField.canonical(name), value) }
         }
-        var members = top.map { "\(JSONValue.quoted($0.0)):\($0.1)" }
-        if !volumes.isEmpty { members.append("\"volume\":{" + volumes.map { "\(JSONValue.quoted($0.0)):\($0.1)" }.joined(separator: ",") + "}") }
-        return "{" + members.joined(separator: ",") + "}"
+        if !volumes.isEmpty { top.add(.volume, volumes) }
+        return top
     }
 
     /// One request line out, one answer line back.
@@ -137,9 +142,4 @@ extension CtlCommand {
             throw ExitError("\(path) is served by \(name), not by root, tactus or you: nothing sent (another user's socket?)", code: 1)
         }
     }
-}
-
-private extension String {
-    /// `beat-unit` as the state object spells it (`beat_unit`).
-    var replacingDash: String { self == "beat-unit" ? "beat_unit" : self }
 }
