@@ -237,7 +237,7 @@ let package = Package(
                     exclude: ["Snapshots"]),
         .testTarget(name: "TactusAppTests", dependencies: [
             "TactusBase", "TactusApp", "TactusSimulation", "TOMLReader", "TactusArithmetic", "TactusMusic", "TactusTimeline", "TactusInstrument", "TactusScreen", "ClickEngine", "Coach", "HAL", "Devices", "SimHAL", "LinuxHAL",
-            "TactusStorage", "MIDIWire",
+            "TactusStorage", "MIDIWire", "TactusWire",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusWire
 import Foundation
 import ClickEngine
 import Logging
@@ -12,14 +13,14 @@ import TactusInstrument
 /// `set` with a whole state object sent back, and the pairing lockout's statuses.
 @Suite struct ControlHubCompanionTests {
     final class Files: ControlFiles {
-        func practiceJSON() -> String { "\"minutes\":{},\"sessions\":[]" }
+        func practice() -> JSONObject { JSONObject { $0.add(.minutes, JSONObject()); $0.add(.sessions, [Int]()) } }
         func addSound(set: String, file: String, from path: String) throws(ControlError) -> SoundSet? { nil }
         func removeSound(set: String) throws(ControlError) {}
     }
 
     /// A box with an installed voice set (voice-en), as `make voices` leaves one: not the user's.
     final class WithVoice: ControlFiles {
-        func practiceJSON() -> String { "\"minutes\":{},\"sessions\":[],\"kept\":false" }
+        func practice() -> JSONObject { JSONObject { $0.add(.minutes, JSONObject()); $0.add(.sessions, [Int]()); $0.add(.kept, false) } }
         func addSound(set: String, file: String, from path: String) throws(ControlError) -> SoundSet? { nil }
         func removeSound(set: String) throws(ControlError) { throw ControlError(404, "no sound set \"\(set)\"") }
         func isInstalled(set: String) -> Bool { set == "voice-en" }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import TactusWire
 import Foundation
 import ClickEngine
 import Logging
@@ -285,7 +286,7 @@ import TactusBase
 /// place on the box at once, is saved with the settings, and `null` brings the configuration's back.
 @Suite struct CompanionMIDIMapBoxTests {
     final class Files: ControlFiles {
-        func practiceJSON() -> String { "\"minutes\":{},\"sessions\":[]" }
+        func practice() -> JSONObject { JSONObject { $0.add(.minutes, JSONObject()); $0.add(.sessions, [Int]()) } }
         func addSound(set: String, file: String, from path: String) throws(ControlError) -> SoundSet? { nil }
         func removeSound(set: String) throws(ControlError) {}
     }

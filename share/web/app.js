@@ -5,11 +5,12 @@ import { songsPage } from "/songs.js";
 import { soundsPage } from "/sounds.js";
 import { practicePage } from "/practice.js";
 import { settingsPage } from "/settings.js";
+import { event, field } from "/protocol.js";
 
 // The ETag of each resource as last read or written (`/api/songs`, `/api/state`): a write
 // sends it as If-Match, so a change someone else made in between is answered 412, not lost.
 export const etags = {};
-const resource = (path) => (path === "/api/transport" ? "/api/state" : path);
+const resource = (path) => (path === "/api/transport" || path === "/api/tap" ? "/api/state" : path);
 
 export async function api(method, path, body, type = "application/json", { ifMatch = false } = {}) {
   const options = { method, headers: {} };
@@ -26,7 +27,7 @@ export async function api(method, path, body, type = "application/json", { ifMat
   if (etag && (response.ok || response.status === 412)) etags[resource(path)] = etag;
   const data = await response.json().catch(() => ({}));
   if (!response.ok) {
-    const e = new Error(data.error || `HTTP ${response.status}`);
+    const e = new Error(data[field.error] || `HTTP ${response.status}`);
     e.status = response.status;
     e.data = data;
     e.stale = response.status === 412;
@@ -58,7 +59,7 @@ export const clock = {
   },
 };
 window.tactusClock = clock;
-const listeners = { state: [], beat: [], beats: [] };
+const listeners = { [event.state]: [], [event.beat]: [], [event.beats]: [] };
 export function on(type, f) { listeners[type].push(f); }
 export let state = null;
 const status = document.getElementById("status");
@@ -72,7 +73,7 @@ function connect() {
     if (socket.readyState !== WebSocket.OPEN) return;
     id += 1;
     sent.set(id, performance.now());
-    socket.send(JSON.stringify({ type: "ping", id }));
+    socket.send(JSON.stringify({ [field.type]: event.ping, [field.id]: id }));
     if (count > 1) setTimeout(() => burst(count - 1, then), 40); else if (then) setTimeout(then, 200);
   };
   socket.onopen = () => {
@@ -85,14 +86,15 @@ function connect() {
   socket.onclose = () => { status.textContent = "reconnecting…"; clearInterval(timer); setTimeout(connect, 1500); };
   socket.onmessage = (event) => {
     const m = JSON.parse(event.data);
-    if (m.type === "pong") {
-      const t1 = performance.now(), t0 = sent.get(m.id);
-      sent.delete(m.id);
-      if (t0 !== undefined) clock.add(t0, t1, m.ns);
-    } else if (m.type === "state") {
-      state = m; for (const f of listeners.state) f(m);
-    } else if (m.type === "beat" || m.type === "beats") {
-      for (const f of listeners[m.type]) f(m);
+    const type = m[field.type];
+    if (type === event.pong) {
+      const t1 = performance.now(), t0 = sent.get(m[field.id]);
+      sent.delete(m[field.id]);
+      if (t0 !== undefined) clock.add(t0, t1, m[field.ns]);
+    } else if (type === event.state) {
+      state = m; for (const f of listeners[event.state]) f(m);
+    } else if (type === event.beat || type === event.beats) {
+      for (const f of listeners[type]) f(m);
     }
   };
 }
@@ -109,4 +111,4 @@ function route() {
   if (!started.has(page)) { started.add(page); pages[page].start(); } else if (pages[page].show) pages[page].show();
 }
 window.addEventListener("hashchange", route);
-api("GET", "/api/state").then((s) => { state = s; for (const f of listeners.state) f(s); route(); connect(); }).catch(() => {});
+api("GET", "/api/state").then((s) => { state = s; for (const f of listeners[event.state]) f(s); route(); connect(); }).catch(() => {});

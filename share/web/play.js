@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Play: tempo wheel, +/-, TAP, START/STOP, pattern fields, volumes, and the live beat view
 // drawn at the time each click is heard from the box (the box's timeline, mapped to this page's clock).
+// No instrument rule is computed here: TAP goes to the box (its tap-tempo rule and tolerance),
+// the beats of a bar and each beat's number come from the box (`beat_count`, the beat lines).
 import { api, clock, on, state as initial } from "/app.js";
+import { field } from "/protocol.js";
 
 const $ = (id) => document.getElementById(id);
 let current = null;
@@ -25,34 +28,35 @@ async function patch(fields, fieldName) {
       return;
     }
     error.textContent = e.message;
-    const field = (e.data && e.data.field) || fieldName;
-    if (field && $(field)) $(field).classList.add("bad");
+    const bad = (e.data && e.data[field.field]) || fieldName;
+    if (bad && $(bad)) $(bad).classList.add("bad");
   }
 }
 
 function show(s) {
   current = s;
-  $("bpm").textContent = s.bpm;
-  $("startstop").textContent = s.playing ? "STOP" : "START";
-  $("startstop").classList.toggle("playing", s.playing);
-  for (const key of ["meter", "accents", "subdivisions"]) if (document.activeElement !== $(key)) $(key).value = s[key];
-  if ($("sound").value !== s.sound) $("sound").value = s.sound;
-  const beats = Number(String(s.meter).split("/")[0]) || 4;
+  $("bpm").textContent = s[field.bpm];
+  $("startstop").textContent = s[field.playing] ? "STOP" : "START";
+  $("startstop").classList.toggle("playing", s[field.playing]);
+  for (const key of patterns) if (document.activeElement !== $(key)) $(key).value = s[key];
+  if ($("sound").value !== s[field.sound]) $("sound").value = s[field.sound];
+  // The box counts the bar's beats (6/8 in dotted quarters has 2), never the meter's numerator.
+  const beats = Math.max(1, Number(s[field.beatCount]) || 1);
   const box = $("beats");
   if (box.children.length !== beats) {
     box.innerHTML = "";
     for (let i = 0; i < beats; i++) box.appendChild(document.createElement("span"));
   }
-  [...box.children].forEach((el, i) => el.classList.toggle("accent", (s.accents || "")[i] === "X"));
-  volumes(s.volume);
-  if (!s.playing) $("beatinfo").textContent = "stopped";
-  const angle = ((Number(s.bpm) - 1) / 998) * 300 - 150;
+  [...box.children].forEach((el, i) => el.classList.toggle("accent", (s[field.accents] || "")[i] === "X"));
+  volumes(s[field.volume]);
+  if (!s[field.playing]) $("beatinfo").textContent = "stopped";
+  const angle = ((Number(s[field.bpm]) - 1) / 998) * 300 - 150;
   $("wheel-dot").setAttribute("transform", `rotate(${angle} 85 85)`);
 }
 
 function volumes(v) {
   const box = $("volumes");
-  const names = Object.keys(v).filter((k) => k !== "poly");
+  const names = Object.keys(v).filter((k) => k !== field.poly);
   if (box.dataset.names !== names.join()) {
     box.dataset.names = names.join();
     box.innerHTML = "";
@@ -61,7 +65,7 @@ function volumes(v) {
       label.textContent = name;
       const input = document.createElement("input");
       Object.assign(input, { type: "range", min: 0, max: 100, id: `volume-${name}` });
-      input.addEventListener("change", () => patch({ volume: { [name]: Number(input.value) } }));
+      input.addEventListener("change", () => patch({ [field.volume]: { [name]: Number(input.value) } }));
       label.appendChild(input);
       box.appendChild(label);
     }
@@ -88,23 +92,21 @@ function wheel() {
     if (steps !== 0 && !pending) {
       carry -= steps;
       pending = true;
-      const bpm = Math.min(999, Math.max(1, Math.round(Number(current.bpm)) + steps));
+      const bpm = Math.min(999, Math.max(1, Math.round(Number(current[field.bpm])) + steps));
       $("bpm").textContent = bpm;
-      patch({ bpm }).finally(() => { pending = false; });
+      patch({ [field.bpm]: bpm }).finally(() => { pending = false; });
     }
   });
 }
 
+// TAP is the box's TAP button: the box times the taps and applies its tap-tempo rule.
 function tapTempo() {
-  let taps = [];
-  $("tap").addEventListener("click", () => {
-    const now = performance.now();
-    if (taps.length && now - taps[taps.length - 1] > 2000) taps = [];
-    taps.push(now);
-    if (taps.length >= 2) {
-      const bpm = Math.round(60000 * (taps.length - 1) / (taps[taps.length - 1] - taps[0]));
-      patch({ bpm: Math.min(999, Math.max(30, bpm)) });
-    }
+  // A click (pointer or keyboard): each tap as late after the finger as the others.
+  $("tap").addEventListener("click", async () => {
+    try {
+      show(await api("POST", "/api/tap"));
+      $("play-error").textContent = "";
+    } catch (error) { $("play-error").textContent = error.message; }
   });
 }
 
@@ -156,15 +158,15 @@ function beatView() {
   // The grid from `from` on, as it now is: what was planned there and is not listed is gone.
   on("beats", (m) => {
     if (!clock.synced) return;
-    const listed = new Set(m.beats.map((b) => `${b.bar}:${b.beat}`));
+    const listed = new Set(m[field.beats].map((b) => `${b[field.bar]}:${b[field.beat]}`));
     for (const [key, item] of planned) {
-      if (!item.entry && item.ns >= m.from && !listed.has(key)) { clearTimeout(item.timer); planned.delete(key); }
+      if (!item.entry && item.ns >= m[field.from] && !listed.has(key)) { clearTimeout(item.timer); planned.delete(key); }
     }
-    for (const b of m.beats) plan(b.bar, b.beat, b.ns);
+    for (const b of m[field.beats]) plan(b[field.bar], b[field.beat], b[field.ns]);
   });
-  on("beat", (m) => { if (clock.synced) plan(m.bar, m.beat, m.ns); });
+  on("beat", (m) => { if (clock.synced) plan(m[field.bar], m[field.beat], m[field.ns]); });
   const frame = () => {
-    if (current && current.playing && lastNs !== null) {
+    if (current && current[field.playing] && lastNs !== null) {
       const since = performance.now() - clock.toPage(lastNs);
       const phase = Math.min(since / period, 1);
       // The bob reaches an end on each beat: cosine swing from side to side.
@@ -178,20 +180,22 @@ function beatView() {
   requestAnimationFrame(frame);
 }
 
+const patterns = [field.meter, field.accents, field.subdivisions];
+
 export const playPage = {
   async start() {
-    $("minus").addEventListener("click", () => current && patch({ bpm: Math.max(1, Math.round(Number(current.bpm)) - 1) }));
-    $("plus").addEventListener("click", () => current && patch({ bpm: Math.min(999, Math.round(Number(current.bpm)) + 1) }));
-    $("startstop").addEventListener("click", async () => show(await api("POST", "/api/transport", { playing: !(current && current.playing) })));
-    for (const key of ["meter", "accents", "subdivisions"]) $(key).addEventListener("change", () => patch({ [key]: $(key).value }, key));
-    $("sound").addEventListener("change", () => patch({ sound: $("sound").value }, "sound"));
+    $("minus").addEventListener("click", () => current && patch({ [field.bpm]: Math.max(1, Math.round(Number(current[field.bpm])) - 1) }));
+    $("plus").addEventListener("click", () => current && patch({ [field.bpm]: Math.min(999, Math.round(Number(current[field.bpm])) + 1) }));
+    $("startstop").addEventListener("click", async () => show(await api("POST", "/api/transport", { [field.playing]: !(current && current[field.playing]) })));
+    for (const key of patterns) $(key).addEventListener("change", () => patch({ [key]: $(key).value }, key));
+    $("sound").addEventListener("change", () => patch({ [field.sound]: $("sound").value }, field.sound));
     const sounds = await api("GET", "/api/sounds");
-    $("sound").innerHTML = sounds.sounds.map((n) => `<option>${n.replace(/[<&]/g, "")}</option>`).join("");
+    $("sound").innerHTML = sounds[field.sounds].map((n) => `<option>${n.replace(/[<&]/g, "")}</option>`).join("");
     wheel();
     tapTempo();
     beatView();
     on("state", show);
     if (initial) show(initial);
   },
-  async show() { $("sound").innerHTML = (await api("GET", "/api/sounds")).sounds.map((n) => `<option>${n.replace(/[<&]/g, "")}</option>`).join(""); if (current) show(current); },
+  async show() { $("sound").innerHTML = (await api("GET", "/api/sounds"))[field.sounds].map((n) => `<option>${n.replace(/[<&]/g, "")}</option>`).join(""); if (current) show(current); },
 };

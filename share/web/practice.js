@@ -3,6 +3,7 @@
 // song over time, and the coach's figures for the sessions it heard. Each plot is drawn at the
 // width of its card (a phone's too), everything inside its axes; an empty log says why.
 import { api } from "/app.js";
+import { field } from "/protocol.js";
 
 const $ = (id) => document.getElementById(id);
 const ns = "http://www.w3.org/2000/svg";
@@ -144,7 +145,7 @@ function draw({ minutes = {}, sessions = [], kept }) {
       const hits = those.reduce((a, s) => a + s.hits, 0);
       return { day, value: those.reduce((a, s) => a + s[key] * s.hits, 0) / hits };
     });
-    const series = [{ name: "mean (ms, + late)", points: per("mean_ms") }, { name: "SD (ms)", points: per("sd_ms") }];
+    const series = [{ name: "mean (ms, + late)", points: per(field.meanMs) }, { name: "SD (ms)", points: per(field.sdMs) }];
     const all = series.flatMap((s) => s.points.map((p) => p.value));
     const reach = Math.max(10, Math.ceil(Math.max(...all.map(Math.abs)) / 5) * 5);
     lines($("coach-plot"), coachDays, series, "ms", Math.min(0, -reach), reach, [0]);

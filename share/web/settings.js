@@ -3,19 +3,20 @@
 // box, checked there by the settings file's reader and shown at its field in the box's words;
 // and the MIDI map, written here as a [midi.map] table and checked by the box's reader.
 import { api } from "/app.js";
+import { field as wire } from "/protocol.js";
 
 const $ = (id) => document.getElementById(id);
 // [key, label, kind, card]: kind "bool", "number", "text" or the choices.
 const fields = [
-  ["momentum", "Momentum", "bool", "prefs"], ["tap_tolerance", "Tap tolerance %", "number", "prefs"],
-  ["screen_dim_seconds", "Screen dim (s, 0 never)", "number", "screen-prefs"], ["footswitch", "Footswitch", ["start-stop", "tap"], "screen-prefs"],
-  ["silent_practice", "Silent practice", "bool", "prefs"], ["dark_gap", "Dark gap", "bool", "prefs"],
-  ["sync", "Sync source", ["internal", "midi", "link"], "sync-prefs"], ["link_start_stop_sync", "Link start/stop sync", "bool", "sync-prefs"],
-  ["tone_note", "Tone note (C4-B5)", "text", "tone-prefs"], ["tone_a4", "Tone A4 (Hz)", "number", "tone-prefs"],
-  ["tone_timbre", "Tone timbre", ["sine", "organ"], "tone-prefs"], ["tone_volume", "Tone volume %", "number", "tone-prefs"],
+  [wire.momentum, "Momentum", "bool", "prefs"], [wire.tapTolerance, "Tap tolerance %", "number", "prefs"],
+  [wire.screenDimSeconds, "Screen dim (s, 0 never)", "number", "screen-prefs"], [wire.footswitch, "Footswitch", ["start-stop", "tap"], "screen-prefs"],
+  [wire.silentPractice, "Silent practice", "bool", "prefs"], [wire.darkGap, "Dark gap", "bool", "prefs"],
+  [wire.sync, "Sync source", ["internal", "midi", "link"], "sync-prefs"], [wire.linkStartStopSync, "Link start/stop sync", "bool", "sync-prefs"],
+  [wire.toneNote, "Tone note (C4-B5)", "text", "tone-prefs"], [wire.toneA4, "Tone A4 (Hz)", "number", "tone-prefs"],
+  [wire.toneTimbre, "Tone timbre", ["sine", "organ"], "tone-prefs"], [wire.toneVolume, "Tone volume %", "number", "tone-prefs"],
   // The speed trainer (song mode's fields); a window makes the coach gate it: earn the tempo.
-  ["trainer_step", "Trainer step (BPM, 0 off)", "number", "trainer-prefs"], ["trainer_bars", "Every (bars in the window)", "number", "trainer-prefs"],
-  ["trainer_window_ms", "Window ± ms (0: plain trainer)", "number", "trainer-prefs"], ["trainer_down_bars", "Step down after bars out (0 never)", "number", "trainer-prefs"],
+  [wire.trainerStep, "Trainer step (BPM, 0 off)", "number", "trainer-prefs"], [wire.trainerBars, "Every (bars in the window)", "number", "trainer-prefs"],
+  [wire.trainerWindowMs, "Window ± ms (0: plain trainer)", "number", "trainer-prefs"], [wire.trainerDownBars, "Step down after bars out (0 never)", "number", "trainer-prefs"],
 ];
 
 async function save(key, value) {
@@ -25,7 +26,7 @@ async function save(key, value) {
     $("prefs-error").textContent = "";
   } catch (e) {
     $("prefs-error").textContent = e.message;
-    const field = (e.data && e.data.field) || key;
+    const field = (e.data && e.data[wire.field]) || key;
     if ($(`pref-${field}`)) $(`pref-${field}`).classList.add("bad");
   }
 }
@@ -70,18 +71,18 @@ function midiTOML() {
 
 function showMIDI(answer) {
   $("midi-map").innerHTML = "";
-  for (const entry of answer.map) midiRow(entry.message, entry.control);
-  $("midi-source").textContent = answer.source === "box"
+  for (const entry of answer[wire.map]) midiRow(entry[wire.message], entry[wire.control]);
+  $("midi-source").textContent = answer[wire.source] === "box"
     ? "Edited here and kept by the box with its settings, in place of the configuration file's [midi.map]."
     : "The configuration file's [midi.map] (/etc/tactus/config.toml). Saving here keeps your map on the box in its place.";
-  $("midi-reset").disabled = answer.source !== "box";
+  $("midi-reset").disabled = answer[wire.source] !== "box";
 }
 
 async function saveMIDI(toml) {
   for (const el of document.querySelectorAll("#midi-map .bad")) el.classList.remove("bad");
   const error = $("midi-error");
   try {
-    showMIDI(await api("PUT", "/api/midi-map", { toml }));
+    showMIDI(await api("PUT", "/api/midi-map", { [wire.toml]: toml }));
     error.textContent = "saved";
     error.classList.add("ok");
   } catch (e) {
@@ -98,7 +99,7 @@ function showCoach(c) {
   $("coach-calibration").textContent = !c.input ? "The box has no coach input: set [coach] input in its configuration file."
     : c.calibrating ? "Calibrating: 16 clicks…" : `Stored: ${stored}.` + (c.last ? ` Last time: ${c.last}.` : "");
   $("coach-calibrate").disabled = !c.input || c.calibrating;
-  if (c.calibrating) setTimeout(async () => showCoach(await api("GET", "/api/coach")), 500);
+  if (c[wire.calibrating]) setTimeout(async () => showCoach(await api("GET", "/api/coach")), 500);
 }
 
 async function calibrate() {

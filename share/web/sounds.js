@@ -2,6 +2,7 @@
 // Sounds: the box's sets (choose, delete), and a new set uploaded file by file as audio/wav;
 // the box checks each file as it checks its sounds folder.
 import { api } from "/app.js";
+import { field } from "/protocol.js";
 
 const $ = (id) => document.getElementById(id);
 const files = ["accent", "beat", "sub"];
@@ -10,10 +11,10 @@ async function list() {
   const s = await api("GET", "/api/sounds");
   const body = $("sound-list");
   body.innerHTML = "";
-  for (const name of s.sounds) {
+  for (const name of s[field.sounds]) {
     const row = document.createElement("tr");
     const td = document.createElement("td");
-    td.textContent = name + (name === s.current ? "  (playing)" : "");
+    td.textContent = name + (name === s[field.current] ? "  (playing)" : "");
     row.appendChild(td);
     const actions = document.createElement("td");
     actions.className = "actions";
@@ -21,11 +22,11 @@ async function list() {
     choose.textContent = "Choose";
     choose.addEventListener("click", async () => {
       $("sounds-error").textContent = "";
-      try { await api("PATCH", "/api/state", { sound: name }); } catch (e) { $("sounds-error").textContent = `${name}: ${e.message}`; }
+      try { await api("PATCH", "/api/state", { [field.sound]: name }); } catch (e) { $("sounds-error").textContent = `${name}: ${e.message}`; }
       list();
     });
     actions.appendChild(choose);
-    if (s.built_in.includes(name)) {
+    if (s[field.builtIn].includes(name)) {
       // The box's own sets and the installed spoken counts (voice-LANG): nothing to delete.
       const tag = document.createElement("span");
       tag.className = "tag";
@@ -70,7 +71,7 @@ async function upload() {
   try {
     for (const f of files) {
       const answer = await api("PUT", `/api/sounds/${encodeURIComponent(name)}/${f}.wav`, $(`upload-${f}`).files[0], "audio/wav");
-      $("upload-done").textContent = answer.complete ? `${name} is ready` : `${f}.wav taken`;
+      $("upload-done").textContent = answer[field.complete] ? `${name} is ready` : `${f}.wav taken`;
     }
     list();
   } catch (e) { $("upload-error").textContent = e.message; }
