@@ -6,6 +6,7 @@ import HAL
 import Logging
 import SimHAL
 import TactusApp
+import TactusWire
 import TactusArithmetic
 import TactusInstrument
 import TactusBase
@@ -184,11 +185,15 @@ public final class HeadlessSimulation: BoxObserver {
     }
 
     public func box(_ box: Box, willSend message: MIDIOutEvent, heardAt time: MonotonicTime) {
-        record(at: time.nanoseconds, #"{"t":\#(seconds(time.nanoseconds)),"type":"midi","dir":"out","bytes":"\#(message.message.hex)","sample":\#(message.sample)}"#)
+        record(at: time.nanoseconds, event(time.nanoseconds, "midi") {
+            $0.add("dir", "out")
+            $0.add("bytes", message.message.hex)
+            $0.add("sample", message.sample)
+        })
     }
 
     public func box(_ box: Box, didReceive message: MIDIMessage, at time: MonotonicTime) {
-        record(at: time.nanoseconds, #"{"t":\#(seconds(time.nanoseconds)),"type":"midi","dir":"in","bytes":"\#(message.hex)"}"#)
+        record(at: time.nanoseconds, event(time.nanoseconds, "midi") { $0.add("dir", "in"); $0.add("bytes", message.hex) })
     }
 
     /// A hit judged outside the take (a MIDI note-on, `[coach] midi`): a `hit` line at the
@@ -205,7 +210,7 @@ public final class HeadlessSimulation: BoxObserver {
 
     /// An earned trainer's step: a `trainer` line at the downbeat the new tempo starts on.
     public func box(_ box: Box, didStepTrainer step: TrainerStep, heardAt time: MonotonicTime) {
-        record(at: time.nanoseconds, "{\"t\":\(seconds(time.nanoseconds)),\"type\":\"trainer\",\(StateJSON.trainerStep(step).members)}")
+        record(at: time.nanoseconds, event(time.nanoseconds, "trainer") { $0.append(StateJSON.trainerStep(step)) })
     }
 
     public func box(_ box: Box, didChange state: BoxState, at time: MonotonicTime) {
@@ -222,15 +227,15 @@ public final class HeadlessSimulation: BoxObserver {
             case .wheel(.bump): "bump"
             case .onset: "pulse"
             }
-            record(at: start, #"{"t":\#(seconds(start)),"type":"buzzer","kind":"\#(kind)","length_ms":\#(milliseconds)}"#)
+            record(at: start, event(start, "buzzer") { $0.add(.kind, kind); $0.add("length_ms", JSONNumber("\(milliseconds)")) })
         } else {
             let which = switch pulse.channel {
             case .accentLED: "accent"
             case .beatLED: "beat"
             default: "sub"
             }
-            record(at: start, #"{"t":\#(seconds(start)),"type":"led","which":"\#(which)","on":true}"#)
-            record(at: end, #"{"t":\#(seconds(end)),"type":"led","which":"\#(which)","on":false}"#)
+            record(at: start, event(start, "led") { $0.add("which", which); $0.add(.on, true) })
+            record(at: end, event(end, "led") { $0.add("which", which); $0.add(.on, false) })
         }
     }
 
@@ -267,15 +272,24 @@ public final class HeadlessSimulation: BoxObserver {
     }
 
     private func input(_ edge: LineEdge) -> String {
-        #"{"t":\#(seconds(edge.timestamp.nanoseconds)),"type":"input","line":"\#(edge.role.rawValue)","active":\#(edge.isActive)}"#
+        event(edge.timestamp.nanoseconds, "input") { $0.add(.line, edge.role.rawValue); $0.add("active", edge.isActive) }
+    }
+
+    /// One events line, `{"t":S,"type":T,...}`, by the one JSON writer.
+    private func event(_ time: Int64, _ type: String, _ members: (inout JSONObject) -> Void) -> String {
+        var line = JSONObject()
+        line.add("t", JSONNumber(seconds(time)))
+        line.add(.type, type)
+        members(&line)
+        return line.text
     }
 
     /// A "state" line with the whole current settings, when anything in it changed.
     private func recordState(_ state: BoxState, at time: Int64) {
-        let fields = #""type":"state","# + StateJSON.fields(state).members
-        guard fields != lastState else { return }
-        lastState = fields
-        record(at: time, "{\"t\":\(seconds(time)),\(fields)}")
+        let fields = StateJSON.fields(state)
+        guard fields.members != lastState else { return }
+        lastState = fields.members
+        record(at: time, event(time, "state") { $0.append(fields) })
     }
 }
 

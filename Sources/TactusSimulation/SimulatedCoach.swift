@@ -50,8 +50,15 @@ public final class SimulatedCoach {
 
     /// The events line of a hit at `sample` of a clock at `sampleRate` from simulated time 0.
     public static func line(_ hit: CoachHit, sample: Int64, sampleRate: Int, grid: String?) -> String {
-        "{\"t\":\(Decimal1.fixed(Double(sample) / Double(sampleRate), decimals: 6)),\"type\":\"hit\",\"sample\":\(sample),"
-            + "\"bar\":\(hit.position.bar),\"beat\":\(hit.position.beat),\"grid\":\(grid.map { JSONValue.quoted($0) } ?? "null"),"
-            + "\"index\":\(hit.position.index),\"error_ms\":\(Decimal1.fixed(hit.errorMilliseconds, decimals: 3))}"
+        JSONObject {
+            $0.add("t", JSONNumber(Decimal1.fixed(Double(sample) / Double(sampleRate), decimals: 6)))
+            $0.add(.type, "hit")
+            $0.add("sample", sample)
+            $0.add(.bar, hit.position.bar)
+            $0.add(.beat, hit.position.beat)
+            $0.add("grid", grid)
+            $0.add("index", hit.position.index)
+            $0.add("error_ms", JSONNumber(Decimal1.fixed(hit.errorMilliseconds, decimals: 3)))
+        }.text
     }
 }
