@@ -9,6 +9,7 @@ import TactusTimeline
 import TactusInstrument
 import TactusScreen
 import TactusBase
+import MIDIWire
 
 /// The whole box as one discrete-event machine on the control side: physical input goes in
 /// as timestamped edges, time goes in as `advance(to:)`, and out come engine changes,
@@ -71,8 +72,8 @@ public final class Box {
     }
     /// The MIDI thread on a real box: it sends each message when its sample is heard.
     public var midiSender: (any MIDISender)?
-    /// Following a MIDI clock (Sync: MIDI); see Box+MIDI.swift.
-    var midiFollow = MIDIFollow()
+    /// Following a MIDI clock (Sync: MIDI): Features/MIDIFollowFeature.swift.
+    lazy var midiFollowing = MIDIFollowFeature(box: self)
 
     public init(
         board: BoardDefinition, state: BoxState, engine: ClickEngine, audio: any AudioClockSource,
@@ -95,6 +96,7 @@ public final class Box {
         // A live song change is planned one period ahead, so the render thread takes it up
         // before its sample.
         engine.songChangeLead = Int64(engine.renderer.maxFrameCount)
+        features.addFirst([midiFollowing])
         perform(state.startupEffects, at: time)
     }
 
@@ -126,6 +128,14 @@ public final class Box {
         preconditionOnBoxThread()
         now = max(now, action.time)
         perform(state.handle(action), at: action.time)
+    }
+
+    /// One incoming MIDI message, with its arrival time (the sequencer's kernel stamp): the
+    /// MIDI feature follows the clock and maps controls.
+    public func handleMIDI(_ message: MIDIMessage, at time: MonotonicTime) {
+        preconditionOnBoxThread()
+        now = max(now, time)
+        midiFollowing.receive(message, at: time)
     }
 
     /// A part (display, sound device) went missing or came back: the screen says so.
@@ -169,7 +179,6 @@ public final class Box {
         if let deadline = state.nextDeadline, deadline <= now {
             perform(state.handle(.tick(at: now)), at: now)
         }
-        checkMIDIClock()
         drainOnsets()
         finishCoachCalibration()
         followLink()
@@ -217,11 +226,7 @@ public final class Box {
             apply(settings)
             return true
         case .start(let origin):
-            if case .midiClock(let start?) = origin {
-                engine.start(atTwice: start.barZeroTwice, playsLateFrom: start.firstTickTwice)
-            } else {
-                startEngine(peerStarted: origin == .link)
-            }
+            if !features.all.contains(where: { $0.placeStart(origin, in: self) }) { startEngine(peerStarted: origin == .link) }
             startPressedAt = time
             forgetGrid() // anchored by the grid the engine publishes at the start
             return true
@@ -230,8 +235,6 @@ public final class Box {
             engine.stop()
             forgetGrid()
             return true
-        case .sync:
-            midiSyncChanged()
         case .tone(let tone):
             engine.setTone(tone)
             return true
@@ -258,7 +261,7 @@ public final class Box {
                 report("saving settings failed: \(error)")
                 perform(state.handle(.saveFailed("\(error)", at: now)), at: now)
             }
-        case .darkGap, .buzzer:
+        case .darkGap, .buzzer, .sync:
             break
         }
         return false
