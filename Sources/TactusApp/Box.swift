@@ -46,9 +46,12 @@ public final class Box {
         return nil
     }
     public internal(set) var now: MonotonicTime
-    /// The Ableton Link session (Sync: Link), when the box has one; see Box+Link.swift.
-    public var link: (any LinkSession)?
-    var linkFollow = LinkFollow()
+    /// The Ableton Link session (Sync: Link), when the box has one: Features/LinkFeature.swift.
+    public var link: (any LinkSession)? {
+        get { linking.link }
+        set { linking.link = newValue }
+    }
+    lazy var linking = LinkFeature(box: self)
     /// The coach's grid and latencies (`[coach]` settings, the calibrated round trip).
     public var coachTuning = CoachTuning() {
         didSet { coachJudging = JudgingGrid(perWholeNote: coachTuning.perWholeNote) }
@@ -96,7 +99,7 @@ public final class Box {
         // A live song change is planned one period ahead, so the render thread takes it up
         // before its sample.
         engine.songChangeLead = Int64(engine.renderer.maxFrameCount)
-        features.addFirst([midiFollowing])
+        features.addFirst([midiFollowing, linking])
         perform(state.startupEffects, at: time)
     }
 
@@ -181,7 +184,6 @@ public final class Box {
         }
         drainOnsets()
         finishCoachCalibration()
-        followLink()
         for feature in features.all { feature.advance(self) }
     }
 
@@ -198,8 +200,6 @@ public final class Box {
         if state.isPlaying || engine.renderer.activeVoiceCount > 0 || clockWhileStopped {
             wakeups.append(now.advanced(byNanoseconds: 4_000_000))
         }
-        // A Link session is looked at every 10 ms (peers, tempo, start/stop) even when stopped.
-        if linkFollow.enabled { wakeups.append(now.advanced(byNanoseconds: 10_000_000)) }
         if let calibration = coachCalibrationRun { wakeups.append(calibration.endsAt) }
         return wakeups.min()
     }
@@ -226,12 +226,11 @@ public final class Box {
             apply(settings)
             return true
         case .start(let origin):
-            if !features.all.contains(where: { $0.placeStart(origin, in: self) }) { startEngine(peerStarted: origin == .link) }
+            if !features.all.contains(where: { $0.placeStart(origin, in: self) }) { startAhead() }
             startPressedAt = time
             forgetGrid() // anchored by the grid the engine publishes at the start
             return true
-        case .stop(let origin):
-            if origin != .link { linkStopped(at: time) }
+        case .stop:
             engine.stop()
             forgetGrid()
             return true
@@ -341,7 +340,6 @@ public final class Box {
                 inform("first click heard \((heard.nanoseconds - pressed.nanoseconds) / 1_000_000) ms after START")
             }
             observer?.box(self, didStart: event, heardAt: heard)
-            if engine.song != nil { linkFollow.songBPM = event.bpm }
             controlObserver?.box(self, didStart: event, heardAt: heard)
             for feature in features.all { feature.heard(event, at: heard, clock: clock, in: self) }
         }
