@@ -52,20 +52,9 @@ public final class Box {
         set { linking.link = newValue }
     }
     lazy var linking = LinkFeature(box: self)
-    /// The coach's grid and latencies (`[coach]` settings, the calibrated round trip).
-    public var coachTuning = CoachTuning() {
-        didSet { coachJudging = JudgingGrid(perWholeNote: coachTuning.perWholeNote) }
-    }
-    var coachJudging = JudgingGrid()
-    /// The coach's input last reported a problem (so "back" is said only after one).
-    var coachInputProblem = false
-    /// The coach has an audio input (`[coach] input` opened, or the simulator's take).
-    public var coachInputAvailable = false
-    /// Tells the capture side the round trip to align the click bleed with (nanoseconds) and
-    /// whether to take the bleed out (not while calibrating: it must hear the clicks).
-    public var coachInputTuning: (@Sendable (_ roundTripNanoseconds: Int64, _ subtractBleed: Bool) -> Void)?
-    /// Menu > Coach > Calibrate playing its clicks (Box+Coach).
-    var coachCalibrationRun: CoachCalibrationRun?
+    /// The coach: Features/CoachFeature.swift (its tuning, input and calibration are
+    /// reached through Box+CoachEntry.swift).
+    lazy var coaching = CoachFeature(box: self)
     /// `[midi]` of the configuration: the control map, the offset, the clock's options.
     public var midiConfiguration = MIDIConfiguration() {
         didSet {
@@ -99,7 +88,7 @@ public final class Box {
         // A live song change is planned one period ahead, so the render thread takes it up
         // before its sample.
         engine.songChangeLead = Int64(engine.renderer.maxFrameCount)
-        features.addFirst([midiFollowing, linking])
+        features.addFirst([midiFollowing, coaching, linking])
         perform(state.startupEffects, at: time)
     }
 
@@ -160,8 +149,6 @@ public final class Box {
         get { features.practice.coach }
         set { features.practice.coach = newValue }
     }
-    /// Menu > Coach > Calibrate is playing its clicks (they are no practice).
-    var isCalibratingCoach: Bool { coachCalibrationRun != nil }
     /// The settings the reducer last asked for (the engine may have them muted).
     private var settings: MetronomeSettings
 
@@ -183,7 +170,6 @@ public final class Box {
             perform(state.handle(.tick(at: now)), at: now)
         }
         drainOnsets()
-        finishCoachCalibration()
         for feature in features.all { feature.advance(self) }
     }
 
@@ -200,7 +186,6 @@ public final class Box {
         if state.isPlaying || engine.renderer.activeVoiceCount > 0 || clockWhileStopped {
             wakeups.append(now.advanced(byNanoseconds: 4_000_000))
         }
-        if let calibration = coachCalibrationRun { wakeups.append(calibration.endsAt) }
         return wakeups.min()
     }
 
@@ -247,10 +232,6 @@ public final class Box {
             load(songs, seed: seed)
         case .earnedTempo(let step):
             applyEarnedTempo(step, settings: audible(settings))
-        case .calibrateCoach:
-            startCoachCalibration()
-        case .cancelCoachCalibration:
-            endCoachCalibration()
         case .drawPairingCode:
             var random = SystemRandomNumberGenerator()
             perform(state.handle(.remote(.showPairingCode(Companion.code(from: random.next())), at: time)), at: time)
@@ -260,7 +241,7 @@ public final class Box {
                 report("saving settings failed: \(error)")
                 perform(state.handle(.saveFailed("\(error)", at: now)), at: now)
             }
-        case .darkGap, .buzzer, .sync:
+        case .darkGap, .buzzer, .sync, .calibrateCoach, .cancelCoachCalibration:
             break
         }
         return false
