@@ -144,7 +144,7 @@ public final class Box {
         get { features.practice.store }
         set { features.practice.store = newValue }
     }
-    /// The coach's hits of the current stretch (Box+Coach), for its practice log line.
+    /// The coach's hits of the current stretch (CoachFeature), for its practice log line.
     var practiceCoach: CoachStatistics {
         get { features.practice.coach }
         set { features.practice.coach = newValue }
