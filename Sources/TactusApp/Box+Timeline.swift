@@ -27,4 +27,18 @@ extension Box {
         engine.start(atTwice: twice)
         return twice
     }
+
+    /// START on the box's own: at the next render call; with a live view open, bar 0's
+    /// downbeat `liveViewStartLead` ahead, so the view is told of it before it sounds (the
+    /// render thread publishes the grid when it takes the start up, a period before the first
+    /// click otherwise, too late for news that crosses two processes and a browser).
+    func startAhead() {
+        guard controlObserver?.followsBeats == true, let clock = outputClock else { return engine.start() }
+        let lead = Box.liveViewStartLead + engine.startLead * 1_000_000_000 / Int64(engine.renderer.sampleRate)
+        let at = now.advanced(byNanoseconds: lead)
+        startGrid(heardAtNanoseconds: at.nanoseconds, on: clock)
+    }
+
+    /// How far ahead START places the first downbeat while a live view is open (ns).
+    public static let liveViewStartLead: Int64 = 40_000_000
 }
