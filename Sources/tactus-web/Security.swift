@@ -19,7 +19,8 @@ struct CompanionSecurity<Context: RequestContext>: RouterMiddleware {
     let box: BoxLink
 
     static var cookieName: String { "tactus_token" }
-    static var publicPaths: Set<String> { ["/pair", "/pair.html", "/pair.js", "/style.css", "/api/pair", "/favicon.svg"] }
+    /// The pairing page and what it loads (protocol.js: the protocol's names, generated, no state).
+    static var publicPaths: Set<String> { ["/pair", "/pair.html", "/pair.js", "/protocol.js", "/style.css", "/api/pair", "/favicon.svg"] }
 
     static func bearer(_ request: Request) -> String? {
         guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") else { return nil }

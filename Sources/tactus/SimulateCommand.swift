@@ -219,6 +219,8 @@ private final class HeadlessRun: Service, @unchecked Sendable {
     }
 
     func run() async throws {
+        // The companion was switched on from another task's thread: from here this one alone touches the box.
+        simulation.box.takeOver()
         let ended = try simulation.run(script, pacer: pacer)
         // At `end` and on SIGTERM or SIGINT (which end a paced run), as `run` does when it stops:
         // the debounced save may still be waiting.
