@@ -84,8 +84,8 @@ function connect() {
     timer = setInterval(() => burst(4), 10000);
   };
   socket.onclose = () => { status.textContent = "reconnecting…"; clearInterval(timer); setTimeout(connect, 1500); };
-  socket.onmessage = (event) => {
-    const m = JSON.parse(event.data);
+  socket.onmessage = (message) => {
+    const m = JSON.parse(message.data);
     const type = m[field.type];
     if (type === event.pong) {
       const t1 = performance.now(), t0 = sent.get(m[field.id]);

@@ -6,7 +6,7 @@
 // the file and line. The songs are saved with the ETag they were loaded with (If-Match):
 // someone else's save in between is answered 412, and the page shows theirs.
 import { api, etags, words } from "/app.js";
-import { field } from "/protocol.js";
+import { field as wireField } from "/protocol.js";
 
 const $ = (id) => document.getElementById(id);
 const sectionKeys = ["label", "bars", "meter", "tempo", "accents", "swing", "groove", "poly", "gap"];
@@ -245,7 +245,7 @@ function check() {
 
 async function load() {
   const answer = await api("GET", "/api/songs");
-  library = link(parseTOML(answer[field.toml]));
+  library = link(parseTOML(answer[wireField.toml]));
   saved = new Set(library.songs.map((s) => s.name));
   loadedText = writeTOML(library).text;
   chosen = Math.min(chosen, Math.max(0, library.songs.length - 1));
@@ -261,8 +261,8 @@ async function save() {
   if (problem) { showAt(...problem); return; }
   const { text, owners } = writeTOML(library);
   try {
-    const answer = await api("PUT", "/api/songs", { [field.toml]: text }, undefined, { ifMatch: true });
-    library = link(parseTOML(answer[field.toml]));
+    const answer = await api("PUT", "/api/songs", { [wireField.toml]: text }, undefined, { ifMatch: true });
+    library = link(parseTOML(answer[wireField.toml]));
     saved = new Set(library.songs.map((s) => s.name));
     loadedText = writeTOML(library).text;
     // A write answered without an ETag: read it, so the next save is checked against it.
@@ -281,7 +281,7 @@ async function save() {
     }
     const owner = e.data && e.data.line ? owners[e.data.line - 1] : null;
     // A table's header line ([[song]]): the field the box names, e.g. `song[2].section`.
-    if (owner && !owner.key && e.data[field.field]) owner.key = String(e.data[field.field]).split(".").pop().replace(/\[\d+\]$/, "");
+    if (owner && !owner.key && e.data[wireField.field]) owner.key = String(e.data[wireField.field]).split(".").pop().replace(/\[\d+\]$/, "");
     showAt(owner, words(e.message));
   }
 }
@@ -316,7 +316,7 @@ function wire() {
     const song = library.songs[chosen];
     if (!song) return;
     if (!saved.has(song.name)) { say(`save "${song.name}" to the box first: the box plays the songs it has`); return; }
-    try { await api("POST", "/api/transport", { [field.playing]: true, [field.song]: song.name }); say(`playing ${song.name}`, true); }
+    try { await api("POST", "/api/transport", { [wireField.playing]: true, [wireField.song]: song.name }); say(`playing ${song.name}`, true); }
     catch (e) { say(words(e.message)); }
   });
   $("song-setlist").addEventListener("click", () => {
@@ -332,8 +332,8 @@ function wire() {
   $("klick-import").addEventListener("click", async () => {
     const message = $("klick-error");
     try {
-      const answer = await api("POST", "/api/songs/import-klick", { [field.name]: $("klick-name").value, [field.map]: $("klick-map").value });
-      library.songs.push(...parseTOML(answer[field.toml]).songs);
+      const answer = await api("POST", "/api/songs/import-klick", { [wireField.name]: $("klick-name").value, [wireField.map]: $("klick-map").value });
+      library.songs.push(...parseTOML(answer[wireField.toml]).songs);
       chosen = library.songs.length - 1;
       render();
       message.textContent = "imported: check it above, then Save to box to keep it";
