@@ -175,6 +175,26 @@ class Companion(unittest.TestCase):
             page.click("#startstop")
             page.wait_for_function("document.getElementById('startstop').textContent === 'START'")
 
+            # Issue 29: the page computes no instrument rule. TAP posts each tap to the box, which
+            # times it with its own tap-tempo rule; the page never sends a tempo of its own.
+            sent = []
+            page.on("request", lambda r: sent.append((r.method, r.url.replace(BOX.origin, ""))) if "/api/" in r.url else None)
+            for _ in range(4):
+                page.click("#tap")
+                time.sleep(0.4)
+            page.wait_for_function("document.getElementById('bpm').textContent !== '121'")
+            self.assertEqual(sent, [("POST", "/api/tap")] * 4)
+            tapped = json.loads(BOX.ctl("state").stdout)["bpm"]
+            self.assertTrue(130 <= tapped <= 175, tapped)  # 400 ms taps: 150 BPM, give or take the host
+            self.assertEqual(page.text_content("#bpm"), str(tapped))
+            # The beat boxes are the box's beats of the bar: 6/8 in dotted quarters has 2, in eighths 6.
+            BOX.request("PATCH", "/api/state", {"meter": "6/8", "beat_unit": "1/4."}, headers=self.auth())
+            page.wait_for_function("document.getElementById('beats').children.length === 2")
+            BOX.request("PATCH", "/api/state", {"meter": "6/8"}, headers=self.auth())
+            page.wait_for_function("document.getElementById('beats').children.length === 6")
+            BOX.request("PATCH", "/api/state", {"meter": "4/4", "bpm": 121}, headers=self.auth())
+            page.wait_for_function("document.getElementById('beats').children.length === 4")
+
             # Songs: a new song saved, a field error shown at the field, then played by the box.
             page.goto(BOX.origin + "/#songs")
             page.click("#song-new")

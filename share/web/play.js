@@ -104,7 +104,7 @@ function tapTempo() {
   // A click (pointer or keyboard): each tap as late after the finger as the others.
   $("tap").addEventListener("click", async () => {
     try {
-      show(await api("POST", "/api/tap"));
+      show(await api("POST", "/api/tap", {}));
       $("play-error").textContent = "";
     } catch (error) { $("play-error").textContent = error.message; }
   });
