@@ -64,8 +64,17 @@ import TestSupport
                               errors.count, mean >= 0 ? "+" : "", mean, sd, in10, in25)
         #expect(run.stdout.split(separator: "\n").last.map(String.init) == expected)
         let svg = try String(contentsOf: plot, encoding: .utf8)
-        #expect(svg.hasPrefix("<svg") && svg.contains("running mean"))
-        #expect(svg.components(separatedBy: "<circle").count - 1 == found.count)
+        #expect(svg.hasPrefix("<svg") && svg.contains("running mean") && svg.contains("By place in the bar"))
+        // One dot per hit over time and one by its place in the bar; 2 ms bins.
+        func dots(_ group: String) -> Int {
+            guard let start = svg.range(of: "<g id=\"\(group)\">"), let end = svg.range(of: "</g>", range: start.upperBound..<svg.endIndex) else { return -1 }
+            return svg[start.upperBound..<end.lowerBound].components(separatedBy: "<circle").count - 1
+        }
+        #expect(dots("over-time") == found.count)
+        #expect(dots("by-place") == found.count)
+        #expect(svg.contains("hits per 2 ms"))
+        // 16 columns at 1/16: beats 1-4 over their first sixteenth, a dot over the others.
+        #expect(svg.components(separatedBy: "font-weight=\"bold\">").count - 1 >= 4)
     }
 
     /// Without --grid the beats and the sounding layer are the grid; `grid` is null.
