@@ -110,7 +110,20 @@ public enum TakeAnalysis {
     /// which the input hears `bleed.lag` samples later at `bleed.gain`.
     public static func onsets(input: [Float], sampleRate: Int, output: [Float]? = nil, clickStarts: [Int] = [],
                               bleed: BleedFit? = nil, quantizationStep: Float = 0) -> [Int64] {
-        var found: [Int64] = []
+        hits(input: input, sampleRate: sampleRate, output: output, clickStarts: clickStarts, bleed: bleed,
+             quantizationStep: quantizationStep).map(\.sample)
+    }
+
+    /// A hit found: its first sample, and whether it is a flam (one hit, at the main stroke).
+    public struct Hit: Sendable, Hashable {
+        public var sample: Int64
+        public var flam: Bool
+    }
+
+    /// The hits, flams marked.
+    public static func hits(input: [Float], sampleRate: Int, output: [Float]? = nil, clickStarts: [Int] = [],
+                            bleed: BleedFit? = nil, quantizationStep: Float = 0) -> [Hit] {
+        var found: [Hit] = []
         let output = output.map { bleed?.reference($0, clickStarts: clickStarts) ?? $0 }
         let detector = OnsetDetector(.init(sampleRate: sampleRate, bleedGain: bleed?.gain ?? 0, quantizationStep: quantizationStep))
         let block = 128
@@ -126,15 +139,17 @@ public enum TakeAnalysis {
                         reference[i] = j >= 0 && j < output.count ? output[j] : 0
                     }
                     reference.withUnsafeBufferPointer { ref in
-                        detector.process(chunk, reference: UnsafeBufferPointer(rebasing: ref[0..<count])) { s, _ in found.append(s) }
+                        detector.process(chunk, reference: UnsafeBufferPointer(rebasing: ref[0..<count])) { s, _ in
+                            found.append(Hit(sample: s, flam: detector.lastOnsetWasFlam))
+                        }
                     }
                 } else {
-                    detector.process(chunk) { s, _ in found.append(s) }
+                    detector.process(chunk) { s, _ in found.append(Hit(sample: s, flam: detector.lastOnsetWasFlam)) }
                 }
                 start += count
             }
         }
-        detector.finish { s, _ in found.append(s) }
+        detector.finish { s, _ in found.append(Hit(sample: s, flam: detector.lastOnsetWasFlam)) }
         return found
     }
 }

@@ -60,6 +60,17 @@ public final class OnsetDetector {
     /// The least noise floor: the quantization noise's energy per sample (step^2 / 12).
     private let leastFloor: Double
 
+    // A hit found and waiting out `gapSamples`: a stroke at least 6 dB louder within it is the
+    // main stroke of a flam and takes its place (one hit, at the main stroke); a softer one
+    // is its ring and is dropped.
+    private var held: (sample: Int64, level: Double, flam: Bool)?
+    /// Set while `onset` is called: the hit is a flam (its grace note came just before).
+    public private(set) var lastOnsetWasFlam = false
+    /// Detections resume this soon after a hit, so a flam's main stroke can be seen.
+    private let flamGapSamples: Int64
+    /// A flam's main stroke comes at most this long after its grace note (25 ms and the
+    /// refinement's reach).
+    private let flamWindowSamples: Int64
     // A detection waiting for enough samples after it to be refined.
     private var pendingDetection: Int64 = -1
     private var lastOnset: Int64 = Int64.min / 2
@@ -97,6 +108,8 @@ public final class OnsetDetector {
         let step = Double(configuration.quantizationStep)
         leastFloor = max(1e-12, step * step / 12)
         gapSamples = Int64(configuration.minimumGap * Double(rate))
+        flamGapSamples = Int64(rate) * 8 / 1000
+        flamWindowSamples = max(gapSamples, Int64(rate) * 30 / 1000)
     }
 
     deinit {
@@ -124,12 +137,39 @@ public final class OnsetDetector {
             if pendingDetection >= 0 && position >= pendingDetection + Int64(windowAfter) {
                 refine(onset)
             }
+            // No detection can still land in the held hit's window: it is a hit.
+            if let hit = held, pendingDetection < 0, position >= hit.sample + flamWindowSamples + Int64(searchBefore + windowAfter) {
+                release(onset)
+            }
         }
     }
 
-    /// Reports a detection still waiting for samples after it (the end of a take).
+    /// Reports a detection still waiting for samples after it, and the hit held (the end of a take).
     public func finish(onset: (Int64, Double) -> Void) {
         if pendingDetection >= 0 { refine(onset) }
+        release(onset)
+    }
+
+    private func release(_ onset: (Int64, Double) -> Void) {
+        guard let hit = held else { return }
+        held = nil
+        lastOnsetWasFlam = hit.flam
+        onset(hit.sample, hit.level)
+        lastOnsetWasFlam = false
+    }
+
+    /// A refined onset: held for its window, or the main stroke of the held one's flam, or
+    /// the held one's ring.
+    private func found(_ sample: Int64, level: Double, _ onset: (Int64, Double) -> Void) {
+        lastOnset = sample
+        holdUntil = sample + flamGapSamples
+        if let hit = held, sample - hit.sample <= flamWindowSamples, level >= 4 * hit.level {
+            held = (sample, level, true)
+            return
+        }
+        if let hit = held, sample - hit.sample < gapSamples { return }
+        release(onset)
+        held = (sample, level, false)
     }
 
     private func endFrame() {
@@ -182,7 +222,7 @@ public final class OnsetDetector {
         prefix[0] = 0
         for k in 0..<n { prefix[k + 1] = prefix[k] + energy[Int(start + Int64(k)) & historyMask] }
         // The split point o (window index) maximizing the likelihood of two variances.
-        let lowest = max(4, Int(detection - Int64(searchBefore) - start), Int(lastOnset + gapSamples - start))
+        let lowest = max(4, Int(detection - Int64(searchBefore) - start), Int(lastOnset + flamGapSamples - start))
         let highest = min(n - 4, Int(detection - start))
         guard lowest <= highest else { holdUntil = detection + 1; return }
         var best = -1
@@ -201,10 +241,7 @@ public final class OnsetDetector {
         let after = (prefix[n] - prefix[best]) / Double(n - best)
         let quiet = max(floor.isFinite ? floor : 0, leastFloor)
         guard bestRatio > 1.8, gain > 12, after > 8 * quiet else { return }
-        let sample = start + Int64(best)
-        lastOnset = sample
-        holdUntil = sample + gapSamples
-        onset(sample, after)
+        found(start + Int64(best), level: after, onset)
     }
 }
 

@@ -224,8 +224,10 @@ struct CoachJob {
         let clickStarts = heard.events.filter { !$0.muted }.map { Int($0.sample) }
         let bleed = BleedFit.estimate(input: take, output: heard.output, clickStarts: clickStarts, sampleRate: sampleRate,
                                       lags: base...(base + sampleRate / 4))
-        let onsets = TakeAnalysis.onsets(input: take, sampleRate: sampleRate, output: heard.output, clickStarts: clickStarts, bleed: bleed,
-                                         quantizationStep: quantizationStep)
+        let found = TakeAnalysis.hits(input: take, sampleRate: sampleRate, output: heard.output, clickStarts: clickStarts, bleed: bleed,
+                                      quantizationStep: quantizationStep)
+        let onsets = found.map(\.sample)
+        let flams = Set(found.filter(\.flam).map(\.sample))
         guard !onsets.isEmpty else {
             throw ExitError("--input \(Escaped.quoted(inputPath)) has no hits: \(bleed == nil ? "the take is silent (nothing rises above its noise)" : "only the click is in it (nothing is left once the click is taken out)")")
         }
@@ -265,7 +267,7 @@ struct CoachJob {
             statistics.add(hit.errorMilliseconds)
             lines += "{\"sample\":\(hit.sample),\"t\":\(fixedDecimal(Double(hit.sample) / rate, decimals: 6)),"
                 + "\"bar\":\(hit.point.bar),\"beat\":\(hit.point.beat),\"grid\":\(gridField),\"index\":\(hit.point.index),"
-                + "\"error_ms\":\(fixedDecimal(hit.errorMilliseconds, decimals: 3))}\n"
+                + "\"error_ms\":\(fixedDecimal(hit.errorMilliseconds, decimals: 3))\(flams.contains(hit.sample) ? ",\"flam\":true" : "")}\n"
         }
         AtomicFile.removeTemporaryFilesOnSignals()
         do {
