@@ -109,10 +109,23 @@ public enum TakeAnalysis {
     /// The first samples of the hits. `output`: the box's own output (mono) from its sample 0,
     /// which the input hears `bleed.lag` samples later at `bleed.gain`.
     public static func onsets(input: [Float], sampleRate: Int, output: [Float]? = nil, clickStarts: [Int] = [],
-                              bleed: BleedFit? = nil) -> [Int64] {
-        var found: [Int64] = []
+                              bleed: BleedFit? = nil, quantizationStep: Float = 0) -> [Int64] {
+        hits(input: input, sampleRate: sampleRate, output: output, clickStarts: clickStarts, bleed: bleed,
+             quantizationStep: quantizationStep).map(\.sample)
+    }
+
+    /// A hit found: its first sample, and whether it is a flam (one hit, at the main stroke).
+    public struct Hit: Sendable, Hashable {
+        public var sample: Int64
+        public var flam: Bool
+    }
+
+    /// The hits, flams marked.
+    public static func hits(input: [Float], sampleRate: Int, output: [Float]? = nil, clickStarts: [Int] = [],
+                            bleed: BleedFit? = nil, quantizationStep: Float = 0) -> [Hit] {
+        var found: [Hit] = []
         let output = output.map { bleed?.reference($0, clickStarts: clickStarts) ?? $0 }
-        let detector = OnsetDetector(.init(sampleRate: sampleRate, bleedGain: bleed?.gain ?? 0))
+        let detector = OnsetDetector(.init(sampleRate: sampleRate, bleedGain: bleed?.gain ?? 0, quantizationStep: quantizationStep))
         let block = 128
         var reference = [Float](repeating: 0, count: block)
         input.withUnsafeBufferPointer { all in
@@ -126,16 +139,66 @@ public enum TakeAnalysis {
                         reference[i] = j >= 0 && j < output.count ? output[j] : 0
                     }
                     reference.withUnsafeBufferPointer { ref in
-                        detector.process(chunk, reference: UnsafeBufferPointer(rebasing: ref[0..<count])) { s, _ in found.append(s) }
+                        detector.process(chunk, reference: UnsafeBufferPointer(rebasing: ref[0..<count])) { s, _ in
+                            found.append(Hit(sample: s, flam: detector.lastOnsetWasFlam))
+                        }
                     }
                 } else {
-                    detector.process(chunk) { s, _ in found.append(s) }
+                    detector.process(chunk) { s, _ in found.append(Hit(sample: s, flam: detector.lastOnsetWasFlam)) }
                 }
                 start += count
             }
         }
-        detector.finish { s, _ in found.append(s) }
+        detector.finish { s, _ in found.append(Hit(sample: s, flam: detector.lastOnsetWasFlam)) }
         return found
+    }
+}
+
+/// What a take is before its hits are looked for: its sample step, its DC offset, its
+/// clipping. Pure arithmetic on the samples (the WAV's format is not needed).
+public enum TakeInput {
+    /// The step of an integer take (every sample a whole multiple of it: 1/32767 or 1/32768
+    /// for 16 bits, as decoders scale either way; 8 and 24 bits likewise), or 0 for floating
+    /// point. A float take passes a scale's test by chance with odds of 1 in 500 a sample.
+    public static func quantizationStep(_ samples: [Float]) -> Float {
+        for scale in [127, 128, 32767, 32768, 8_388_607, 8_388_608] as [Float] {
+            var checked = 0
+            var integral = true
+            for x in samples where x != 0 {
+                let scaled = x * scale
+                if abs(scaled - scaled.rounded()) > 0.001 { integral = false; break }
+                checked += 1
+                if checked == 1 << 20 { break }
+            }
+            if integral && checked > 0 { return 1 / scale }
+        }
+        return 0
+    }
+
+    /// The mean of the take: a constant offset that hides strokes from the detector.
+    public static func dcOffset(_ samples: [Float]) -> Double {
+        guard !samples.isEmpty else { return 0 }
+        var sum = 0.0
+        for x in samples { sum += Double(x) }
+        return sum / Double(samples.count)
+    }
+
+    /// Samples at full scale in runs of 3 or more (clipped), and the first of them.
+    public static func clipping(_ samples: [Float]) -> (count: Int, first: Int)? {
+        var count = 0
+        var first: Int?
+        var run = 0
+        for (i, x) in samples.enumerated() {
+            guard abs(x) >= 0.9999 else { run = 0; continue }
+            run += 1
+            if run == 3 {
+                count += 3
+                if first == nil { first = i - 2 }
+            } else if run > 3 {
+                count += 1
+            }
+        }
+        return first.map { (count, $0) }
     }
 }
 

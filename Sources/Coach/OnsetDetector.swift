@@ -20,10 +20,15 @@ public final class OnsetDetector {
         public var bleedGain: Float
         /// Hits closer than this to the previous hit are one hit (seconds).
         public var minimumGap: Double
-        public init(sampleRate: Int, bleedGain: Float = 0, minimumGap: Double = 0.025) {
+        /// The input's sample step (1/32768 for 16-bit), 0 for floating point: the noise floor
+        /// never goes below its quantization noise, so what is left of a subtracted click in
+        /// a 16-bit take (its rounding, in digital silence) is never a hit.
+        public var quantizationStep: Float
+        public init(sampleRate: Int, bleedGain: Float = 0, minimumGap: Double = 0.025, quantizationStep: Float = 0) {
             self.sampleRate = sampleRate
             self.bleedGain = bleedGain
             self.minimumGap = minimumGap
+            self.quantizationStep = quantizationStep
         }
     }
 
@@ -52,7 +57,20 @@ public final class OnsetDetector {
     private let blockFramesTarget: Int
     private var floor: Double = .infinity
     private let floorRise: Double
+    /// The least noise floor: the quantization noise's energy per sample (step^2 / 12).
+    private let leastFloor: Double
 
+    // A hit found and waiting out `gapSamples`: a stroke at least 6 dB louder within it is the
+    // main stroke of a flam and takes its place (one hit, at the main stroke); a softer one
+    // is its ring and is dropped.
+    private var held: (sample: Int64, level: Double, flam: Bool)?
+    /// Set while `onset` is called: the hit is a flam (its grace note came just before).
+    public private(set) var lastOnsetWasFlam = false
+    /// Detections resume this soon after a hit, so a flam's main stroke can be seen.
+    private let flamGapSamples: Int64
+    /// A flam's main stroke comes at most this long after its grace note (25 ms and the
+    /// refinement's reach).
+    private let flamWindowSamples: Int64
     // A detection waiting for enough samples after it to be refined.
     private var pendingDetection: Int64 = -1
     private var lastOnset: Int64 = Int64.min / 2
@@ -87,7 +105,11 @@ public final class OnsetDetector {
         blockFramesTarget = 20
         // 10 ms blocks: +3 dB/s is a factor 2^(1/100) per block.
         floorRise = 1.006955
+        let step = Double(configuration.quantizationStep)
+        leastFloor = max(1e-12, step * step / 12)
         gapSamples = Int64(configuration.minimumGap * Double(rate))
+        flamGapSamples = Int64(rate) * 8 / 1000
+        flamWindowSamples = max(gapSamples, Int64(rate) * 30 / 1000)
     }
 
     deinit {
@@ -115,12 +137,39 @@ public final class OnsetDetector {
             if pendingDetection >= 0 && position >= pendingDetection + Int64(windowAfter) {
                 refine(onset)
             }
+            // No detection can still land in the held hit's window: it is a hit.
+            if let hit = held, pendingDetection < 0, position >= hit.sample + flamWindowSamples + Int64(searchBefore + windowAfter) {
+                release(onset)
+            }
         }
     }
 
-    /// Reports a detection still waiting for samples after it (the end of a take).
+    /// Reports a detection still waiting for samples after it, and the hit held (the end of a take).
     public func finish(onset: (Int64, Double) -> Void) {
         if pendingDetection >= 0 { refine(onset) }
+        release(onset)
+    }
+
+    private func release(_ onset: (Int64, Double) -> Void) {
+        guard let hit = held else { return }
+        held = nil
+        lastOnsetWasFlam = hit.flam
+        onset(hit.sample, hit.level)
+        lastOnsetWasFlam = false
+    }
+
+    /// A refined onset: held for its window, or the main stroke of the held one's flam, or
+    /// the held one's ring.
+    private func found(_ sample: Int64, level: Double, _ onset: (Int64, Double) -> Void) {
+        lastOnset = sample
+        holdUntil = sample + flamGapSamples
+        if let hit = held, sample - hit.sample <= flamWindowSamples, level >= 4 * hit.level {
+            held = (sample, level, true)
+            return
+        }
+        if let hit = held, sample - hit.sample < gapSamples { return }
+        release(onset)
+        held = (sample, level, false)
     }
 
     private func endFrame() {
@@ -132,7 +181,7 @@ public final class OnsetDetector {
         frameFill = 0
         if blockFrames == blockFramesTarget {
             let mean = blockSum / Double(blockFrames * frameLength)
-            floor = min(floor * floorRise, max(mean, 1e-12))
+            floor = min(floor * floorRise, max(mean, leastFloor))
             blockSum = 0
             blockFrames = 0
         }
@@ -141,7 +190,7 @@ public final class OnsetDetector {
         let short = meanOfFrames(from: 0, count: shortFrames)
         let long = meanOfFrames(from: 0, count: longFrames)
         let background = meanOfFrames(from: longFrames, count: backgroundFrames)
-        let quiet = floor.isFinite ? floor : background
+        let quiet = max(floor.isFinite ? floor : background, leastFloor)
         // A low tone's energy ripples with half its period (10 ms at 50 Hz): a soft rise
         // must also top every 4 ms window of the 10 ms before, or a kick's crests are hits.
         var ripple = 0.0
@@ -173,7 +222,7 @@ public final class OnsetDetector {
         prefix[0] = 0
         for k in 0..<n { prefix[k + 1] = prefix[k] + energy[Int(start + Int64(k)) & historyMask] }
         // The split point o (window index) maximizing the likelihood of two variances.
-        let lowest = max(4, Int(detection - Int64(searchBefore) - start), Int(lastOnset + gapSamples - start))
+        let lowest = max(4, Int(detection - Int64(searchBefore) - start), Int(lastOnset + flamGapSamples - start))
         let highest = min(n - 4, Int(detection - start))
         guard lowest <= highest else { holdUntil = detection + 1; return }
         var best = -1
@@ -190,12 +239,9 @@ public final class OnsetDetector {
         let total = max(prefix[n] / Double(n), 1e-30)
         let gain = Double(n) * naturalLog(total) - bestCost
         let after = (prefix[n] - prefix[best]) / Double(n - best)
-        let quiet = floor.isFinite ? floor : 0
+        let quiet = max(floor.isFinite ? floor : 0, leastFloor)
         guard bestRatio > 1.8, gain > 12, after > 8 * quiet else { return }
-        let sample = start + Int64(best)
-        lastOnset = sample
-        holdUntil = sample + gapSamples
-        onset(sample, after)
+        found(start + Int64(best), level: after, onset)
     }
 }
 
