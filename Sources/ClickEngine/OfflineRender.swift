@@ -49,6 +49,10 @@ public enum OfflineRender {
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: period * renderer.channels)
         defer { buffer.deallocate() }
         let pending = changes.sorted { $0.sample < $1.sample }
+        // Without a reader of the MIDI messages no clock is placed (they cost more than the clicks).
+        let clockOptions = engine.midiClock
+        if onMIDI == nil && clockOptions.enabled { engine.midiClock.enabled = false }
+        defer { if engine.midiClock != clockOptions { engine.midiClock = clockOptions } }
         var nextChange = 0
 
         func renderBlock(_ frames: Int) throws {
