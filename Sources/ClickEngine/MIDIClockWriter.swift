@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import TactusArithmetic
 import TactusBase
+import TactusMusic
 import TactusTimeline
 import MIDIWire
 
@@ -45,6 +46,34 @@ struct MIDIClockWriter {
     private var transportClock: Int64 = 0
     /// The steady grid's ticks from `nextClock - offset` on, once made (nil: make it).
     private var line: TickLine?
+    /// The played timeline the clocks are on, while the grid is steady (nil otherwise).
+    private var played: PlayedLine?
+
+    /// Where the clock is on the played timeline: at sample `twice / 2`, tick position
+    /// `numerator / denominator` whole notes (clock k = tick + offset, 96 per whole note),
+    /// moving `samplesPerWhole` samples a whole note. A change goes on from it, so a bar the
+    /// change cuts short (into 4/5, 3/5, 7/12) neither adds nor drops a clock.
+    private struct PlayedLine {
+        var twice: Int64
+        var numerator: Int128
+        var denominator: Int128
+        var samplesPerWhole: Rational
+
+        /// The line's position at `twice / 2`, exactly, or nil when it would not fit in 128 bits.
+        func position(atTwice t: Int64) -> (numerator: Int128, denominator: Int128)? {
+            // + (t - twice) / (2 samplesPerWhole) whole notes.
+            let dn = Int128(t - twice) * Int128(samplesPerWhole.denominator)
+            let dd = 2 * Int128(samplesPerWhole.numerator)
+            let (a, o1) = numerator.multipliedReportingOverflow(by: dd)
+            let (b, o2) = dn.multipliedReportingOverflow(by: denominator)
+            let (d, o3) = denominator.multipliedReportingOverflow(by: dd)
+            guard !(o1 || o2 || o3) else { return nil }
+            let (n, o4) = a.addingReportingOverflow(b)
+            guard !o4 else { return nil }
+            let g = Rational.gcd(n, d)
+            return (n / g, d / g)
+        }
+    }
 
     private enum ClockGrid {
         case none
@@ -72,6 +101,7 @@ struct MIDIClockWriter {
         let options = program.midiClock
         guard options.enabled else {
             grid = .none
+            played = nil
             transport = nil
             return
         }
@@ -88,11 +118,20 @@ struct MIDIClockWriter {
                 grid = .none
                 return
             }
-            // On from the last clock sent, at this program's tempo.
+            // On from the last clock sent, at this program's tempo: from where the played
+            // line is at the stop (the clocks stay on their exact times, rounded), else from
+            // the last clock's sample.
+            let pivot = 2 * context.clock
+            if grid == .steady, let played, let at = played.position(atTwice: pivot) {
+                anchor = GridAnchor(sampleTwice: pivot, bar: 0, positionNumerator: at.numerator, positionDenominator: at.denominator,
+                                    program: program.serial)
+            } else {
+                let pin = sentAny ? lastSample : context.clock
+                anchor = GridAnchor(sampleTwice: 2 * pin, bar: 0, positionNumerator: 0, positionDenominator: 1, program: program.serial)
+                offset = sentAny ? nextClock - 1 : nextClock
+            }
             grid = .steady
-            let pin = sentAny ? lastSample : context.clock
-            anchor = GridAnchor(sampleTwice: 2 * pin, bar: 0, positionNumerator: 0, positionDenominator: 1, program: program.serial)
-            offset = sentAny ? nextClock - 1 : nextClock
+            setPlayed(program.settings)
             return
         }
         change(program, realigned: realigned, context)
@@ -107,6 +146,7 @@ struct MIDIClockWriter {
         let late = context.clock - Int64(sampleRate / 200)
         if let song = program.song {
             grid = .song
+            played = nil
             let ticks = song.beats.ticks
             guard ticks.count > 0 else { grid = .none; return }
             var first = ticks[0]
@@ -126,6 +166,7 @@ struct MIDIClockWriter {
         }
         grid = .steady
         anchor = context.gridAnchor
+        setPlayed(program.settings)
         let start = context.placementStart
         // A followed Continue starts at its SPP's clock: the clocks of bar 0 up to it are not
         // sent (one sample of rounding allowed).
@@ -148,8 +189,21 @@ struct MIDIClockWriter {
     /// A change while playing (tempo, meter, a live song change, an outside timeline's
     /// re-placement): the new grid from here on, k counting on.
     private mutating func change(_ program: EngineProgram, realigned: Bool, _ context: ClockContext) {
+        if program.song == nil && !realigned && grid == .steady, let played,
+           let at = played.position(atTwice: context.gridAnchor.sampleTwice) {
+            // Along the played timeline: from where the clock is at the change's pivot, at the
+            // new tempo, k counting on (the bars' numbering, which a cut moves, plays no part).
+            anchor = GridAnchor(sampleTwice: context.gridAnchor.sampleTwice, bar: 0, positionNumerator: at.numerator,
+                                positionDenominator: at.denominator, program: program.serial)
+            setPlayed(program.settings)
+            return
+        }
         grid = program.song != nil ? .song : .steady
-        if program.song == nil { anchor = context.gridAnchor }
+        played = nil
+        if program.song == nil {
+            anchor = context.gridAnchor
+            setPlayed(program.settings)
+        }
         let from = sentAny ? max(context.clock, lastSample + 1) : context.clock
         guard let piece = piece(of: program, songOrigin: context.songOrigin), var first = piece.firstTick(atOrAfter: from) else { return }
         // A re-placement that moved the grid a little later (a followed clock's correction)
@@ -161,6 +215,23 @@ struct MIDIClockWriter {
             first = SongTick(k: first.k + 1, sample: after)
         }
         offset = nextClock - first.k
+    }
+
+    /// The steady line through `anchor` at `settings`' tempo (its bars in its meter).
+    private mutating func setPlayed(_ settings: MetronomeSettings) {
+        let unit = settings.beatUnit.wholeNotes
+        guard let perWhole = Rational(Int64(sampleRate) * 60).divided(by: settings.tempo.bpm)?.divided(by: unit),
+              let bar = settings.beatsPerBar.multiplied(by: unit)?.multiplied(by: Rational(anchor.bar)) else {
+            played = nil
+            return
+        }
+        let (a, o1) = Int128(bar.numerator).multipliedReportingOverflow(by: anchor.positionDenominator)
+        let (b, o2) = anchor.positionNumerator.multipliedReportingOverflow(by: Int128(bar.denominator))
+        let (d, o3) = anchor.positionDenominator.multipliedReportingOverflow(by: Int128(bar.denominator))
+        let (n, o4) = a.addingReportingOverflow(b)
+        guard !(o1 || o2 || o3 || o4) else { played = nil; return }
+        let g = Rational.gcd(n, d)
+        played = PlayedLine(twice: anchor.sampleTwice, numerator: n / g, denominator: d / g, samplesPerWhole: perWhole)
     }
 
     /// The piece the clock reads, made from `program` (no allocation; it holds the program's
@@ -216,6 +287,7 @@ struct MIDIClockWriter {
                 }
                 grid = .afterSong
                 line = nil
+                played = nil
                 anchor = GridAnchor(sampleTwice: 2 * lastSample, bar: 0, positionNumerator: 0, positionDenominator: 1,
                                     program: program.serial)
                 offset = nextClock - 1

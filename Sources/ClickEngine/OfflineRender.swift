@@ -114,6 +114,8 @@ public enum OfflineRender {
             if let endSample { limit = min(limit, endSample) }
             try renderBlock(Int(limit - now))
         }
+        // The render ends here: Stop is the last MIDI message (no clocks in the ring-out).
+        if engine.midiClock.enabled && engine.midiClock.whenStopped { engine.midiClock.whenStopped = false }
         engine.stop()
         // The reference tone ramps out with the render (a few ms, no click).
         engine.setTone(nil)
