@@ -113,3 +113,19 @@ extension MIDIClockChangeTests {
         expectEndOfRender(take)
     }
 }
+
+extension MIDIClockChangeTests {
+    @Test func aFourBarCountInSendsNoClockAfterStop() throws {
+        // Issue 30: a song with a 4-bar count-in (60 BPM, 4 bars) ended with FC then one F8 on
+        // the same sample, the one past the file's end (1,536,000).
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "60"))
+        let song = Song(name: "s", countIn: .bars(4), sections: [SongSection(label: "A", bars: 4, tempo: .constant(60))])
+        try engine.load(songs: [song], seed: 1)
+        let take = try offline(engine, changes: [], end: .sample(Int64.max / 4))
+        #expect(take.clocks.count == 768)
+        #expect(take.clocks.first?.clock == -384 && take.clocks.first?.sample == 0)
+        #expect(take.clocks.last?.clock == 383 && take.clocks.last?.sample == 1_534_000)
+        #expect(take.midi.last == MIDIOutEvent(sample: 1_536_000, message: .stop))
+        expectEndOfRender(take)
+    }
+}

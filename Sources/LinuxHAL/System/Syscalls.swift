@@ -24,7 +24,10 @@ public struct Syscalls: Sendable {
 
     /// Fails the `nth` call (from 1) of `operation` with `code`, once (fault injection for
     /// the tests of everything that writes files).
-    public static func failing(_ operation: Operation, nth: Int = 1, errno code: Int32 = EIO) -> Syscalls {
+    /// (`code` nil: EIO. Not a default argument: a release build resolves EIO there through
+    /// CALSA, which this file does not import, and refuses it.)
+    public static func failing(_ operation: Operation, nth: Int = 1, errno code: Int32? = nil) -> Syscalls {
+        let code = code ?? EIO
         let count = Mutex(0)
         return Syscalls { op, _ in
             guard op == operation else { return nil }
