@@ -64,7 +64,16 @@ public enum CoachPlot {
         }
         s += "<text x=\"\(n(right - 4))\" y=\"\(n(top + 16))\" text-anchor=\"end\"><tspan fill=\"#1f5fbf\">● within 10 ms</tspan> <tspan fill=\"#d08a00\">● within 25 ms</tspan> <tspan fill=\"#c0182a\">● beyond</tspan> <tspan fill=\"#c05a00\">— running mean</tspan></text>\n"
 
-        // Histogram: 2 ms bins (5 ms past 60 ms), bars sideways on the same ms axis.
+        s += histogram(errors, span: span, left: histLeft, right: histRight, top: top, bottom: bottom, y: y)
+        s += "</svg>\n"
+        return s
+    }
+
+    /// The histogram: 2 ms bins (5 ms past 60 ms), bars sideways on the plot's ms axis.
+    static func histogram(_ errors: [Double], span: Double, left histLeft: Double, right histRight: Double,
+                          top: Double, bottom: Double, y: (Double) -> Double) -> String {
+        func n(_ v: Double) -> String { Decimal1.fixed(v, decimals: 1) }
+        var s = ""
         let bin = span > 60 ? 5.0 : 2.0
         let binCount = Int((2 * span / bin).rounded())
         var counts = [Int](repeating: 0, count: binCount)
@@ -81,7 +90,6 @@ public enum CoachPlot {
             s += "<rect x=\"\(n(histLeft))\" y=\"\(n(y(low + bin)))\" width=\"\(n(w))\" height=\"\(n(max(1, y(low) - y(low + bin) - 0.5)))\" fill=\"#1f5fbf\"/>\n"
         }
         s += "<text x=\"\(n((histLeft + histRight) / 2))\" y=\"\(n(bottom + 18))\" text-anchor=\"middle\" fill=\"#444\">hits per \(Int(bin)) ms (most \(most))</text>\n"
-        s += "</svg>\n"
         return s
     }
 

@@ -30,10 +30,7 @@ extension Box {
     /// No new clicks; those in flight play to their end.
     public func stopPlayback() {
         preconditionOnBoxThread()
-        if state.isPlaying {
-            // As if START/STOP were pressed, so the state machine knows it stopped.
-            perform(state.handle(.gesture(.startStop, .press, at: now)), at: now)
-        }
+        perform(state.handle(.transport(playing: false, origin: .box, at: now)), at: now)
         engine.stop()
         forgetGrid()
     }

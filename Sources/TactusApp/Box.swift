@@ -9,6 +9,7 @@ import TactusTimeline
 import TactusInstrument
 import TactusScreen
 import TactusBase
+import MIDIWire
 
 /// The whole box as one discrete-event machine on the control side: physical input goes in
 /// as timestamped edges, time goes in as `advance(to:)`, and out come engine changes,
@@ -45,23 +46,15 @@ public final class Box {
         return nil
     }
     public internal(set) var now: MonotonicTime
-    /// The Ableton Link session (Sync: Link), when the box has one; see Box+Link.swift.
-    public var link: (any LinkSession)?
-    var linkFollow = LinkFollow()
-    /// The coach's grid and latencies (`[coach]` settings, the calibrated round trip).
-    public var coachTuning = CoachTuning() {
-        didSet { coachJudging = JudgingGrid(perWholeNote: coachTuning.perWholeNote) }
+    /// The Ableton Link session (Sync: Link), when the box has one: Features/LinkFeature.swift.
+    public var link: (any LinkSession)? {
+        get { linking.link }
+        set { linking.link = newValue }
     }
-    var coachJudging = JudgingGrid()
-    /// The coach's input last reported a problem (so "back" is said only after one).
-    var coachInputProblem = false
-    /// The coach has an audio input (`[coach] input` opened, or the simulator's take).
-    public var coachInputAvailable = false
-    /// Tells the capture side the round trip to align the click bleed with (nanoseconds) and
-    /// whether to take the bleed out (not while calibrating: it must hear the clicks).
-    public var coachInputTuning: (@Sendable (_ roundTripNanoseconds: Int64, _ subtractBleed: Bool) -> Void)?
-    /// Menu > Coach > Calibrate playing its clicks (Box+Coach).
-    var coachCalibrationRun: CoachCalibrationRun?
+    lazy var linking = LinkFeature(box: self)
+    /// The coach: Features/CoachFeature.swift (its tuning, input and calibration are
+    /// reached through Box+CoachEntry.swift).
+    lazy var coaching = CoachFeature(box: self)
     /// `[midi]` of the configuration: the control map, the offset, the clock's options.
     public var midiConfiguration = MIDIConfiguration() {
         didSet {
@@ -71,8 +64,8 @@ public final class Box {
     }
     /// The MIDI thread on a real box: it sends each message when its sample is heard.
     public var midiSender: (any MIDISender)?
-    /// Following a MIDI clock (Sync: MIDI); see Box+MIDI.swift.
-    var midiFollow = MIDIFollow()
+    /// Following a MIDI clock (Sync: MIDI): Features/MIDIFollowFeature.swift.
+    lazy var midiFollowing = MIDIFollowFeature(box: self)
 
     public init(
         board: BoardDefinition, state: BoxState, engine: ClickEngine, audio: any AudioClockSource,
@@ -95,6 +88,7 @@ public final class Box {
         // A live song change is planned one period ahead, so the render thread takes it up
         // before its sample.
         engine.songChangeLead = Int64(engine.renderer.maxFrameCount)
+        features.addFirst([midiFollowing, coaching, linking])
         perform(state.startupEffects, at: time)
     }
 
@@ -128,6 +122,14 @@ public final class Box {
         perform(state.handle(action), at: action.time)
     }
 
+    /// One incoming MIDI message, with its arrival time (the sequencer's kernel stamp): the
+    /// MIDI feature follows the clock and maps controls.
+    public func handleMIDI(_ message: MIDIMessage, at time: MonotonicTime) {
+        preconditionOnBoxThread()
+        now = max(now, time)
+        midiFollowing.receive(message, at: time)
+    }
+
     /// A part (display, sound device) went missing or came back: the screen says so.
     public func part(_ name: String, working: Bool) {
         preconditionOnBoxThread()
@@ -142,13 +144,11 @@ public final class Box {
         get { features.practice.store }
         set { features.practice.store = newValue }
     }
-    /// The coach's hits of the current stretch (Box+Coach), for its practice log line.
+    /// The coach's hits of the current stretch (CoachFeature), for its practice log line.
     var practiceCoach: CoachStatistics {
         get { features.practice.coach }
         set { features.practice.coach = newValue }
     }
-    /// Menu > Coach > Calibrate is playing its clicks (they are no practice).
-    var isCalibratingCoach: Bool { coachCalibrationRun != nil }
     /// The settings the reducer last asked for (the engine may have them muted).
     private var settings: MetronomeSettings
 
@@ -169,10 +169,7 @@ public final class Box {
         if let deadline = state.nextDeadline, deadline <= now {
             perform(state.handle(.tick(at: now)), at: now)
         }
-        checkMIDIClock()
         drainOnsets()
-        finishCoachCalibration()
-        followLink()
         for feature in features.all { feature.advance(self) }
     }
 
@@ -189,9 +186,6 @@ public final class Box {
         if state.isPlaying || engine.renderer.activeVoiceCount > 0 || clockWhileStopped {
             wakeups.append(now.advanced(byNanoseconds: 4_000_000))
         }
-        // A Link session is looked at every 10 ms (peers, tempo, start/stop) even when stopped.
-        if linkFollow.enabled { wakeups.append(now.advanced(byNanoseconds: 10_000_000)) }
-        if let calibration = coachCalibrationRun { wakeups.append(calibration.endsAt) }
         return wakeups.min()
     }
 
@@ -216,18 +210,15 @@ public final class Box {
         case .applySettings(let settings):
             apply(settings)
             return true
-        case .start:
-            if !startFollowedClock() { startEngine() }
+        case .start(let origin):
+            if !features.all.contains(where: { $0.placeStart(origin, in: self) }) { startAhead() }
             startPressedAt = time
             forgetGrid() // anchored by the grid the engine publishes at the start
             return true
         case .stop:
-            linkStopped(at: time)
             engine.stop()
             forgetGrid()
             return true
-        case .sync:
-            midiSyncChanged()
         case .tone(let tone):
             engine.setTone(tone)
             return true
@@ -241,10 +232,6 @@ public final class Box {
             load(songs, seed: seed)
         case .earnedTempo(let step):
             applyEarnedTempo(step, settings: audible(settings))
-        case .calibrateCoach:
-            startCoachCalibration()
-        case .cancelCoachCalibration:
-            endCoachCalibration()
         case .drawPairingCode:
             var random = SystemRandomNumberGenerator()
             perform(state.handle(.remote(.showPairingCode(Companion.code(from: random.next())), at: time)), at: time)
@@ -254,7 +241,7 @@ public final class Box {
                 report("saving settings failed: \(error)")
                 perform(state.handle(.saveFailed("\(error)", at: now)), at: now)
             }
-        case .darkGap, .buzzer:
+        case .darkGap, .buzzer, .sync, .calibrateCoach, .cancelCoachCalibration:
             break
         }
         return false
@@ -334,7 +321,6 @@ public final class Box {
                 inform("first click heard \((heard.nanoseconds - pressed.nanoseconds) / 1_000_000) ms after START")
             }
             observer?.box(self, didStart: event, heardAt: heard)
-            if engine.song != nil { linkFollow.songBPM = event.bpm }
             controlObserver?.box(self, didStart: event, heardAt: heard)
             for feature in features.all { feature.heard(event, at: heard, clock: clock, in: self) }
         }

@@ -49,7 +49,7 @@ public final class SettingsStore: Sendable {
         }
         let reason: String
         do {
-            guard let bytes = try AtomicFile.read(path, limit: SettingsFile.maximumBytes, system: system) else { return Loaded(saved: SavedState()) }
+            guard let bytes = try AtomicFile.read(path, limit: SettingsFile.maximumBytes, system: system) else { return Loaded(saved: .firstStart) }
             let text = try BoundedFile.text(bytes)
             do { return Loaded(saved: try SettingsFile.decode(text, file: path)) } catch {
                 reason = error.description

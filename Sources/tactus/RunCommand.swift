@@ -8,6 +8,10 @@ import TactusStorage
 import Logging
 import ServiceLifecycle
 import TactusApp
+import TactusInstrument
+import UnixSignals
+import TactusInstrument
+import UnixSignals
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -35,7 +39,6 @@ struct RunCommand: AsyncParsableCommand {
         let (stateLock, lockProblem) = try locations.lockStateOrPlayUnsaved(configuration)
         defer { withExtendedLifetime(stateLock) {} }
         let logger = Log.bootstrap(level: level)
-        let clock = SystemMonotonicClock()
         let hal = HALLog { severity, message in
             switch severity {
             case .info: logger.info("\(message)")
@@ -43,8 +46,50 @@ struct RunCommand: AsyncParsableCommand {
             case .error: logger.error("\(message)")
             }
         }
+        let store = SettingsStore(path: locations.settingsPath(configuration))
+        var parts = try Self.hardwareParts(definition, configuration: configuration, persistence: store, log: hal, logger: logger)
+        var loaded = BoxLocations.load(store, lockProblem: lockProblem)
+        if let source { loaded.saved.preferences.sync = source }
+        let midi = MIDISetup(configuration.midi, log: hal)
+        parts.midiSender = midi.sender
+        let service: BoxService
+        do {
+            service = try BoxService(parts: parts, saved: loaded.saved, problem: loaded.problem, notice: loaded.notice, logger: logger,
+                                     startedAt: SystemMonotonicClock.processStart())
+        } catch {
+            midi.stop()
+            throw ExitError("\(error)", code: 1)
+        }
+        midi.startInput({ [loop = service.loop] message, nanoseconds in
+            loop.post(message, at: MonotonicTime(nanoseconds: nanoseconds))
+        }, log: hal)
+        logger.info("tactus run: \(definition.model) (\(definition.identifier)), settings \(store.path)")
+        var root = BoxRoot(logger: logger)
+        root.stopAtTheEnd { midi.stop() }
+        root.add(service)
+        // The control socket is for `tactus ctl` and the companion; without it the box still plays.
+        if !control.isEmpty {
+            let files = LinuxControlFiles(practicePath: SettingsStore.practiceLogPath(besides: store.path), soundsFolder: configuration.soundsFolder,
+                                          sampleRate: parts.audio.format.sampleRate)
+            do {
+                let link = try ControlSocketLink(path: control, loop: service.loop, files: files,
+                                                 configuration: CompanionConfiguration(listen: configuration.webListen))
+                root.stopAtTheEnd { link.stop() }
+                logger.info("control socket: \(control)")
+            } catch { logger.error("control socket \(control): \(error); tactus ctl and the companion cannot reach the box") }
+        }
+        do { try await root.run(signals: [.sigterm, .sigint]) } catch {
+            throw ExitError("\(error)", code: 1)
+        }
+        logger.info("stopped")
+    }
 
-        // GPIO is the box's controls: without it there is nothing to run, so it is fatal.
+    /// The box's parts on the board: GPIO (fatal without it: it is the box's controls), the
+    /// display (retried while missing), ALSA with the silent clock behind it, Link and the
+    /// coach's input.
+    static func hardwareParts(_ definition: BoardDefinition, configuration: ConfigurationFile, persistence: SettingsStore,
+                              log hal: HALLog, logger: Logger) throws -> BoxParts {
+        let clock = SystemMonotonicClock()
         let inputs: LinuxGPIOInputs
         let outputs: LinuxGPIOOutputs
         do {
@@ -69,53 +114,14 @@ struct RunCommand: AsyncParsableCommand {
             audio = try AudioOutput(device: ALSASink(ALSASink.Configuration(definition.audio), log: hal),
                                     silent: SilentClockSink(format: audioFormat))
         } catch { throw ExitError("audio: \(error)", code: 1) }
-
-        let store = SettingsStore(path: locations.settingsPath(configuration))
-        var loaded = BoxLocations.load(store, lockProblem: lockProblem)
-        if let source { loaded.saved.preferences.sync = source }
-        var parts = BoxParts(board: definition, configuration: configuration, audio: audio, input: inputs, display: display,
-                             indicators: outputs, persistence: store, clock: clock,
-                             userSounds: BoxLocations.userSounds(configuration, sampleRate: audio.format.sampleRate, logger: logger),
-                             link: AbletonLink(tempo: 120),
-                             capture: configuration.coachInput.map { device in
-                                 var capture = ALSACapture.Configuration(device: device)
-                                 capture.sampleRate = audio.format.sampleRate
-                                 return ALSACapture(capture, log: hal)
-                             })
-        let midi = MIDISetup(configuration.midi, log: hal)
-        defer { midi.stop() }
-        parts.midiSender = midi.sender
-        let service: BoxService
-        do {
-            service = try BoxService(parts: parts, saved: loaded.saved, problem: loaded.problem, notice: loaded.notice, logger: logger,
-                                     startedAt: SystemMonotonicClock.processStart())
-        } catch {
-            throw ExitError("\(error)", code: 1)
-        }
-        midi.startInput({ [loop = service.loop] message, nanoseconds in
-            loop.post(message, at: MonotonicTime(nanoseconds: nanoseconds))
-        }, log: hal)
-        logger.info("tactus run: \(definition.model) (\(definition.identifier)), settings \(store.path)")
-        // The control socket is for `tactus ctl` and the companion; without it the box still plays.
-        var link: ControlSocketLink?
-        if !control.isEmpty {
-            let settingsPath = locations.settingsPath(configuration)
-            let folder = settingsPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-            let files = LinuxControlFiles(practicePath: (folder.isEmpty ? "." : folder) + "/practice.toml",
-                                          soundsFolder: configuration.soundsFolder, sampleRate: audio.format.sampleRate)
-            do {
-                link = try ControlSocketLink(path: control, loop: service.loop, files: files,
-                                             configuration: CompanionConfiguration(listen: configuration.webListen))
-                logger.info("control socket: \(control)")
-            } catch { logger.error("control socket \(control): \(error); tactus ctl and the companion cannot reach the box") }
-        }
-        defer { link?.stop() }
-        // One service: BoxService starts and stops the box's parts in its own fixed order.
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        do { try await group.run() } catch {
-            throw ExitError("\(error)", code: 1)
-        }
-        logger.info("stopped")
+        return BoxParts(board: definition, configuration: configuration, audio: audio, input: inputs, display: display,
+                        indicators: outputs, persistence: persistence, clock: clock,
+                        userSounds: BoxLocations.userSounds(configuration, sampleRate: audio.format.sampleRate, logger: logger),
+                        link: AbletonLink(tempo: 120),
+                        capture: configuration.coachInput.map { device in
+                            var capture = ALSACapture.Configuration(device: device)
+                            capture.sampleRate = audio.format.sampleRate
+                            return ALSACapture(capture, log: hal)
+                        })
     }
 }

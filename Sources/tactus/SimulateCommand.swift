@@ -6,6 +6,7 @@ import HAL
 import LinuxHAL
 import TactusStorage
 import Logging
+import ServiceLifecycle
 import TactusApp
 import TactusSimulation
 import TactusInstrument
@@ -59,111 +60,176 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         // The command's own input first: a bad flag or script must touch nothing in the
         // state folder (no lock file, no settings file kept aside).
-        var parsed: SimulationScript?
-        var take: DecodedAudio?
-        if headless {
-            guard let scriptPath = script else { throw ExitError("--headless needs --script FILE") }
-            guard let outPath = out ?? (realtime ? "" : nil) else { throw ExitError("--headless needs --out DIR (or --realtime, which may run without one)") }
-            guard !outPath.isEmpty || out == nil else { throw ExitError("--out '' is invalid: give a folder for audio.wav, events.jsonl and frames/") }
-            let text = try InputFile.text(scriptPath, flag: "--script")
-            do { parsed = try SimulationScript(text: text, file: scriptPath) } catch { throw ExitError(error.description) }
-            if let input { take = try CoachJob.readTake(input, flag: "--input") }
-        } else {
-            guard script == nil, out == nil, input == nil, !realtime else { throw ExitError("--script, --out, --input and --realtime need --headless") }
-        }
+        let headlessInput = try checkedHeadlessInput()
         if let state { try BoxLocations.checkFolder(state, flag: "--state") }
         if headless, !realtime, webAddress != nil || control != nil {
             throw ExitError("--web and --control need the simulation in real time: interactive, or --headless --realtime")
         }
         let logger = Log.bootstrap(level: level)
-        let persistence: any SettingsPersistence
-        var saved = SavedState()
-        var problem: String?
-        var notice: String?
-        var stateLock: StateLock?
+        var (stateLock, loaded) = try loadState(configuration)
         defer { withExtendedLifetime(stateLock) {} }
-        if let state {
-            let lockProblem: String?
-            (stateLock, lockProblem) = try BoxLocations(state: state).lockStateOrPlayUnsaved(configuration)
-            let store = SettingsStore(path: "\(state)/settings.toml")
-            let loaded = BoxLocations.load(store, lockProblem: lockProblem)
-            (saved, problem, notice, persistence) = (loaded.saved, loaded.problem, loaded.notice, store)
+        if let source { loaded.saved.preferences.sync = source }
+        let start = SimulationStart(board: definition, configuration: configuration, loaded: loaded,
+                                    userSounds: BoxLocations.userSounds(configuration, sampleRate: definition.audio.sampleRate, logger: logger),
+                                    web: webAddress, control: control, practicePath: state.map { "\($0)/practice.toml" }, logger: logger)
+        if let headlessInput {
+            try await runHeadless(start, script: headlessInput.script, take: headlessInput.take)
         } else {
-            persistence = MemoryPersistence()
+            try await InteractiveSimulation.run(start)
         }
-        if let source { saved.preferences.sync = source }
-        let sounds = BoxLocations.userSounds(configuration, sampleRate: definition.audio.sampleRate, logger: logger)
+    }
 
-        if let parsed {
-            // In real time without --out (a box for the companion or `tactus ctl` alone), the
-            // outputs go to a private temporary folder, removed when the run ends.
-            let scratch = out == nil ? try SimulateCommand.scratchFolder() : nil
-            defer { if let scratch { SimulateCommand.remove(scratch) } }
-            let outPath = out ?? scratch!
-            let files = try SimulationFiles(folder: outPath, format: definition.audio)
-            // On the real clock the box has a Link session (used when Sync is Link), its times
-            // counted from the pacer's origin.
-            let pacer = realtime ? RealtimePacer() : nil
-            let link = pacer.flatMap { pacer in AbletonLink(tempo: 120, origin: { pacer.originNanoseconds }) }
-            let simulation = try HeadlessSimulation(board: definition, configuration: configuration, saved: saved, problem: problem,
-                                                    notice: notice, persistence: persistence, userSounds: sounds, output: files,
-                                                    link: link, logger: logger)
-            if let input, let take {
-                guard take.sampleRate == definition.audio.sampleRate else {
-                    throw ExitError("--input \(Escaped.quoted(input)) is invalid: its rate is \(take.sampleRate) Hz; the board plays at \(definition.audio.sampleRate) Hz")
-                }
-                simulation.coach = SimulatedCoach(take: CoachJob.firstChannel(take), sampleRate: take.sampleRate)
+    /// The script and the take of a headless run (nil when interactive), checked.
+    private func checkedHeadlessInput() throws -> (script: SimulationScript, take: DecodedAudio?)? {
+        guard headless else {
+            guard script == nil, out == nil, input == nil, !realtime else { throw ExitError("--script, --out, --input and --realtime need --headless") }
+            return nil
+        }
+        guard let scriptPath = script else { throw ExitError("--headless needs --script FILE") }
+        guard out != nil || realtime else { throw ExitError("--headless needs --out DIR (or --realtime, which may run without one)") }
+        guard out != "" else { throw ExitError("--out '' is invalid: give a folder for audio.wav, events.jsonl and frames/") }
+        let text = try InputFile.text(scriptPath, flag: "--script")
+        let parsed: SimulationScript
+        do { parsed = try SimulationScript(text: text, file: scriptPath) } catch { throw ExitError(error.description) }
+        return (parsed, try input.map { try CoachJob.readTake($0, flag: "--input") })
+    }
+
+    /// The settings of `--state` (locked for this process), or defaults kept in memory.
+    private func loadState(_ configuration: ConfigurationFile) throws -> (StateLock?, LoadedState) {
+        guard let state else { return (nil, LoadedState(saved: SavedState(), persistence: MemoryPersistence())) }
+        let (stateLock, lockProblem) = try BoxLocations(state: state).lockStateOrPlayUnsaved(configuration)
+        let store = SettingsStore(path: "\(state)/settings.toml")
+        let loaded = BoxLocations.load(store, lockProblem: lockProblem)
+        return (stateLock, LoadedState(saved: loaded.saved, problem: loaded.problem, notice: loaded.notice, persistence: store))
+    }
+
+    /// The script on simulated time (or paced on the real clock), with the control socket
+    /// or the companion beside it when asked: one service that ends the run at `end`.
+    private func runHeadless(_ start: SimulationStart, script parsed: SimulationScript, take: DecodedAudio?) async throws {
+        let definition = start.board
+        // In real time without --out (a box for the companion or `tactus ctl` alone), the
+        // outputs go to a private temporary folder, removed when the run ends.
+        let scratch = out == nil ? try SimulateCommand.scratchFolder() : nil
+        defer { if let scratch { SimulateCommand.remove(scratch) } }
+        let outPath = out ?? scratch!
+        let files = try SimulationFiles(folder: outPath, format: definition.audio)
+        // On the real clock the box has a Link session (used when Sync is Link), its times
+        // counted from the pacer's origin.
+        let pacer = realtime ? RealtimePacer() : nil
+        let link = pacer.flatMap { pacer in AbletonLink(tempo: 120, origin: { pacer.originNanoseconds }) }
+        let simulation = try HeadlessSimulation(board: definition, configuration: start.configuration, saved: start.loaded.saved,
+                                                problem: start.loaded.problem, notice: start.loaded.notice,
+                                                persistence: start.loaded.persistence, userSounds: start.userSounds, output: files,
+                                                link: link, logger: start.logger)
+        if let take {
+            guard take.sampleRate == definition.audio.sampleRate else {
+                throw ExitError("--input \(Escaped.quoted(input ?? "")) is invalid: its rate is \(take.sampleRate) Hz; the board plays at \(definition.audio.sampleRate) Hz")
             }
-            // The control socket's requests run between the simulation's steps, on its thread.
-            let queue = ControlQueue()
-            var companion: SimulatedCompanion?
-            var controlLink: ControlSocketLink?
-            defer {
-                companion?.stop()
-                controlLink?.stop()
-            }
-            if let webAddress {
-                companion = try await SimulatedCompanion.start(post: queue.post, listen: webAddress, practicePath: state.map { "\($0)/practice.toml" },
-                                                               soundsFolder: configuration.soundsFolder, sampleRate: definition.audio.sampleRate,
-                                                               control: control, pump: { queue.drain(simulation.box) }) { code in
-                    SimulatedCompanion.switchOn(simulation.box, code: code)
-                }
-            } else if let control {
-                do {
-                    controlLink = try ControlSocketLink(path: control, post: queue.post, files: LinuxControlFiles(practicePath: nil, soundsFolder: nil,
-                                                                                                          sampleRate: definition.audio.sampleRate),
-                                                 configuration: CompanionConfiguration(listen: configuration.webListen))
-                } catch { throw ExitError("--control '\(control)': \(error)", code: 1) }
-            }
-            // The companion starts before the run; the pacer takes its origin when the run
-            // begins, so the beats' CLOCK_MONOTONIC times are offset by it from then on.
-            if let pacer, companion != nil || controlLink != nil {
+            simulation.coach = SimulatedCoach(take: CoachJob.firstChannel(take), sampleRate: take.sampleRate)
+        }
+        var root = BoxRoot(logger: start.logger)
+        let summary: (folder: String, toStandardError: Bool)? = scratch != nil ? nil : (outPath, start.web != nil)
+        root.add(HeadlessRun(simulation: simulation, script: parsed, pacer: pacer, files: files, summary: summary), endsTheRun: true)
+        // The control socket's requests run between the simulation's steps, on its thread.
+        let queue = ControlQueue()
+        let listening = try await start.serveControl(post: queue.post, pump: { queue.drain(simulation.box) }) { code in
+            SimulatedCompanion.switchOn(simulation.box, code: code)
+        }
+        // The companion starts before the run; the pacer takes its origin when the run
+        // begins, so the beats' CLOCK_MONOTONIC times are offset by it from then on.
+        if let listening {
+            root.stopAtTheEnd(listening.stop)
+            if let pacer {
                 simulation.betweenSteps = { box in
                     (box.controlObserver as? ControlHub)?.clockOffset = pacer.originNanoseconds
                     queue.drain(box)
                 }
             }
-            let ended = try simulation.run(parsed, pacer: pacer)
-            // At `end` and on SIGTERM or SIGINT (which end a paced run), as `run` does when it stops:
-            // the debounced save may still be waiting.
-            simulation.box.saveNow()
-            if let pacer, pacer.worstLateness > 5_000_000 {
-                FileSystem.writeStandardError("tactus: warning: the real-time run fell up to \(pacer.worstLateness / 1_000_000) ms behind the clock (a busy machine)\n")
-            }
-            try files.finish()
-            if scratch != nil { return }
-            // With --web, the companion's line is the only one on standard output.
-            if webAddress != nil {
-                FileSystem.writeStandardError("Simulated \(ended.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/\n")
-                return
-            }
-            print("Simulated \(ended.decimalDescription) s: \(outPath)/audio.wav, \(outPath)/events.jsonl, \(files.frameCount) frames in \(outPath)/frames/")
-        } else {
-            try await InteractiveSimulation.run(board: definition, configuration: configuration, saved: saved, problem: problem,
-                                                notice: notice, persistence: persistence, userSounds: sounds, logger: logger,
-                                                web: webAddress.map { ($0, state.map { "\($0)/practice.toml" }, configuration.soundsFolder) },
-                                                control: control)
         }
+        // SIGTERM and SIGINT end a paced run as `end` does (the pacer's own handlers).
+        try await root.run(signals: [])
+    }
+}
+
+/// What both simulations start from: the board, the configuration, the loaded state and
+/// where the control socket and the companion go.
+struct SimulationStart {
+    let board: BoardDefinition
+    let configuration: ConfigurationFile
+    let loaded: LoadedState
+    let userSounds: [SoundSet]
+    let web: ListenAddress?
+    let control: String?
+    let practicePath: String?
+    let logger: Logger
+
+    /// The companion (`--web`: tactus-web against a control socket) or the control socket
+    /// alone (`--control`), or nothing.
+    func serveControl(post: @escaping ControlSocketLink.Post, pump: (() -> Void)?,
+                      switchOn: (String) async -> Void) async throws -> ControlServing? {
+        if let web {
+            let companion = try await SimulatedCompanion.start(post: post, listen: web, practicePath: practicePath,
+                                                               soundsFolder: configuration.soundsFolder, sampleRate: board.audio.sampleRate,
+                                                               control: control, pump: pump, switchOn: switchOn)
+            return ControlServing(stop: { companion.stop() }, companionLine: companion.line)
+        }
+        guard let control else { return nil }
+        do {
+            let link = try ControlSocketLink(path: control, post: post,
+                                             files: LinuxControlFiles(practicePath: nil, soundsFolder: nil, sampleRate: board.audio.sampleRate),
+                                             configuration: CompanionConfiguration(listen: configuration.webListen))
+            return ControlServing(stop: { link.stop() }, companionLine: nil)
+        } catch { throw ExitError("--control '\(control)': \(error)", code: 1) }
+    }
+}
+
+/// What `serveControl` started: how to stop it, and the companion's printed line.
+struct ControlServing {
+    let stop: @Sendable () -> Void
+    let companionLine: String?
+}
+
+/// The settings a simulation starts with and where its changes go.
+struct LoadedState {
+    var saved: SavedState
+    var problem: String?
+    var notice: String?
+    var persistence: any SettingsPersistence
+}
+
+/// The headless simulation as the run's one box service: the script to its end, the save
+/// `run` does when it stops, the outputs closed and summed up.
+private final class HeadlessRun: Service, @unchecked Sendable {
+    // Touched by the one task that runs it.
+    private let simulation: HeadlessSimulation
+    private let script: SimulationScript
+    private let pacer: RealtimePacer?
+    private let files: SimulationFiles
+    /// Where the summary line goes (nil: a scratch folder, no line).
+    private let summary: (folder: String, toStandardError: Bool)?
+
+    init(simulation: HeadlessSimulation, script: SimulationScript, pacer: RealtimePacer?, files: SimulationFiles,
+         summary: (folder: String, toStandardError: Bool)?) {
+        self.simulation = simulation
+        self.script = script
+        self.pacer = pacer
+        self.files = files
+        self.summary = summary
+    }
+
+    func run() async throws {
+        let ended = try simulation.run(script, pacer: pacer)
+        // At `end` and on SIGTERM or SIGINT (which end a paced run), as `run` does when it stops:
+        // the debounced save may still be waiting.
+        simulation.box.saveNow()
+        if let pacer, pacer.worstLateness > 5_000_000 {
+            FileSystem.writeStandardError("tactus: warning: the real-time run fell up to \(pacer.worstLateness / 1_000_000) ms behind the clock (a busy machine)\n")
+        }
+        try files.finish()
+        guard let summary else { return }
+        let line = "Simulated \(ended.decimalDescription) s: \(summary.folder)/audio.wav, \(summary.folder)/events.jsonl, \(files.frameCount) frames in \(summary.folder)/frames/"
+        // With --web, the companion's line is the only one on standard output.
+        if summary.toStandardError { FileSystem.writeStandardError(line + "\n") } else { print(line) }
     }
 }
 

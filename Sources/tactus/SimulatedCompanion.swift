@@ -9,7 +9,7 @@ import TactusInstrument
 /// private temporary folder), switches its companion on, starts `tactus-web` against it
 /// (from the folder of the `tactus` binary, else from PATH), waits until it listens and
 /// prints the one line `web: http://ADDR:PORT pairing code NNNNNN`, flushed at once.
-final class SimulatedCompanion {
+final class SimulatedCompanion: @unchecked Sendable {
     let folder: String
     let link: ControlSocketLink
     /// `web: http://ADDR:PORT pairing code NNNNNN`, as printed.

@@ -48,11 +48,27 @@ import TactusBase
     @Test mutating func startStopTogglesPlayback() throws {
         var b = try box()
         let effects = b.handle(.buttonEdge(.startStop, pressed: true, at: clock.advance(ms: 10)))
-        #expect(effects.contains(.start))
+        #expect(effects.contains(.start(.box)))
         #expect(b.isPlaying)
         _ = b.handle(.buttonEdge(.startStop, pressed: false, at: clock.advance(ms: 50)))
-        #expect(b.handle(.buttonEdge(.startStop, pressed: true, at: clock.advance(ms: 500))).contains(.stop))
+        #expect(b.handle(.buttonEdge(.startStop, pressed: true, at: clock.advance(ms: 500))).contains(.stop(.box)))
         #expect(!b.isPlaying)
+    }
+
+    /// A followed clock or a Link peer starts and stops through the transport action: the
+    /// effect carries its origin (and a MIDI start's placement) to the box; playing already
+    /// is nothing; no button is pressed (the START button's gesture state is untouched).
+    @Test mutating func transportFromOutsideCarriesItsOrigin() throws {
+        var b = try box()
+        let placement = MIDIClockStart(barZeroTwice: 96_000, firstTickTwice: 96_000)
+        #expect(b.handle(.transport(playing: true, origin: .midiClock(placement), at: clock.advance(ms: 10))).contains(.start(.midiClock(placement))))
+        #expect(b.isPlaying)
+        #expect(!b.handle(.transport(playing: true, origin: .link, at: clock.advance(ms: 10))).contains { if case .start = $0 { true } else { false } })
+        #expect(b.handle(.transport(playing: false, origin: .link, at: clock.advance(ms: 10))).contains(.stop(.link)))
+        #expect(!b.isPlaying)
+        #expect(b.handle(.transport(playing: false, origin: .box, at: clock.advance(ms: 10))).isEmpty)
+        // The START button still works as before: one press starts.
+        #expect(press(&b, .startStop).contains(.start(.box)))
     }
 
     @Test mutating func wheelTurnsChangeTempoAndEngineAndBuzzerAtTheDetentsTime() throws {
@@ -113,7 +129,7 @@ import TactusBase
         #expect(b.settings.tempo == Tempo(clampingWholeBPM: 60))
         #expect(!b.isPlaying)
         var other = try box()
-        #expect(other.handle(.gesture(.footswitch, .press, at: clock.advance(ms: 10))).contains(.start))
+        #expect(other.handle(.gesture(.footswitch, .press, at: clock.advance(ms: 10))).contains(.start(.box)))
     }
 
     @Test mutating func darkGapReachesTheBoxAsAnEffect() throws {

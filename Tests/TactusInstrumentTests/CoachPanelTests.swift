@@ -43,7 +43,7 @@ import Coach
         _ = state.handle(.gesture(.wheel, .shortPress, at: at(25)))
         _ = state.handle(.detent(1, at: at(30)))
         let effects = state.handle(.gesture(.wheel, .shortPress, at: at(40)))
-        #expect(effects.firstIndex(of: .stop)! < effects.firstIndex(of: .calibrateCoach)!)
+        #expect(effects.firstIndex(of: .stop(.box))! < effects.firstIndex(of: .calibrateCoach)!)
         #expect(state.calibratingCoach && !state.isPlaying && state.mode == .coach && state.menu == nil)
         #expect(state.notice?.text == "Calibrating: 16 clicks, quiet please")
         let done = state.handle(.coachCalibrated(.roundTrip(microseconds: 23_417), at: at(11_000)))

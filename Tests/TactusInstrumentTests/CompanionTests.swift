@@ -252,10 +252,10 @@ import TactusBase
         let effects = box.handle(.remote(.settings(s), at: clock.now))
         #expect(effects.contains(.applySettings(s)))
         #expect(box.saves.due == clock.now + .seconds(2))
-        #expect(box.handle(.remote(.transport(playing: true), at: clock.advance(ms: 1))).contains(.start))
+        #expect(box.handle(.remote(.transport(playing: true), at: clock.advance(ms: 1))).contains(.start(.box)))
         #expect(box.isPlaying)
-        #expect(box.handle(.remote(.transport(playing: true), at: clock.advance(ms: 1))).contains(.start) == false)
-        #expect(box.handle(.remote(.transport(playing: false), at: clock.advance(ms: 1))).contains(.stop))
+        #expect(box.handle(.remote(.transport(playing: true), at: clock.advance(ms: 1))).contains(.start(.box)) == false)
+        #expect(box.handle(.remote(.transport(playing: false), at: clock.advance(ms: 1))).contains(.stop(.box)))
     }
 
     @Test func songsTOMLIsCheckedWithLineAndField() throws {

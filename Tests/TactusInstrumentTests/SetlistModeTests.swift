@@ -70,7 +70,7 @@ import TactusBase
         #expect(b.screen.song?.section == "head" && b.screen.song?.bar == "2/4")
         // The end of the setlist stops the box on the last song played.
         let end = act(&b) { .songEnded(at: $0) }
-        #expect(end.contains(.stop) && Self.loaded(end)?.songs == nil)
+        #expect(end.contains(.stop(.box)) && Self.loaded(end)?.songs == nil)
         #expect(!b.isPlaying && b.screen.song?.name == "Blue" && b.screen.song?.section == "intro")
         // Started from Blue (the setlist's last), only Blue plays; Green is not in the setlist.
         let again = act(&b) { .gesture(.startStop, .press, at: $0) }
@@ -101,7 +101,7 @@ import TactusBase
         let start = act(&b) { .gesture(.startStop, .press, at: $0) }
         #expect(Self.loaded(start)?.songs?.map(\.name) == ["Red"])
         let end = act(&b) { .songEnded(at: $0) }
-        #expect(end.contains(.stop) && Self.loaded(end)?.songs == nil)
+        #expect(end.contains(.stop(.box)) && Self.loaded(end)?.songs == nil)
         #expect(!b.isPlaying && !b.practice.isLoaded)
         #expect(b.screen.song?.name == "Blue" && b.screen.song?.section == "intro" && b.fieldValue == "Blue")
         let next = act(&b) { .gesture(.startStop, .press, at: $0) }

@@ -63,7 +63,7 @@ import TactusBase
         let songs = try #require(Self.loaded(effects) ?? nil)
         // From "head": no count-in, head and outro.
         #expect(songs.count == 1 && songs[0].sections.map(\.label) == ["head", "outro"] && songs[0].countIn == .none)
-        #expect(effects.firstIndex(of: .start)! > effects.firstIndex { if case .loadSong = $0 { true } else { false } }!)
+        #expect(effects.firstIndex(of: .start(.box))! > effects.firstIndex { if case .loadSong = $0 { true } else { false } }!)
         // The screen follows the heard onsets: section 1 of the program is "outro".
         _ = act(&b) { .songProgress(section: 0, bar: 2, bpm: 117.25, at: $0) }
         #expect(b.screen.song?.section == "head" && b.screen.song?.bar == "3/4" && b.screen.song?.bpm == "117.3")
@@ -71,7 +71,7 @@ import TactusBase
         #expect(b.screen.song?.section == "outro" && b.screen.song?.bar == "2/2" && b.screen.song?.bpm == "90")
         // START again stops and returns to the bar pattern.
         let stop = act(&b) { .gesture(.startStop, .press, at: $0) }
-        #expect(stop.contains(.stop) && Self.loaded(stop) == .some(nil))
+        #expect(stop.contains(.stop(.box)) && Self.loaded(stop) == .some(nil))
         #expect(!b.isPlaying && !b.practice.isLoaded)
     }
 
@@ -83,7 +83,7 @@ import TactusBase
         var effects = act(&b) { .gesture(.footswitch, .press, at: $0) }
         #expect(b.isPlaying && Self.loaded(effects)??.first?.sections.count == 3)
         effects = act(&b) { .gesture(.footswitch, .press, at: $0) }
-        #expect(Self.loaded(effects)??.first?.sections.map(\.label) == ["head", "outro"] && effects.contains(.start))
+        #expect(Self.loaded(effects)??.first?.sections.map(\.label) == ["head", "outro"] && effects.contains(.start(.box)))
         effects = act(&b) { .gesture(.footswitch, .press, at: $0) }
         #expect(Self.loaded(effects)??.first?.sections.map(\.label) == ["outro"])
         // Past the last section: the next song.
@@ -136,9 +136,9 @@ import TactusBase
         let started = clock.now
         #expect(b.nextDeadline == started + .seconds(600))
         var effects = b.handle(.tick(at: started + .seconds(599)))
-        #expect(b.isPlaying && !effects.contains(.stop))
+        #expect(b.isPlaying && !effects.contains(.stop(.box)))
         effects = b.handle(.tick(at: started + .seconds(600)))
-        #expect(!b.isPlaying && effects.contains(.stop) && Self.loaded(effects) == .some(nil))
+        #expect(!b.isPlaying && effects.contains(.stop(.box)) && Self.loaded(effects) == .some(nil))
         #expect(b.screen.notice?.text == "Practice done: 10 min")
     }
 

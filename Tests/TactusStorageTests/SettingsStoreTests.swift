@@ -13,8 +13,11 @@ import TactusBase
     @Test func savesAndLoads() throws {
         let folder = makeTemporaryFolder()
         let store = SettingsStore(path: folder + "/settings.toml")
-        #expect(store.load().saved == SavedState())
+        // No file yet: a first start, with the demo songs (nothing is written until a save).
+        #expect(store.load().saved == .firstStart)
+        #expect(store.load().saved.library.songs.count == 4)
         #expect(store.load().problem == nil)
+        #expect(!AtomicFile.exists(folder + "/settings.toml"))
         var saved = SavedState()
         saved.settings.tempo = Tempo(clampingWholeBPM: 77)
         saved.presets = [Preset(name: "x", settings: MetronomeSettings())]

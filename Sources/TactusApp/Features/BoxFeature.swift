@@ -25,6 +25,10 @@ protocol BoxFeature: AnyObject {
     func advance(_ box: Box)
     /// When `advance` next has something to do, at the latest (nil: only when told).
     func nextWakeup(_ box: Box) -> MonotonicTime?
+    /// A start from `origin` is this feature's to place (a followed clock, a Link session):
+    /// it starts the engine and says true; the first feature that does wins, else the box
+    /// starts on its own.
+    func placeStart(_ origin: TransportOrigin, in box: Box) -> Bool
 }
 
 extension BoxFeature {
@@ -34,6 +38,7 @@ extension BoxFeature {
     func gridPublished(clock: AudioOutputClock, in box: Box) {}
     func advance(_ box: Box) {}
     func nextWakeup(_ box: Box) -> MonotonicTime? { nil }
+    func placeStart(_ origin: TransportOrigin, in box: Box) -> Bool { false }
 }
 
 /// The box's features, in the order they run (each list is built once, at the box's start).
@@ -66,4 +71,7 @@ extension Box {
 
 extension BoxFeatures {
     mutating func add(_ feature: any BoxFeature) { all.append(feature) }
+    /// The features that move the grid from outside (a followed clock, Link, the coach's
+    /// calibration) run before the standard ones, as they did before the seam.
+    mutating func addFirst(_ features: [any BoxFeature]) { all.insert(contentsOf: features, at: 0) }
 }

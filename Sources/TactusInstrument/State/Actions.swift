@@ -10,9 +10,39 @@ public enum ControlButton: String, Sendable, Hashable, CaseIterable {
     case footswitch
 }
 
-/// Everything that happens to the box. Every action carries its time: the reducer never
-/// reads a clock.
+/// Everything that happens to the box, grouped by the sub-reducer that takes it. Every
+/// action carries its time: the reducer never reads a clock. The static functions below
+/// spell each one as before (`.detent(1, at: t)` is `.control(.detent(1, at: t))`).
 public enum Action: Sendable, Hashable {
+    /// The physical controls and the simulator's keys for them.
+    case control(ControlAction)
+    /// Time passes: call at `BoxState.nextDeadline` (or more often).
+    case tick(at: MonotonicTime)
+    /// The box's own parts and files.
+    case system(SystemEvent)
+    /// A song as it is heard, and the MIDI map's song and preset controls.
+    case song(SongEvent)
+    /// The coach's ears.
+    case coach(CoachEvent)
+    /// Sync: the source chosen, a followed MIDI clock, the Link session, and starting or
+    /// stopping from them.
+    case sync(SyncEvent)
+    /// From the control socket (the companion, `tactus ctl`), already checked.
+    case remote(RemoteRequest, at: MonotonicTime)
+
+    public var time: MonotonicTime {
+        switch self {
+        case .control(let action): action.time
+        case .tick(let t), .remote(_, let t): t
+        case .system(let event): event.time
+        case .song(let event): event.time
+        case .coach(let event): event.time
+        case .sync(let event): event.time
+        }
+    }
+}
+
+public enum ControlAction: Sendable, Hashable {
     /// An encoder line changed (kernel edge event).
     case encoderEdge(QuadratureDecoder.Line, isHigh: Bool, at: MonotonicTime)
     /// A button's contact changed (after active-low mapping).
@@ -23,27 +53,63 @@ public enum Action: Sendable, Hashable {
     case pushedDetent(Int, at: MonotonicTime)
     /// A recognised gesture (the simulator's keys).
     case gesture(ControlButton, ButtonGesture, at: MonotonicTime)
-    /// Time passes: call at `BoxState.nextDeadline` (or more often).
-    case tick(at: MonotonicTime)
+
+    public var time: MonotonicTime {
+        switch self {
+        case .encoderEdge(_, _, let t), .buttonEdge(_, _, let t), .detent(_, let t), .pushedDetent(_, let t), .gesture(_, _, let t): t
+        }
+    }
+}
+
+public enum SystemEvent: Sendable, Hashable {
     /// Saving the settings file failed; shown on the screen.
     case saveFailed(String, at: MonotonicTime)
     /// A part of the box went missing or came back (display, sound device); shown on the screen.
     case part(String, working: Bool, at: MonotonicTime)
+
+    public var time: MonotonicTime {
+        switch self {
+        case .saveFailed(_, let t), .part(_, _, let t): t
+        }
+    }
+}
+
+public enum SongEvent: Sendable, Hashable {
     /// A song's onset as it is heard: its section (from the start section, -1 count-in),
     /// bar from the song's bar 0 and tempo, so the song page follows.
-    case songProgress(section: Int, bar: Int64, bpm: Double, song: Int = 0, beat: Int = 0, at: MonotonicTime)
+    case progress(section: Int, bar: Int64, bpm: Double, song: Int, beat: Int, at: MonotonicTime)
     /// The song (or the setlist playing on) has been heard to its end.
-    case songEnded(at: MonotonicTime)
+    case ended(at: MonotonicTime)
+    /// A mapped MIDI message's song or preset control (next/previous section, preset N, song N).
+    case midiControl(MIDIControl, at: MonotonicTime)
+
+    public var time: MonotonicTime {
+        switch self {
+        case .progress(_, _, _, _, _, let t), .ended(let t), .midiControl(_, let t): t
+        }
+    }
+}
+
+public enum CoachEvent: Sendable, Hashable {
     /// The coach judged a hit: its error (negative = early) and the bar of its grid position;
     /// `gap` when that bar's clicks were muted.
-    case coachHit(errorMilliseconds: Double, bar: Int64, gap: Bool, at: MonotonicTime)
+    case hit(errorMilliseconds: Double, bar: Int64, gap: Bool, at: MonotonicTime)
     /// The coach's input (`[coach] input`) is missing, busy, lost (`problem`) or back: a
     /// notice; the metronome goes on either way.
-    case coachInput(String, problem: Bool, at: MonotonicTime)
+    case input(String, problem: Bool, at: MonotonicTime)
     /// Menu > Coach > Calibrate has played its clicks: what the input heard.
-    case coachCalibrated(CoachCalibrationOutcome, at: MonotonicTime)
+    case calibrated(CoachCalibrationOutcome, at: MonotonicTime)
+
+    public var time: MonotonicTime {
+        switch self {
+        case .hit(_, _, _, let t), .input(_, _, let t), .calibrated(_, let t): t
+        }
+    }
+}
+
+public enum SyncEvent: Sendable, Hashable {
     /// The sync source or Link's start/stop sync set from outside the menu (a script line).
-    case sync(SyncSource, at: MonotonicTime)
+    case source(SyncSource, at: MonotonicTime)
     case linkStartStopSync(Bool, at: MonotonicTime)
     /// The Link session: its peer count changed; a peer set the tempo (already the box's
     /// tempo unit); something about it the screen must say (a tempo out of range).
@@ -55,21 +121,49 @@ public enum Action: Sendable, Hashable {
     /// about the clock (lost for two beats).
     case midiSync(MIDISyncView?, at: MonotonicTime)
     case clockTempo(Tempo, at: MonotonicTime)
-    case syncNotice(String, at: MonotonicTime)
-    /// A mapped MIDI message's song or preset control (next/previous section, preset N, song N).
-    case midiControl(MIDIControl, at: MonotonicTime)
-    /// From the control socket (the companion, `tactus ctl`), already checked.
-    case remote(RemoteRequest, at: MonotonicTime)
+    case notice(String, at: MonotonicTime)
+    /// Play or stop from outside the controls: a followed MIDI clock's Start, Continue or
+    /// Stop, a Link peer's, the service shutting down. Playback only: as START would, but never
+    /// pressed (a song starts as its START does; nothing is simulated).
+    case transport(playing: Bool, origin: TransportOrigin, at: MonotonicTime)
 
     public var time: MonotonicTime {
         switch self {
-        case .encoderEdge(_, _, let t), .buttonEdge(_, _, let t), .detent(_, let t), .pushedDetent(_, let t),
-             .gesture(_, _, let t), .tick(let t), .saveFailed(_, let t), .part(_, _, let t), .songProgress(_, _, _, _, _, let t), .songEnded(let t),
-             .sync(_, let t), .linkStartStopSync(_, let t), .linkPeers(_, let t), .linkTempo(_, let t), .linkNotice(_, let t),
-             .midiSync(_, let t), .clockTempo(_, let t), .syncNotice(_, let t), .midiControl(_, let t), .remote(_, let t),
-             .coachHit(_, _, _, let t), .coachInput(_, _, let t), .coachCalibrated(_, let t):
-            t
+        case .source(_, let t), .linkStartStopSync(_, let t), .linkPeers(_, let t), .linkTempo(_, let t), .linkNotice(_, let t),
+             .midiSync(_, let t), .clockTempo(_, let t), .notice(_, let t), .transport(_, _, let t): t
         }
+    }
+}
+
+/// Each action as it was spelled before the groups: call sites read as what happened.
+extension Action {
+    public static func encoderEdge(_ line: QuadratureDecoder.Line, isHigh: Bool, at t: MonotonicTime) -> Action { .control(.encoderEdge(line, isHigh: isHigh, at: t)) }
+    public static func buttonEdge(_ button: ControlButton, pressed: Bool, at t: MonotonicTime) -> Action { .control(.buttonEdge(button, pressed: pressed, at: t)) }
+    public static func detent(_ direction: Int, at t: MonotonicTime) -> Action { .control(.detent(direction, at: t)) }
+    public static func pushedDetent(_ direction: Int, at t: MonotonicTime) -> Action { .control(.pushedDetent(direction, at: t)) }
+    public static func gesture(_ button: ControlButton, _ gesture: ButtonGesture, at t: MonotonicTime) -> Action { .control(.gesture(button, gesture, at: t)) }
+    public static func saveFailed(_ message: String, at t: MonotonicTime) -> Action { .system(.saveFailed(message, at: t)) }
+    public static func part(_ name: String, working: Bool, at t: MonotonicTime) -> Action { .system(.part(name, working: working, at: t)) }
+    public static func songProgress(section: Int, bar: Int64, bpm: Double, song: Int = 0, beat: Int = 0, at t: MonotonicTime) -> Action {
+        .song(.progress(section: section, bar: bar, bpm: bpm, song: song, beat: beat, at: t))
+    }
+    public static func songEnded(at t: MonotonicTime) -> Action { .song(.ended(at: t)) }
+    public static func midiControl(_ control: MIDIControl, at t: MonotonicTime) -> Action { .song(.midiControl(control, at: t)) }
+    public static func coachHit(errorMilliseconds: Double, bar: Int64, gap: Bool, at t: MonotonicTime) -> Action {
+        .coach(.hit(errorMilliseconds: errorMilliseconds, bar: bar, gap: gap, at: t))
+    }
+    public static func coachInput(_ text: String, problem: Bool, at t: MonotonicTime) -> Action { .coach(.input(text, problem: problem, at: t)) }
+    public static func coachCalibrated(_ outcome: CoachCalibrationOutcome, at t: MonotonicTime) -> Action { .coach(.calibrated(outcome, at: t)) }
+    public static func sync(_ source: SyncSource, at t: MonotonicTime) -> Action { .sync(.source(source, at: t)) }
+    public static func linkStartStopSync(_ on: Bool, at t: MonotonicTime) -> Action { .sync(.linkStartStopSync(on, at: t)) }
+    public static func linkPeers(_ count: Int, at t: MonotonicTime) -> Action { .sync(.linkPeers(count, at: t)) }
+    public static func linkTempo(_ tempo: Tempo, at t: MonotonicTime) -> Action { .sync(.linkTempo(tempo, at: t)) }
+    public static func linkNotice(_ text: String, at t: MonotonicTime) -> Action { .sync(.linkNotice(text, at: t)) }
+    public static func midiSync(_ view: MIDISyncView?, at t: MonotonicTime) -> Action { .sync(.midiSync(view, at: t)) }
+    public static func clockTempo(_ tempo: Tempo, at t: MonotonicTime) -> Action { .sync(.clockTempo(tempo, at: t)) }
+    public static func syncNotice(_ text: String, at t: MonotonicTime) -> Action { .sync(.notice(text, at: t)) }
+    public static func transport(playing: Bool, origin: TransportOrigin, at t: MonotonicTime) -> Action {
+        .sync(.transport(playing: playing, origin: origin, at: t))
     }
 }
 
@@ -94,10 +188,10 @@ public enum Effect: Sendable, Hashable {
     case sync(SyncSource)
     /// The reference tone to sound from now (nil: off), whether or not the clicks play.
     case tone(ReferenceTone?)
-    /// Start playing at the beginning of a bar.
-    case start
+    /// Start playing at the beginning of a bar (placed as its origin says).
+    case start(TransportOrigin)
     /// Stop at once (clips in flight finish).
-    case stop
+    case stop(TransportOrigin)
     /// A buzzer cue at the moment of its cause (the detent's edge, a glide's half step).
     case buzzer(BuzzerCue, at: MonotonicTime)
     /// The screen's content changed.

@@ -254,70 +254,86 @@ public func reduce(_ state: BoxState, _ action: Action) -> (BoxState, [Effect]) 
 }
 
 extension BoxState {
-    /// Applies one action in place and returns its effects.
+    /// Applies one action in place and returns its effects: one sub-reducer per group.
     public mutating func handle(_ action: Action) -> [Effect] {
         let before = (saved: saved, screen: screen)
         now = max(now, action.time)
-        var effects = handleControl(action) ?? handleEvent(action)
+        var effects: [Effect]
+        switch action {
+        case .control(let control): effects = handle(control)
+        case .tick: effects = tick()
+        case .system(let event): effects = handle(event)
+        case .song(let event): effects = handle(event)
+        case .coach(let event): effects = handle(event)
+        case .sync(let event): effects = handle(event)
+        case .remote(let request, _): effects = remote(request)
+        }
         effects += settle(since: before)
         return effects
     }
 
-    /// The physical controls (and the simulator's keys for them), and time: nil for any other action.
-    private mutating func handleControl(_ action: Action) -> [Effect]? {
-        var effects: [Effect] = []
+    /// The physical controls (and the simulator's keys for them).
+    private mutating func handle(_ action: ControlAction) -> [Effect] {
+        lastActivity = now
         switch action {
         // Edges and detents count at their own (kernel) time, not when they are handled: a
         // backlog (a busy control thread, input read late) must not squeeze taps together or
         // turn slow detents into a fast flick.
         case .encoderEdge(let line, let isHigh, let time):
             let direction = decoder.edge(line, isHigh: isHigh)
-            if direction != 0 { effects += detent(reverseEncoder ? -direction : direction, at: time) }
-            lastActivity = now
+            return direction != 0 ? detent(reverseEncoder ? -direction : direction, at: time) : []
         case .buttonEdge(let button, let pressed, let time):
-            let events = buttons[button].edge(pressed: pressed, at: time)
-            for event in events { effects += gesture(button, event.gesture, at: event.at) }
-            lastActivity = now
+            return buttons[button].edge(pressed: pressed, at: time).flatMap { gesture(button, $0.gesture, at: $0.at) }
         case .detent(let direction, let time):
-            effects += detent(direction, at: time)
-            lastActivity = now
+            return detent(direction, at: time)
         case .pushedDetent(let direction, _):
-            effects += turnFieldRing(direction)
-            lastActivity = now
+            return turnFieldRing(direction)
         case .gesture(let button, let gesture, _):
-            effects += self.gesture(button, gesture, at: now)
-            lastActivity = now
-        case .tick:
-            for button in ControlButton.allCases {
-                for event in buttons[button].advance(to: now) { effects += gesture(button, event.gesture, at: event.at) }
-            }
-            effects += tempoChanges(tempo.advance(to: now))
-            effects += practiceTimerCheck()
-        default:
-            return nil
+            return self.gesture(button, gesture, at: now)
         }
+    }
+
+    /// Time: held buttons, the wheel's glide, the practice timer.
+    private mutating func tick() -> [Effect] {
+        var effects: [Effect] = []
+        for button in ControlButton.allCases {
+            for event in buttons[button].advance(to: now) { effects += gesture(button, event.gesture, at: event.at) }
+        }
+        effects += tempoChanges(tempo.advance(to: now))
+        effects += practiceTimerCheck()
         return effects
     }
 
-    /// What the box hears of itself and the world: parts, songs, the coach, sync, the companion.
-    private mutating func handleEvent(_ action: Action) -> [Effect] {
-        var effects: [Effect] = []
-        switch action {
-        case .saveFailed(let message, _):
-            show("Settings not saved: \(message)", .problem)
-        case .part(let name, let working, _):
-            show(working ? "\(name) is back" : "\(name) missing", working ? .info : .problem)
-        case .songProgress(let section, let bar, let bpm, let song, let beat, _):
-            effects += songProgress(song: song, section: section, bar: bar, beat: beat, bpm: bpm)
-        case .songEnded:
-            effects += songEnded()
-        case .coachHit(let error, let bar, let gap, _):
-            coachHit(errorMilliseconds: error, bar: bar, gap: gap)
-        case .coachInput(let text, let problem, _):
-            show(text, problem ? .problem : .info)
-        case .coachCalibrated(let outcome, _):
-            effects += coachCalibrated(outcome)
-        case .sync(let source, _):
+    private mutating func handle(_ event: SystemEvent) -> [Effect] {
+        switch event {
+        case .saveFailed(let message, _): show("Settings not saved: \(message)", .problem)
+        case .part(let name, let working, _): show(working ? "\(name) is back" : "\(name) missing", working ? .info : .problem)
+        }
+        return []
+    }
+
+    private mutating func handle(_ event: SongEvent) -> [Effect] {
+        switch event {
+        case .progress(let section, let bar, let bpm, let song, let beat, _):
+            return songProgress(song: song, section: section, bar: bar, beat: beat, bpm: bpm)
+        case .ended: return songEnded()
+        case .midiControl(let control, _): return midiControl(control)
+        }
+    }
+
+    private mutating func handle(_ event: CoachEvent) -> [Effect] {
+        switch event {
+        case .hit(let error, let bar, let gap, _): coachHit(errorMilliseconds: error, bar: bar, gap: gap)
+        case .input(let text, let problem, _): show(text, problem ? .problem : .info)
+        case .calibrated(let outcome, _): return coachCalibrated(outcome)
+        }
+        return []
+    }
+
+    /// Sync: the source, a followed MIDI clock, the Link session.
+    private mutating func handle(_ event: SyncEvent) -> [Effect] {
+        switch event {
+        case .source(let source, _):
             saved.preferences.sync = source
         case .linkStartStopSync(let on, _):
             saved.preferences.linkStartStopSync = on
@@ -334,18 +350,14 @@ extension BoxState {
                 saved.settings.tempo = tempo
                 self.tempo.set(tempo)
             }
-        case .linkNotice(let text, _), .syncNotice(let text, _):
+        case .linkNotice(let text, _), .notice(let text, _):
             show(text, .info)
         case .midiSync(let view, _):
             midiSync = view
-        case .midiControl(let control, _):
-            effects += midiControl(control)
-        case .remote(let request, _):
-            effects += remote(request)
-        default:
-            break
+        case .transport(let playing, let origin, _):
+            return setPlaying(playing, from: origin)
         }
-        return effects
+        return []
     }
 
     /// After any action: notices and pairing codes that ran out, the companion switched off,
@@ -507,6 +519,19 @@ extension BoxState {
         menu = m
     }
 
+    /// Play or stop as START does (a song plays or stops as its START does), marked with
+    /// where it came from so the box places the start; nothing when already so.
+    mutating func setPlaying(_ playing: Bool, from origin: TransportOrigin) -> [Effect] {
+        guard playing != isPlaying else { return [] }
+        return gesture(.startStop, .press, at: now).map { effect in
+            switch effect {
+            case .start: .start(origin)
+            case .stop: .stop(origin)
+            default: effect
+            }
+        }
+    }
+
     // MARK: Coach calibration
 
     /// Menu > Coach > Calibrate (or the companion): stops what plays, shows the Coach page
@@ -515,7 +540,7 @@ extension BoxState {
         guard !calibratingCoach else { return [] }
         menu = nil
         navigation.open(.coach)
-        let stop = isPlaying ? gesture(.startStop, .press, at: now) : []
+        let stop = setPlaying(false, from: .box)
         calibratingCoach = true
         show("Calibrating: \(CoachCalibrationOutcome.clicks) clicks, quiet please", .info)
         return stop + [.calibrateCoach]
@@ -547,16 +572,16 @@ extension BoxState {
             settings = new
             tempo.set(new.tempo)
         case .transport(let playing):
-            if playing != isPlaying { return gesture(.startStop, .press, at: now) }
+            return setPlaying(playing, from: .box)
         case .playSong(let name):
             guard let index = songChoices.firstIndex(where: { $0.name == name }) else { return [] }
-            var effects: [Effect] = isPlaying ? gesture(.startStop, .press, at: now) : []
+            var effects = setPlaying(false, from: .box)
             menu = nil
             navigation.open(.song)
             practice.rebase()
             practice.choice = index
             practice.section = 0
-            effects += gesture(.startStop, .press, at: now)
+            effects += setPlaying(true, from: .box)
             return effects
         case .library(let library):
             saved.library = library

@@ -85,6 +85,9 @@ public struct SavedState: Sendable, Hashable {
     /// place of the configuration's `[midi.map]`; nil: the configuration's applies.
     public var midiMap: [MIDIMapping]?
 
+    /// A new box (no settings file yet): the defaults and the demo songs.
+    public static var firstStart: SavedState { SavedState(library: DemoSongs.library) }
+
     public init(settings: MetronomeSettings = MetronomeSettings(), preferences: Preferences = Preferences(),
                 presets: [Preset] = [], library: SongLibrary = SongLibrary(), browsers: [PairedBrowser] = []) {
         self.settings = settings

@@ -227,7 +227,7 @@ extension SongPractice {
         bpm = nil
         earned = SongPractice.earnedTrainer(programSongs(saved), song: 0, fromBar: 0)
         newSeed(at: now)
-        return [.loadSong(programSongs(saved), seed: seed), .start]
+        return [.loadSong(programSongs(saved), seed: seed), .start(.box)]
     }
 
     /// The song stops (the box stops the transport).

@@ -58,6 +58,28 @@ public struct Transport: Sendable, Hashable {
 
     mutating func toggle() -> Effect {
         isPlaying.toggle()
-        return isPlaying ? .start : .stop
+        return isPlaying ? .start(.box) : .stop(.box)
+    }
+}
+
+/// Who starts or stops playing: the box's own controls (START, the footswitch, a song, the
+/// companion, shutting down), a followed MIDI clock, or a Link peer (start/stop sync).
+public enum TransportOrigin: Sendable, Hashable {
+    case box
+    /// A followed MIDI Start, Continue or Stop; a start carries where it places the grid.
+    case midiClock(MIDIClockStart?)
+    case link
+}
+
+/// Where a followed MIDI Start or Continue puts the grid, in twice the engine's samples (the
+/// one exact unit of the timeline): bar 0 at `barZeroTwice`, the first clock tick to sound
+/// (bar 0's downbeat or the Song Position Pointer's) at `firstTickTwice`.
+public struct MIDIClockStart: Sendable, Hashable {
+    public var barZeroTwice: Int64
+    public var firstTickTwice: Int64
+
+    public init(barZeroTwice: Int64, firstTickTwice: Int64) {
+        self.barZeroTwice = barZeroTwice
+        self.firstTickTwice = firstTickTwice
     }
 }

@@ -4,6 +4,8 @@ import TactusBase
 import HAL
 import TactusArithmetic
 import TactusMusic
+import TactusTimeline
+import TactusInstrument
 
 /// What the box remembers about its Link session between two looks (control thread only).
 struct LinkFollow {
@@ -19,8 +21,6 @@ struct LinkFollow {
     /// noted (this box joined a session: joining never starts or stops anyone).
     var sessionPlaying: Bool?
     var transportQuietUntil = MonotonicTime.zero
-    /// Set while a peer's START or STOP goes through the reducer (not sent back).
-    var remoteTransport = false
     var lastAlignment: MonotonicTime?
     /// A start waiting for the quantum: its Link beat (a multiple of the quantum) and where
     /// bar 0's downbeat was put (twice the heard sample). A tempo change before it re-maps it.
@@ -60,8 +60,33 @@ enum LinkMath {
     }
 }
 
-extension Box {
-    private var linkWanted: Bool { state.saved.preferences.sync == .link }
+/// The Ableton Link session (Sync: Link): peers, tempo both ways, start/stop sync and the
+/// grid's phase, looked at every 10 ms; a start in a session with peers waits for the quantum.
+final class LinkFeature: BoxFeature {
+    unowned let box: Box
+    /// The session, when the box has one (none: Sync: Link has no effect).
+    var link: (any LinkSession)?
+    var linkFollow = LinkFollow()
+
+    init(box: Box) { self.box = box }
+
+    func advance(_ box: Box) { followLink() }
+
+    func nextWakeup(_ box: Box) -> MonotonicTime? {
+        linkFollow.enabled ? box.now.advanced(byNanoseconds: 10_000_000) : nil
+    }
+
+    func heard(_ event: OnsetEvent, at time: MonotonicTime, clock: AudioOutputClock, in box: Box) {
+        // Songs lead the session's tempo with the tempo of their latest onset.
+        if box.engine.song != nil { linkFollow.songBPM = event.bpm }
+    }
+
+    func perform(_ effect: Effect, at time: MonotonicTime, in box: Box) {
+        // A stop that came from the session is not sent back to it.
+        if case .stop(let origin) = effect, origin != .link { linkStopped(at: time) }
+    }
+
+    private var linkWanted: Bool { box.state.saved.preferences.sync == .link }
 
     /// In a Link session and following it (the tempo is inside Link's range).
     var followsLink: Bool { link != nil && linkWanted && linkFollow.enabled && !linkFollow.local }
@@ -74,28 +99,28 @@ extension Box {
             if linkWanted {
                 // The box's tempo goes in before Link is on: alone, the new session has it
                 // (TEMPO-5); joining, the session's wins (a commit after the join would not).
-                let settings = state.settings
+                let settings = box.state.settings
                 let tempo = LinkMath.linkTempo(settings.tempo.bpm, unit: settings.beatUnit)
-                if LinkMath.tempoRange.contains(tempo) { link.commit(tempo: tempo, at: now) }
+                if LinkMath.tempoRange.contains(tempo) { link.commit(tempo: tempo, at: box.now) }
                 linkFollow.boxTempo = settings.tempo
             }
             link.enable(linkWanted)
-            if !linkWanted { perform(state.handle(.linkPeers(0, at: now)), at: now) }
+            if !linkWanted { box.perform(box.state.handle(.linkPeers(0, at: box.now)), at: box.now) }
         }
         guard linkWanted else { return }
-        let startStop = state.saved.preferences.linkStartStopSync
+        let startStop = box.state.saved.preferences.linkStartStopSync
         if startStop != linkFollow.startStopSync {
             link.enableStartStopSync(startStop)
             linkFollow.startStopSync = startStop
             linkFollow.sessionPlaying = nil
         }
         let peers = link.peers
-        if peers != state.linkPeers {
+        if peers != box.state.linkPeers {
             // Joining a session (alone before) takes on its start/stop state: noted, not acted on.
-            if state.linkPeers == 0 { linkFollow.transportQuietUntil = now.advanced(byNanoseconds: 1_000_000_000) }
-            perform(state.handle(.linkPeers(peers, at: now)), at: now)
+            if box.state.linkPeers == 0 { linkFollow.transportQuietUntil = box.now.advanced(byNanoseconds: 1_000_000_000) }
+            box.perform(box.state.handle(.linkPeers(peers, at: box.now)), at: box.now)
         }
-        let settings = state.settings
+        let settings = box.state.settings
         let quantum = LinkMath.quantum(settings.meter)
         var session = link.capture(quantum: quantum.doubleValue)
         followTempo(link, session: &session, settings: settings, peers: peers)
@@ -105,7 +130,7 @@ extension Box {
     }
 
     private func followTempo(_ link: any LinkSession, session: inout LinkTimeline, settings: MetronomeSettings, peers: Int) {
-        let songPlaying = engine.song != nil && state.isPlaying
+        let songPlaying = box.engine.song != nil && box.state.isPlaying
         let local = songPlaying && linkFollow.songBPM > 0
             ? linkFollow.songBPM * 4 * settings.beatUnit.wholeNotes.doubleValue
             : LinkMath.linkTempo(settings.tempo.bpm, unit: settings.beatUnit)
@@ -115,8 +140,8 @@ extension Box {
         guard LinkMath.tempoRange.contains(local) else {
             if !linkFollow.local {
                 linkFollow.local = true
-                perform(state.handle(.linkNotice("Link: \(settings.tempo) BPM is outside Link's 20-999 quarter notes a minute; playing on its own",
-                                                 at: now)), at: now)
+                box.perform(box.state.handle(.linkNotice("Link: \(settings.tempo) BPM is outside Link's 20-999 quarter notes a minute; playing on its own",
+                                                 at: box.now)), at: box.now)
             }
             return
         }
@@ -127,27 +152,28 @@ extension Box {
         // once. On joining (peers already there) the session's tempo is taken instead.
         if songPlaying || (changedHere && !(first && peers > 0)) || wasLocal {
             if LinkMath.microsPerBeat(session.tempo) != wire {
-                link.commit(tempo: local, at: now)
-                linkFollow.committed = (wire, now.advanced(byNanoseconds: 1_000_000_000))
+                link.commit(tempo: local, at: box.now)
+                linkFollow.committed = (wire, box.now.advanced(byNanoseconds: 1_000_000_000))
             }
             return
         }
         if let committed = linkFollow.committed {
-            if LinkMath.microsPerBeat(session.tempo) != committed.microsPerBeat && now < committed.until { return }
+            if LinkMath.microsPerBeat(session.tempo) != committed.microsPerBeat && box.now < committed.until { return }
             linkFollow.committed = nil
         }
         guard LinkMath.microsPerBeat(session.tempo) != wire else { return }
         if let tempo = LinkMath.boxTempo(session.tempo, unit: settings.beatUnit) {
-            perform(state.handle(.linkTempo(tempo, at: now)), at: now)
-            linkFollow.boxTempo = state.settings.tempo
+            box.perform(box.state.handle(.linkTempo(tempo, at: box.now)), at: box.now)
+            linkFollow.boxTempo = box.state.settings.tempo
         } else if linkFollow.boxTempo != nil {
-            perform(state.handle(.linkNotice("Link: the session's \(Int(session.tempo.rounded())) quarter notes a minute is outside 1-999 BPM in \(settings.beatUnit); playing on its own",
-                                             at: now)), at: now)
+            box.perform(box.state.handle(.linkNotice("Link: the session's \(Int(session.tempo.rounded())) quarter notes a minute is outside 1-999 BPM in \(settings.beatUnit); playing on its own",
+                                             at: box.now)), at: box.now)
             linkFollow.local = true
         }
     }
 
-    /// Start/stop sync: a peer's START or STOP goes through the reducer as a press would.
+    /// Start/stop sync: a peer's START or STOP goes through the reducer as a transport action
+    /// from Link (so it is not sent back to the session).
     private func followTransport(_ session: LinkTimeline) {
         guard let seen = linkFollow.sessionPlaying else {
             linkFollow.sessionPlaying = session.isPlaying
@@ -155,93 +181,79 @@ extension Box {
         }
         guard session.isPlaying != seen else { return }
         linkFollow.sessionPlaying = session.isPlaying
-        guard now >= linkFollow.transportQuietUntil, session.isPlaying != state.isPlaying else { return }
-        linkFollow.remoteTransport = true
-        perform(state.handle(.gesture(.startStop, .press, at: now)), at: now)
-        linkFollow.remoteTransport = false
+        guard box.now >= linkFollow.transportQuietUntil, session.isPlaying != box.state.isPlaying else { return }
+        box.perform(box.state.handle(.transport(playing: session.isPlaying, origin: .link, at: box.now)), at: box.now)
     }
 
     /// START in a Link session: bar 0's downbeat on the next multiple of the quantum (a
     /// peer's start: at or after its start time), far enough ahead to be rendered in time.
-    func startEngine() {
+    func placeStart(_ origin: TransportOrigin, in box: Box) -> Bool {
         linkFollow.pendingStart = nil
+        let peerStarted = origin == .link
         // Alone in the session the box starts at once, as without Link, and Link follows it.
-        guard followsLink, let link, link.peers > 0, let clock = outputClock, engine.song == nil else { return startAhead() }
-        let quantum = LinkMath.quantum(state.settings.meter).doubleValue
+        guard followsLink, let link, link.peers > 0, let clock = box.outputClock, box.engine.song == nil else { return false }
+        let quantum = LinkMath.quantum(box.state.settings.meter).doubleValue
         let session = link.capture(quantum: quantum)
-        let lead = Int64(4 * engine.renderer.maxFrameCount) * 1_000_000_000 / Int64(engine.renderer.sampleRate) + 20_000_000
-        var from = now.advanced(byNanoseconds: lead)
-        if linkFollow.remoteTransport, session.timeForIsPlaying > from { from = session.timeForIsPlaying }
+        let lead = Int64(4 * box.engine.renderer.maxFrameCount) * 1_000_000_000 / Int64(box.engine.renderer.sampleRate) + 20_000_000
+        var from = box.now.advanced(byNanoseconds: lead)
+        if peerStarted, session.timeForIsPlaying > from { from = session.timeForIsPlaying }
         let startBeat = (session.beat(at: from) / quantum).rounded(.up) * quantum
         let start = session.time(atBeat: startBeat)
-        let twice = Int64((2 * clock.heardSample(atNanoseconds: start.nanoseconds)).rounded())
-        engine.start(atTwice: twice)
+        let twice = box.startGrid(heardAtNanoseconds: start.nanoseconds, on: clock)
         linkFollow.pendingStart = (startBeat, quantum, twice)
-        linkFollow.lastAlignment = now
-        if linkFollow.startStopSync && !linkFollow.remoteTransport { link.commit(playing: true, at: start) }
+        linkFollow.lastAlignment = box.now
+        if linkFollow.startStopSync && !peerStarted { link.commit(playing: true, at: start) }
+        return true
     }
-
-    /// START on the box's own: at the next render call; with a live view open, bar 0's
-    /// downbeat `liveViewStartLead` ahead, so the view is told of it before it sounds (the
-    /// render thread publishes the grid when it takes the start up, a period before the first
-    /// click otherwise, too late for news that crosses two processes and a browser).
-    func startAhead() {
-        guard controlObserver?.followsBeats == true, let clock = outputClock else { return engine.start() }
-        let lead = Box.liveViewStartLead + engine.startLead * 1_000_000_000 / Int64(engine.renderer.sampleRate)
-        let at = now.advanced(byNanoseconds: lead)
-        engine.start(atTwice: Int64((2 * clock.heardSample(atNanoseconds: at.nanoseconds)).rounded()))
-    }
-
-    /// How far ahead START places the first downbeat while a live view is open (ns).
-    public static let liveViewStartLead: Int64 = 40_000_000
 
     /// STOP in a Link session with start/stop sync: everyone stops.
     func linkStopped(at time: MonotonicTime) {
-        guard followsLink, linkFollow.startStopSync, !linkFollow.remoteTransport, let link else { return }
+        guard followsLink, linkFollow.startStopSync, let link else { return }
         link.commit(playing: false, at: time)
     }
 
     /// Alone in its session the box leads the beat: Link's beat is put where the box's grid
     /// is (enabling Link, a meter change), so nothing the box plays moves.
     private func leadBeat(_ link: any LinkSession, _ session: LinkTimeline, quantum: Rational) {
-        guard state.isPlaying, engine.song == nil, let timeline, let clock = outputClock,
-              timeline.settings.meter == state.settings.meter else { return }
-        if let last = linkFollow.lastAlignment, now.nanoseconds - last.nanoseconds < 200_000_000 { return }
-        let quarters = 4 * timeline.wholeNotes(atSample: clock.heardSample(atNanoseconds: now.nanoseconds))
+        guard box.state.isPlaying, box.engine.song == nil, let timeline = box.timeline, let clock = box.outputClock,
+              timeline.settings.meter == box.state.settings.meter else { return }
+        if let last = linkFollow.lastAlignment, box.now.nanoseconds - last.nanoseconds < 200_000_000 { return }
+        let quarters = 4 * timeline.wholeNotes(atSample: clock.heardSample(atNanoseconds: box.now.nanoseconds))
         let samplesPerQuarter = timeline.samplesPerBeat.doubleValue / timeline.settings.beatUnit.wholeNotes.doubleValue / 4
-        guard abs(session.beat(at: now) - quarters) * samplesPerQuarter >= 1 else { return }
-        link.commit(beat: quarters, at: now, quantum: quantum.doubleValue)
-        linkFollow.lastAlignment = now
+        guard abs(session.beat(at: box.now) - quarters) * samplesPerQuarter >= 1 else { return }
+        link.commit(beat: quarters, at: box.now, quantum: quantum.doubleValue)
+        linkFollow.lastAlignment = box.now
     }
 
     /// Keeps the grid on Link's: where the session's beat lands soon, compared with where
     /// the engine's grid puts it on the heard-sample clock; moved through the engine when
     /// they differ by a sample or more (a peer's tempo change, a join, clock drift).
     private func alignGrid(_ session: LinkTimeline, quantum: Rational) {
-        guard state.isPlaying, engine.song == nil, let timeline, let clock = outputClock else { return }
+        guard box.state.isPlaying, box.engine.song == nil, let timeline = box.timeline, let clock = box.outputClock else { return }
         // One move at a time: the render thread takes it up and publishes the new grid first.
-        if let last = linkFollow.lastAlignment, now.nanoseconds - last.nanoseconds < 40_000_000 { return }
+        if let last = linkFollow.lastAlignment, box.now.nanoseconds - last.nanoseconds < 40_000_000 { return }
         // A start that waits for the quantum stays on its Link beat: a tempo change before it
         // moves bar 0's downbeat to where that beat now falls (nothing plays before it).
         if let pending = linkFollow.pendingStart {
             let start = session.time(atBeat: pending.beat)
-            if pending.quantum == quantum.doubleValue && start > now {
-                let twice = Int64((2 * clock.heardSample(atNanoseconds: start.nanoseconds)).rounded())
+            if pending.quantum == quantum.doubleValue && start > box.now {
+                let twice = Box.twice(heardAtNanoseconds: start.nanoseconds, on: clock)
                 if abs(twice - pending.twice) >= 2 {
-                    engine.align(atTwice: twice, bar: 0, position: .zero)
+                    box.place(bar: 0, position: .zero, heardAtNanoseconds: start.nanoseconds, on: clock)
                     linkFollow.pendingStart?.twice = twice
-                    linkFollow.lastAlignment = now
+                    linkFollow.lastAlignment = box.now
                 }
                 return
             }
             linkFollow.pendingStart = nil
         }
         // An eighth of a Link beat near 60 ms from now: exact in quarters, so the position is.
-        let eighths = Int64((session.beat(at: now.advanced(byNanoseconds: 60_000_000)) * 8).rounded())
+        let eighths = Int64((session.beat(at: box.now.advanced(byNanoseconds: 60_000_000)) * 8).rounded())
         let beat = Rational(eighths, 8)
-        let sample = clock.heardSample(atNanoseconds: session.time(atBeat: beat.doubleValue).nanoseconds)
+        let beatTime = session.time(atBeat: beat.doubleValue).nanoseconds
+        let sample = clock.heardSample(atNanoseconds: beatTime)
         let bar = timeline.settings.meter.wholeNotes
-        guard timeline.settings.meter == state.settings.meter else { return }
+        guard timeline.settings.meter == box.state.settings.meter else { return }
         let here = timeline.wholeNotes(atSample: sample)
         var barIndex = Int64((here / bar.doubleValue).rounded(.down))
         let inBar = here - Double(barIndex) * bar.doubleValue
@@ -252,7 +264,7 @@ extension Box {
         if error < -bar.doubleValue / 2 { error += bar.doubleValue; barIndex += 1 }
         let samplesPerWhole = timeline.samplesPerBeat.doubleValue / timeline.settings.beatUnit.wholeNotes.doubleValue
         guard abs(error * samplesPerWhole) >= 1 else { return }
-        engine.align(atTwice: Int64((2 * sample).rounded()), bar: barIndex, position: wanted)
-        linkFollow.lastAlignment = now
+        box.place(bar: barIndex, position: wanted, heardAtNanoseconds: beatTime, on: clock)
+        linkFollow.lastAlignment = box.now
     }
 }

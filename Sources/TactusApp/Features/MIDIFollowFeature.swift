@@ -28,25 +28,40 @@ struct MIDIFollow {
     /// Which controllers (channel x 128 + number) were last at 64 or more: a CC mapped to an
     /// action acts on the rise through 64 only.
     var controllerHigh = [Bool](repeating: false, count: 16 * 128)
-    /// Where the next START puts bar 0 (twice the engine sample), for the start effect.
-    var startAt: Int64?
-    /// The clock tick the next START plays first (twice the engine sample): bar 0 or the SPP's position.
-    var startDue: Int64?
     /// The position an SPP started from, on screen until the next start.
     var shownPosition: (bar: Int64, beat: Int)?
 }
 
-extension Box {
-    private var followsMIDI: Bool { state.saved.preferences.sync == .midi }
+/// Following a MIDI clock (Sync: MIDI): Clock, Start, Continue, Stop and Song Position
+/// Pointer drive the box's tempo and grid; mapped notes and controllers are controls
+/// whatever the sync source. The box hands it every incoming message (`Box.handleMIDI`).
+final class MIDIFollowFeature: BoxFeature {
+    unowned let box: Box
+    var midiFollow = MIDIFollow()
+
+    init(box: Box) { self.box = box }
+
+    func perform(_ effect: Effect, at time: MonotonicTime, in box: Box) {
+        if case .sync = effect { midiSyncChanged() }
+    }
+
+    func advance(_ box: Box) { checkMIDIClock() }
+
+    /// A followed Start or Continue places bar 0 on the clock's tick.
+    func placeStart(_ origin: TransportOrigin, in box: Box) -> Bool {
+        guard case .midiClock(let start?) = origin else { return false }
+        box.engine.start(atTwice: start.barZeroTwice, playsLateFrom: start.firstTickTwice)
+        return true
+    }
+
+    private var followsMIDI: Bool { box.state.saved.preferences.sync == .midi }
 
     /// One incoming MIDI message, with its arrival time (the sequencer's kernel stamp).
     /// Following (Sync: MIDI), Clock, Start, Continue, Stop and SPP drive the box; mapped
     /// notes, controllers and program changes are controls whatever the sync source; other
     /// note-ons are the coach's hits with `[coach] midi = true`.
-    public func handleMIDI(_ message: MIDIMessage, at time: MonotonicTime) {
-        preconditionOnBoxThread()
-        now = max(now, time)
-        observer?.box(self, didReceive: message, at: time)
+    func receive(_ message: MIDIMessage, at time: MonotonicTime) {
+        box.observer?.box(box, didReceive: message, at: time)
         let following = followsMIDI
         switch message {
         case .clock:
@@ -63,7 +78,7 @@ extension Box {
             midiFollow.pending = nil
             midiFollow.startIndex = nil
             midiFollow.startArrival = nil
-            if state.isPlaying { perform(state.handle(.gesture(.startStop, .press, at: time)), at: time) }
+            box.perform(box.state.handle(.transport(playing: false, origin: .midiClock(nil), at: time)), at: time)
         case .songPosition(let sixteenths):
             guard following else { break }
             midiFollow.songPosition = sixteenths
@@ -79,19 +94,19 @@ extension Box {
                 if wasHigh { break }
             }
             // The map edited at the companion, when there is one, takes the configuration's place.
-            guard let control = midiConfiguration.control(for: message, map: state.saved.midiMap ?? midiConfiguration.map) else {
+            guard let control = box.midiConfiguration.control(for: message, map: box.state.saved.midiMap ?? box.midiConfiguration.map) else {
                 // An unmapped note-on is a stroke for the coach (`[coach] midi`); a mapped one
                 // is a control pad only, so tapping in or starting from a pad is not judged.
-                if coachTuning.midi, case .noteOn(_, _, let velocity) = message { coachNote(velocity: Int(velocity), at: time) }
+                if box.coachTuning.midi, case .noteOn(_, _, let velocity) = message { box.coachNote(velocity: Int(velocity), at: time) }
                 break
             }
             switch control {
-            case .tap: handle(.gesture(.tap, .press, at: time))
-            case .startStop: handle(.gesture(.startStop, .press, at: time))
-            case .footswitch: handle(.gesture(.footswitch, .press, at: time))
-            case .tempoUp: handle(.detent(1, at: time))
-            case .tempoDown: handle(.detent(-1, at: time))
-            case .nextSection, .previousSection, .preset, .song: handle(.midiControl(control, at: time))
+            case .tap: box.handle(.gesture(.tap, .press, at: time))
+            case .startStop: box.handle(.gesture(.startStop, .press, at: time))
+            case .footswitch: box.handle(.gesture(.footswitch, .press, at: time))
+            case .tempoUp: box.handle(.detent(1, at: time))
+            case .tempoDown: box.handle(.detent(-1, at: time))
+            case .nextSection, .previousSection, .preset, .song: box.handle(.midiControl(control, at: time))
             }
         }
         showMIDISync()
@@ -107,20 +122,10 @@ extension Box {
 
     /// No clock for two beats: a notice; the box keeps playing at the last tempo until Stop or START.
     func checkMIDIClock() {
-        if followsMIDI != (state.midiSync != nil) { showMIDISync() }
-        guard followsMIDI, midiFollow.follower.checkSilence(now: now.nanoseconds) else { return }
-        perform(state.handle(.syncNotice("MIDI clock lost: playing on at the last tempo", at: now)), at: now)
+        if followsMIDI != (box.state.midiSync != nil) { showMIDISync() }
+        guard followsMIDI, midiFollow.follower.checkSilence(now: box.now.nanoseconds) else { return }
+        box.perform(box.state.handle(.syncNotice("MIDI clock lost: playing on at the last tempo", at: box.now)), at: box.now)
         showMIDISync()
-    }
-
-    /// START while following: the START button or a followed Start/Continue. Bar 0's
-    /// downbeat (or the SPP's position) on the next Clock, as predicted by the loop; false
-    /// when this start is not the clock's (START pressed on the box starts on its own).
-    func startFollowedClock() -> Bool {
-        guard followsMIDI, let start = midiFollow.startAt else { return false }
-        midiFollow.startAt = nil
-        engine.start(atTwice: start, playsLateFrom: midiFollow.startDue)
-        return true
     }
 
     /// A Start or Continue: starts at the next Clock's predicted time when the clock is
@@ -139,37 +144,35 @@ extension Box {
     /// Bar 0 (or the SPP's position) at the clock tick at `nanoseconds`: the clock `index`
     /// of the follower, or the one that arrived at `arrival` while it is still counting.
     private func begin(at nanoseconds: Double, index: Int64?, arrival: Int64?) {
-        guard let clock = outputClock else { return }
+        guard let clock = box.outputClock else { return }
         applyFollowedTempo(force: true)
         let position = Int64(midiFollow.songPosition) * 6
-        let settings = state.settings
+        let settings = box.state.settings
         // Bar 0 lies `position` clocks before the tick, at the followed tempo: exact (twice
         // the samples a whole note takes, a Rational), only the tick's own sample is measured.
-        let twicePerWhole = Rational(Int64(2 * engine.renderer.sampleRate) * 60) / settings.tempo.bpm / settings.beatUnit.wholeNotes
+        let twicePerWhole = Rational(Int64(2 * box.engine.renderer.sampleRate) * 60) / settings.tempo.bpm / settings.beatUnit.wholeNotes
         // A Start gives no warning: its clock may come sooner than the output can still play
         // (a buffer longer than the time to it, a loaded control or render thread), so the
         // engine sounds a downbeat it finds in the past late, from where it renders next,
         // and alignToClock moves the grid back onto the clock from the next 16th.
-        let tickTwice = Int64((2 * clock.heardSample(atNanoseconds: Int64(nanoseconds.rounded()))).rounded())
-        midiFollow.startAt = tickTwice - (Rational(position, 96) * twicePerWhole).rounded
-        midiFollow.startDue = tickTwice
+        let tickTwice = Box.twice(heardAtNanoseconds: Int64(nanoseconds.rounded()), on: clock)
+        let start = MIDIClockStart(barZeroTwice: tickTwice - (Rational(position, 96) * twicePerWhole).rounded, firstTickTwice: tickTwice)
         midiFollow.startIndex = index
         midiFollow.startArrival = arrival
         midiFollow.position = position
-        midiFollow.lastAlignment = now
+        midiFollow.lastAlignment = box.now
         midiFollow.shownPosition = midiFollow.songPosition > 0 ? barAndBeat(sixteenths: midiFollow.songPosition) : nil
-        if state.isPlaying {
-            // START again while playing: the grid realigns to bar 0.
-            _ = startFollowedClock()
+        if box.state.isPlaying {
+            // Start again while playing: the grid realigns to bar 0 (or the SPP's position).
+            box.engine.start(atTwice: start.barZeroTwice, playsLateFrom: start.firstTickTwice)
         } else {
-            perform(state.handle(.gesture(.startStop, .press, at: now)), at: now)
-            midiFollow.startAt = nil
+            box.perform(box.state.handle(.transport(playing: true, origin: .midiClock(start), at: box.now)), at: box.now)
         }
     }
 
     /// The bar and beat (from 1) of a Song Position Pointer in the current meter, for the screen.
     private func barAndBeat(sixteenths: Int) -> (bar: Int64, beat: Int) {
-        let settings = state.settings
+        let settings = box.state.settings
         let whole = Rational(Int64(sixteenths), 16)
         let bar = (whole / settings.meter.wholeNotes).floor
         let beat = ((whole - Rational(bar) * settings.meter.wholeNotes) / settings.beatUnit.wholeNotes).floor
@@ -196,7 +199,7 @@ extension Box {
         }
         applyFollowedTempo()
         // Stopped, the tempo still follows (the clock out, the screen).
-        guard state.isPlaying, midiFollow.startIndex != nil else { return }
+        guard box.state.isPlaying, midiFollow.startIndex != nil else { return }
         alignToClock()
     }
 
@@ -206,16 +209,16 @@ extension Box {
     private func applyFollowedTempo(force: Bool = false) {
         let follower = midiFollow.follower
         guard follower.period > 0 else { return }
-        let bpm = follower.quarterBPM * 0.25 / state.settings.beatUnit.wholeNotes.doubleValue
+        let bpm = follower.quarterBPM * 0.25 / box.state.settings.beatUnit.wholeNotes.doubleValue
         guard bpm.isFinite else { return }
         let thousandths = Int64((min(max(bpm, 1), 999) * 1000).rounded())
-        guard let tempo = try? Tempo(Rational(thousandths, 1000)), tempo != state.settings.tempo else { return }
-        let change = abs(tempo.bpm.doubleValue - state.settings.tempo.bpm.doubleValue)
+        guard let tempo = try? Tempo(Rational(thousandths, 1000)), tempo != box.state.settings.tempo else { return }
+        let change = abs(tempo.bpm.doubleValue - box.state.settings.tempo.bpm.doubleValue)
         if !force && change < 0.5 {
-            if let last = midiFollow.lastTempo, now.nanoseconds - last.nanoseconds < 250_000_000 { return }
+            if let last = midiFollow.lastTempo, box.now.nanoseconds - last.nanoseconds < 250_000_000 { return }
         }
-        midiFollow.lastTempo = now
-        perform(state.handle(.clockTempo(tempo, at: now)), at: now)
+        midiFollow.lastTempo = box.now
+        box.perform(box.state.handle(.clockTempo(tempo, at: box.now)), at: box.now)
     }
 
     /// Keeps the grid on the clock: where the count puts a clock at least 60 ms ahead against
@@ -223,21 +226,22 @@ extension Box {
     /// differ by a sample or more.
     private func alignToClock() {
         let follower = midiFollow.follower
-        guard let clock = outputClock, let startIndex = midiFollow.startIndex, follower.period > 0, engine.song == nil else { return }
-        if let last = midiFollow.lastAlignment, now.nanoseconds - last.nanoseconds < 40_000_000 { return }
+        guard let clock = box.outputClock, let startIndex = midiFollow.startIndex, follower.period > 0, box.engine.song == nil else { return }
+        if let last = midiFollow.lastAlignment, box.now.nanoseconds - last.nanoseconds < 40_000_000 { return }
         let ahead = Int64((60e6 / follower.period).rounded(.up)) + 1
         let index = follower.lastIndex + ahead
         // The clock's place from bar 0 (k at k/96 of a whole note).
         let target = index - startIndex + midiFollow.position
-        let sample = clock.heardSample(atNanoseconds: Int64(follower.time(ofClock: index).rounded()))
+        let tickTime = Int64(follower.time(ofClock: index).rounded())
+        let sample = clock.heardSample(atNanoseconds: tickTime)
         guard sample.isFinite, abs(sample) < 1e15,
-              let onGrid = grid.sample(tick: target, perWhole: 96, near: Int64(sample)),
+              let onGrid = box.grid.sample(tick: target, perWhole: 96, near: Int64(sample)),
               abs(Double(onGrid) - sample) >= 1 else { return }
-        let settings = state.settings
+        let settings = box.state.settings
         let whole = Rational(target, 96)
         let bar = (whole / settings.meter.wholeNotes).floor
-        engine.align(atTwice: Int64((2 * sample).rounded()), bar: bar, position: whole - Rational(bar) * settings.meter.wholeNotes)
-        midiFollow.lastAlignment = now
+        box.place(bar: bar, position: whole - Rational(bar) * settings.meter.wholeNotes, heardAtNanoseconds: tickTime, on: clock)
+        midiFollow.lastAlignment = box.now
     }
 
     /// The sync mark, tempo and position to the state (and so the screen and the events)
@@ -247,7 +251,7 @@ extension Box {
         if followsMIDI {
             let follower = midiFollow.follower
             var bpm: String?
-            let value = follower.shownQuarterBPM * 0.25 / state.settings.beatUnit.wholeNotes.doubleValue
+            let value = follower.shownQuarterBPM * 0.25 / box.state.settings.beatUnit.wholeNotes.doubleValue
             // A tempo within 1-999, or none (`lost`): whatever the timing, nothing to trap on.
             if follower.lock != .lost, follower.isTracking, value.isFinite {
                 let tenths = Int64((min(max(value, 1), 999) * 10).rounded())
@@ -255,11 +259,11 @@ extension Box {
             }
             view = MIDISyncView(lock: follower.lock, bpm: bpm, bar: midiFollow.shownPosition?.bar, beat: midiFollow.shownPosition?.beat)
         }
-        guard view != state.midiSync else { return }
+        guard view != box.state.midiSync else { return }
         // Only the shown tempo moved: at most twice a second (each change is a state line).
-        if let view, let shown = state.midiSync, view.lock == shown.lock, view.bar == shown.bar, view.beat == shown.beat,
-           let last = midiFollow.lastShown, now.nanoseconds - last.nanoseconds < 500_000_000 { return }
-        midiFollow.lastShown = now
-        perform(state.handle(.midiSync(view, at: now)), at: now)
+        if let view, let shown = box.state.midiSync, view.lock == shown.lock, view.bar == shown.bar, view.beat == shown.beat,
+           let last = midiFollow.lastShown, box.now.nanoseconds - last.nanoseconds < 500_000_000 { return }
+        midiFollow.lastShown = box.now
+        box.perform(box.state.handle(.midiSync(view, at: box.now)), at: box.now)
     }
 }

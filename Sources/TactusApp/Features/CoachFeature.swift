@@ -33,14 +33,46 @@ public struct CoachTuning: Sendable, Hashable {
     }
 }
 
-extension Box {
+/// The coach on the box's side: hits from the audio input or MIDI judged on the one
+/// timeline, the input's notices, and Menu > Coach > Calibrate (the clicks it plays and the
+/// round trip it measures).
+final class CoachFeature: BoxFeature {
+    unowned let box: Box
+    /// The coach's grid and latencies (`[coach]` settings, the calibrated round trip).
+    var coachTuning = CoachTuning() {
+        didSet { coachJudging = JudgingGrid(perWholeNote: coachTuning.perWholeNote) }
+    }
+    var coachJudging = JudgingGrid()
+    /// The coach's input last reported a problem (so "back" is said only after one).
+    var coachInputProblem = false
+    /// The coach has an audio input (`[coach] input` opened, or the simulator's take).
+    var coachInputAvailable = false
+    /// Tells the capture side the round trip to align the click bleed with (nanoseconds) and
+    /// whether to take the bleed out (not while calibrating: it must hear the clicks).
+    var coachInputTuning: (@Sendable (_ roundTripNanoseconds: Int64, _ subtractBleed: Bool) -> Void)?
+    /// Menu > Coach > Calibrate playing its clicks.
+    var coachCalibrationRun: CoachCalibrationRun?
+
+    init(box: Box) { self.box = box }
+
+    func perform(_ effect: Effect, at time: MonotonicTime, in box: Box) {
+        switch effect {
+        case .calibrateCoach: startCoachCalibration()
+        case .cancelCoachCalibration: endCoachCalibration()
+        default: break
+        }
+    }
+
+    func advance(_ box: Box) { finishCoachCalibration() }
+
+    func nextWakeup(_ box: Box) -> MonotonicTime? { coachCalibrationRun?.endsAt }
+
     /// A hit the audio input heard at `time` (CLOCK_MONOTONIC of its first sample, as the
     /// capture thread mapped it): judged on the one timeline after the calibrated round trip
     /// is taken off; the Coach page and the observers get it. Nil when nothing is playing
     /// or the hit lies outside the grid.
     @discardableResult
-    public func coachHit(at time: MonotonicTime) -> CoachHit? {
-        preconditionOnBoxThread()
+    func coachHit(at time: MonotonicTime) -> CoachHit? {
         if coachCalibrationRun != nil {
             // Calibrating: the onset is the box's own click, measured at the run's end.
             coachCalibrationRun?.heard.append(time.nanoseconds)
@@ -54,16 +86,14 @@ extension Box {
     /// one entry point into the coach. `[coach] midi_offset_ms` is taken off; a note-on
     /// with velocity 0 is a note-off and no hit.
     @discardableResult
-    public func coachNote(velocity: Int, at time: MonotonicTime) -> CoachHit? {
-        preconditionOnBoxThread()
+    func coachNote(velocity: Int, at time: MonotonicTime) -> CoachHit? {
         guard velocity > 0, coachCalibrationRun == nil else { return nil }
         return judge(heardAt: time.nanoseconds - coachTuning.midiOffsetNanoseconds)
     }
 
     /// What became of the coach's capture device: a notice on the box (the metronome, its
     /// clicks and its timeline are not touched).
-    public func coachInput(_ status: CaptureStatus) {
-        preconditionOnBoxThread()
+    func coachInput(_ status: CaptureStatus) {
         let text: String, problem: Bool
         switch status {
         case .working:
@@ -74,21 +104,86 @@ extension Box {
         case .lost: (text, problem) = ("Coach input lost", true)
         }
         coachInputProblem = problem
-        handle(.coachInput(text, problem: problem, at: now))
+        box.handle(.coachInput(text, problem: problem, at: box.now))
     }
 
     private func judge(heardAt nanoseconds: Int64) -> CoachHit? {
-        guard state.isPlaying, let clock = outputClock else { return nil }
+        guard box.state.isPlaying, let clock = box.outputClock else { return nil }
         let sample = clock.heardSample(atNanoseconds: nanoseconds)
-        coachJudging.songs = engine.song?.songs ?? []
-        guard let (position, halfStep) = coachJudging.nearest(toSample: sample, on: grid),
+        coachJudging.songs = box.engine.song?.songs ?? []
+        guard let (position, halfStep) = coachJudging.nearest(toSample: sample, on: box.grid),
               abs(sample - Double(position.sample)) <= halfStep else { return nil }
         let hit = CoachHit(engineSample: sample, position: position,
-                           errorMilliseconds: (sample - Double(position.sample)) * 1000 / Double(engine.renderer.sampleRate))
-        handle(.coachHit(errorMilliseconds: hit.errorMilliseconds, bar: position.bar, gap: position.gap, at: now))
-        practiceCoach.add(hit.errorMilliseconds)
-        observer?.box(self, didJudge: hit, heardAt: MonotonicTime(nanoseconds: nanoseconds))
+                           errorMilliseconds: (sample - Double(position.sample)) * 1000 / Double(box.engine.renderer.sampleRate))
+        box.handle(.coachHit(errorMilliseconds: hit.errorMilliseconds, bar: position.bar, gap: position.gap, at: box.now))
+        box.practiceCoach.add(hit.errorMilliseconds)
+        box.observer?.box(box, didJudge: hit, heardAt: MonotonicTime(nanoseconds: nanoseconds))
         return hit
+    }
+
+    /// The round trip hits are judged with (the calibrated one, else the configuration's).
+    var coachRoundTripNanoseconds: Int64 {
+        box.state.saved.preferences.coachRoundTripMicroseconds.map { Int64($0) * 1000 } ?? coachTuning.roundTripNanoseconds
+    }
+
+    func startCoachCalibration() {
+        guard coachInputAvailable, !coachInputProblem else { return box.handle(.coachCalibrated(.noInput, at: box.now)) }
+        // The user's sound at the usual levels: a silenced or muted setting would hear nothing.
+        let clicks = MetronomeSettings(tempo: Tempo(clampingWholeBPM: CoachCalibrationRun.bpm), sound: box.state.settings.sound)
+        do { try box.engine.apply(clicks) } catch {
+            box.report("coach calibration: \(error)")
+            return box.handle(.coachCalibrated(.noInput, at: box.now))
+        }
+        coachInputTuning?(coachRoundTripNanoseconds, false)
+        let run = CoachCalibrationRun(
+            endsAt: box.now.advanced(byNanoseconds: Int64(CoachCalibration.clicks) * 60_000_000_000 / Int64(CoachCalibrationRun.bpm)
+                                 + CoachCalibrationRun.maximumLagNanoseconds + 500_000_000), // and the start's lead
+            midiClockWasEnabled: box.engine.midiClock.enabled)
+        box.engine.midiClock.enabled = false
+        coachCalibrationRun = run
+        box.engine.start()
+        box.forgetGrid()
+    }
+
+    /// At the run's end: the outcome, measured before the clicks' grid is forgotten.
+    func finishCoachCalibration() {
+        guard let run = coachCalibrationRun, box.now >= run.endsAt else { return }
+        let outcome = measureCoachCalibration(run)
+        endCoachCalibration()
+        box.handle(.coachCalibrated(outcome, at: box.now))
+        // The service log says it too (the VM suite's scenario 25 reads it).
+        let onsets = run.heard.count
+        switch outcome {
+        case .roundTrip(let microseconds): box.inform("coach: calibrated, round trip \(microseconds) us (\(onsets) onsets heard)")
+        default: box.inform("coach: calibration failed: \(box.state.lastCoachCalibration ?? "\(outcome)") (\(onsets) onsets heard)")
+        }
+    }
+
+    /// Stops the calibration's clicks (its end, or START meanwhile).
+    func endCoachCalibration() {
+        guard let run = coachCalibrationRun else { return }
+        coachCalibrationRun = nil
+        box.engine.stop()
+        box.engine.midiClock.enabled = run.midiClockWasEnabled
+        box.forgetGrid()
+        coachInputTuning?(coachRoundTripNanoseconds, true)
+    }
+
+    private func measureCoachCalibration(_ run: CoachCalibrationRun) -> CoachCalibrationOutcome {
+        guard let clock = box.outputClock, let start = box.grid.pieces.last?.startSample else { return .notHeard }
+        var clicks: [Int64] = []
+        for i in 0..<CoachCalibration.clicks {
+            guard let sample = box.grid.sample(bar: Int64(i / 4), beats: Rational(Int64(i % 4)), near: start) else { return .notHeard }
+            clicks.append(sample)
+        }
+        let rate = box.engine.renderer.sampleRate
+        let onsets = run.heard.map { clock.heardSample(atNanoseconds: $0) }
+        let maximumLag = Int(CoachCalibrationRun.maximumLagNanoseconds * Int64(rate) / 1_000_000_000)
+        switch CoachCalibration.roundTrip(onsets: onsets, clicks: clicks, sampleRate: rate, maximumLag: maximumLag) {
+        case .success(let lag): return .roundTrip(microseconds: Int(Int64(lag) * 1_000_000 / Int64(rate)))
+        case .failure(.notHeard): return .notHeard
+        case .failure(.clicksMissing(let count)): return .clicksMissing(count)
+        }
     }
 }
 
@@ -104,71 +199,4 @@ struct CoachCalibrationRun {
     var endsAt: MonotonicTime
     /// The MIDI clock's switch before: calibration clicks are not sent to other gear.
     var midiClockWasEnabled: Bool
-}
-
-extension Box {
-    /// The round trip hits are judged with (the calibrated one, else the configuration's).
-    var coachRoundTripNanoseconds: Int64 {
-        state.saved.preferences.coachRoundTripMicroseconds.map { Int64($0) * 1000 } ?? coachTuning.roundTripNanoseconds
-    }
-
-    func startCoachCalibration() {
-        guard coachInputAvailable, !coachInputProblem else { return handle(.coachCalibrated(.noInput, at: now)) }
-        // The user's sound at the usual levels: a silenced or muted setting would hear nothing.
-        let clicks = MetronomeSettings(tempo: Tempo(clampingWholeBPM: CoachCalibrationRun.bpm), sound: state.settings.sound)
-        do { try engine.apply(clicks) } catch {
-            report("coach calibration: \(error)")
-            return handle(.coachCalibrated(.noInput, at: now))
-        }
-        coachInputTuning?(coachRoundTripNanoseconds, false)
-        let run = CoachCalibrationRun(
-            endsAt: now.advanced(byNanoseconds: Int64(CoachCalibration.clicks) * 60_000_000_000 / Int64(CoachCalibrationRun.bpm)
-                                 + CoachCalibrationRun.maximumLagNanoseconds + 500_000_000), // and the start's lead
-            midiClockWasEnabled: engine.midiClock.enabled)
-        engine.midiClock.enabled = false
-        coachCalibrationRun = run
-        engine.start()
-        forgetGrid()
-    }
-
-    /// At the run's end: the outcome, measured before the clicks' grid is forgotten.
-    func finishCoachCalibration() {
-        guard let run = coachCalibrationRun, now >= run.endsAt else { return }
-        let outcome = measureCoachCalibration(run)
-        endCoachCalibration()
-        handle(.coachCalibrated(outcome, at: now))
-        // The service log says it too (the VM suite's scenario 25 reads it).
-        let onsets = run.heard.count
-        switch outcome {
-        case .roundTrip(let microseconds): inform("coach: calibrated, round trip \(microseconds) us (\(onsets) onsets heard)")
-        default: inform("coach: calibration failed: \(state.lastCoachCalibration ?? "\(outcome)") (\(onsets) onsets heard)")
-        }
-    }
-
-    /// Stops the calibration's clicks (its end, or START meanwhile).
-    func endCoachCalibration() {
-        guard let run = coachCalibrationRun else { return }
-        coachCalibrationRun = nil
-        engine.stop()
-        engine.midiClock.enabled = run.midiClockWasEnabled
-        forgetGrid()
-        coachInputTuning?(coachRoundTripNanoseconds, true)
-    }
-
-    private func measureCoachCalibration(_ run: CoachCalibrationRun) -> CoachCalibrationOutcome {
-        guard let clock = outputClock, let start = grid.pieces.last?.startSample else { return .notHeard }
-        var clicks: [Int64] = []
-        for i in 0..<CoachCalibration.clicks {
-            guard let sample = grid.sample(bar: Int64(i / 4), beats: Rational(Int64(i % 4)), near: start) else { return .notHeard }
-            clicks.append(sample)
-        }
-        let rate = engine.renderer.sampleRate
-        let onsets = run.heard.map { clock.heardSample(atNanoseconds: $0) }
-        let maximumLag = Int(CoachCalibrationRun.maximumLagNanoseconds * Int64(rate) / 1_000_000_000)
-        switch CoachCalibration.roundTrip(onsets: onsets, clicks: clicks, sampleRate: rate, maximumLag: maximumLag) {
-        case .success(let lag): return .roundTrip(microseconds: Int(Int64(lag) * 1_000_000 / Int64(rate)))
-        case .failure(.notHeard): return .notHeard
-        case .failure(.clicksMissing(let count)): return .clicksMissing(count)
-        }
-    }
 }

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import HAL
+import TactusBase
+
+/// The coach's entry points on the box (the capture thread's hits, MIDI note-ons, the
+/// input's status, the `[coach]` settings), each checked to be on the box's thread and
+/// handed to the coach feature.
+extension Box {
+    /// The coach's grid and latencies (`[coach]` settings, the calibrated round trip).
+    public var coachTuning: CoachTuning {
+        get { coaching.coachTuning }
+        set { coaching.coachTuning = newValue }
+    }
+
+    /// The coach has an audio input (`[coach] input` opened, or the simulator's take).
+    public var coachInputAvailable: Bool {
+        get { coaching.coachInputAvailable }
+        set { coaching.coachInputAvailable = newValue }
+    }
+
+    /// Tells the capture side the round trip to align the click bleed with (nanoseconds) and
+    /// whether to take the bleed out (not while calibrating: it must hear the clicks).
+    public var coachInputTuning: (@Sendable (_ roundTripNanoseconds: Int64, _ subtractBleed: Bool) -> Void)? {
+        get { coaching.coachInputTuning }
+        set { coaching.coachInputTuning = newValue }
+    }
+
+    /// Menu > Coach > Calibrate is playing its clicks (they are no practice).
+    var isCalibratingCoach: Bool { coaching.coachCalibrationRun != nil }
+
+    /// A hit the audio input heard at `time` (CLOCK_MONOTONIC of its first sample, as the
+    /// capture thread mapped it), judged on the one timeline; nil when nothing is playing,
+    /// the hit lies outside the grid, or the calibration keeps it.
+    @discardableResult
+    public func coachHit(at time: MonotonicTime) -> CoachHit? {
+        preconditionOnBoxThread()
+        return coaching.coachHit(at: time)
+    }
+
+    /// A MIDI note-on (e-drums, `[coach] midi = true`), stamped on arrival.
+    @discardableResult
+    public func coachNote(velocity: Int, at time: MonotonicTime) -> CoachHit? {
+        preconditionOnBoxThread()
+        return coaching.coachNote(velocity: velocity, at: time)
+    }
+
+    /// What became of the coach's capture device: a notice on the box.
+    public func coachInput(_ status: CaptureStatus) {
+        preconditionOnBoxThread()
+        coaching.coachInput(status)
+    }
+}
