@@ -71,7 +71,14 @@ struct MIDIClockWriter {
             let (n, o4) = a.addingReportingOverflow(b)
             guard !o4 else { return nil }
             let g = Rational.gcd(n, d)
-            return (n / g, d / g)
+            return PlayedLine.fits(n / g, d / g) ? (n / g, d / g) : nil
+        }
+
+        /// A position a `SteadyGrid` can be pinned at (it multiplies both by its tempo's
+        /// parts): after a storm of changes the denominators outgrow that, and the clock
+        /// takes the grid's own anchor instead.
+        static func fits(_ numerator: Int128, _ denominator: Int128) -> Bool {
+            denominator < (1 << 60) && numerator < (1 << 60) && numerator > -(1 << 60)
         }
     }
 
@@ -231,6 +238,7 @@ struct MIDIClockWriter {
         let (n, o4) = a.addingReportingOverflow(b)
         guard !(o1 || o2 || o3 || o4) else { played = nil; return }
         let g = Rational.gcd(n, d)
+        guard PlayedLine.fits(n / g, d / g) else { played = nil; return }
         played = PlayedLine(twice: anchor.sampleTwice, numerator: n / g, denominator: d / g, samplesPerWhole: perWhole)
     }
 
