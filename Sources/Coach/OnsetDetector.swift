@@ -20,10 +20,15 @@ public final class OnsetDetector {
         public var bleedGain: Float
         /// Hits closer than this to the previous hit are one hit (seconds).
         public var minimumGap: Double
-        public init(sampleRate: Int, bleedGain: Float = 0, minimumGap: Double = 0.025) {
+        /// The input's sample step (1/32768 for 16-bit), 0 for floating point: the noise floor
+        /// never goes below its quantization noise, so what is left of a subtracted click in
+        /// a 16-bit take (its rounding, in digital silence) is never a hit.
+        public var quantizationStep: Float
+        public init(sampleRate: Int, bleedGain: Float = 0, minimumGap: Double = 0.025, quantizationStep: Float = 0) {
             self.sampleRate = sampleRate
             self.bleedGain = bleedGain
             self.minimumGap = minimumGap
+            self.quantizationStep = quantizationStep
         }
     }
 
@@ -52,6 +57,8 @@ public final class OnsetDetector {
     private let blockFramesTarget: Int
     private var floor: Double = .infinity
     private let floorRise: Double
+    /// The least noise floor: the quantization noise's energy per sample (step^2 / 12).
+    private let leastFloor: Double
 
     // A detection waiting for enough samples after it to be refined.
     private var pendingDetection: Int64 = -1
@@ -87,6 +94,8 @@ public final class OnsetDetector {
         blockFramesTarget = 20
         // 10 ms blocks: +3 dB/s is a factor 2^(1/100) per block.
         floorRise = 1.006955
+        let step = Double(configuration.quantizationStep)
+        leastFloor = max(1e-12, step * step / 12)
         gapSamples = Int64(configuration.minimumGap * Double(rate))
     }
 
@@ -132,7 +141,7 @@ public final class OnsetDetector {
         frameFill = 0
         if blockFrames == blockFramesTarget {
             let mean = blockSum / Double(blockFrames * frameLength)
-            floor = min(floor * floorRise, max(mean, 1e-12))
+            floor = min(floor * floorRise, max(mean, leastFloor))
             blockSum = 0
             blockFrames = 0
         }
@@ -141,7 +150,7 @@ public final class OnsetDetector {
         let short = meanOfFrames(from: 0, count: shortFrames)
         let long = meanOfFrames(from: 0, count: longFrames)
         let background = meanOfFrames(from: longFrames, count: backgroundFrames)
-        let quiet = floor.isFinite ? floor : background
+        let quiet = max(floor.isFinite ? floor : background, leastFloor)
         // A low tone's energy ripples with half its period (10 ms at 50 Hz): a soft rise
         // must also top every 4 ms window of the 10 ms before, or a kick's crests are hits.
         var ripple = 0.0
@@ -190,7 +199,7 @@ public final class OnsetDetector {
         let total = max(prefix[n] / Double(n), 1e-30)
         let gain = Double(n) * naturalLog(total) - bestCost
         let after = (prefix[n] - prefix[best]) / Double(n - best)
-        let quiet = floor.isFinite ? floor : 0
+        let quiet = max(floor.isFinite ? floor : 0, leastFloor)
         guard bestRatio > 1.8, gain > 12, after > 8 * quiet else { return }
         let sample = start + Int64(best)
         lastOnset = sample

@@ -37,6 +37,8 @@ struct CoachJob {
     let hitsPath: String
     let plotPath: String?
     let take: [Float]
+    /// The take's sample step (16-bit: 1/32768), 0 for floating point.
+    let quantizationStep: Float
     let sampleRate: Int
     let offset: Rational
     let gridText: String?
@@ -69,11 +71,10 @@ struct CoachJob {
         guard (8000...192_000).contains(sampleRate) else {
             throw ExitError("--input \(Escaped.quoted(input)) is invalid: its rate is \(sampleRate) Hz; allowed 8000 to 192000 Hz")
         }
-        take = CoachJob.firstChannel(decoded)
-        guard !take.isEmpty else { throw ExitError("--input \(Escaped.quoted(input)) is empty: it holds no audio") }
-        if let clipped = CoachJob.firstClipping(take) {
-            throw ExitError("--input \(Escaped.quoted(input)) is clipped (at full scale from \(fixedDecimal(Double(clipped) / Double(sampleRate), decimals: 3)) s on): record it again with less input gain")
-        }
+        let channel = CoachJob.firstChannel(decoded)
+        guard !channel.isEmpty else { throw ExitError("--input \(Escaped.quoted(input)) is empty: it holds no audio") }
+        quantizationStep = TakeInput.quantizationStep(channel)
+        take = CoachJob.prepared(channel, input: input, sampleRate: sampleRate)
 
         var loaded: [String: SoundSet] = [:]
         settings = try options.music.settings(sampleRate: sampleRate, loaded: &loaded)
@@ -155,13 +156,20 @@ struct CoachJob {
         size > prefix && (error == .missingDataChunk || error == .missingFormatChunk) ? size : prefix
     }
 
-    /// The first of 3 or more samples in a row at full scale, or nil.
-    static func firstClipping(_ samples: [Float]) -> Int? {
-        var run = 0
-        for (i, x) in samples.enumerated() {
-            if abs(x) >= 0.9999 { run += 1; if run == 3 { return i - 2 } } else { run = 0 }
+    /// The take with its DC offset removed; a DC offset and clipping are each one warning
+    /// (a clipped take is judged all the same: its onsets are still where they were).
+    static func prepared(_ samples: [Float], input: String, sampleRate: Int) -> [Float] {
+        let shown = Escaped.quoted(input)
+        if let clipped = TakeInput.clipping(samples) {
+            let percent = fixedDecimal(Double(clipped.count) * 100 / Double(samples.count), decimals: 2)
+            let from = fixedDecimal(Double(clipped.first) / Double(sampleRate), decimals: 3)
+            FileSystem.writeStandardError("tactus: warning: --input \(shown) is clipped: \(clipped.count) samples (\(percent) %) at full scale, the first at \(from) s; judged all the same (record with less input gain)\n")
         }
-        return nil
+        let dc = TakeInput.dcOffset(samples)
+        guard abs(dc) >= 0.0005 else { return samples }
+        FileSystem.writeStandardError("tactus: warning: --input \(shown) has a DC offset of \(dc < 0 ? "-" : "+")\(fixedDecimal(abs(dc), decimals: 4)) (of full scale); removed before judging\n")
+        let offset = Float(dc)
+        return samples.map { $0 - offset }
     }
 
     // MARK: running
@@ -216,9 +224,10 @@ struct CoachJob {
         let clickStarts = heard.events.filter { !$0.muted }.map { Int($0.sample) }
         let bleed = BleedFit.estimate(input: take, output: heard.output, clickStarts: clickStarts, sampleRate: sampleRate,
                                       lags: base...(base + sampleRate / 4))
-        let onsets = TakeAnalysis.onsets(input: take, sampleRate: sampleRate, output: heard.output, clickStarts: clickStarts, bleed: bleed)
+        let onsets = TakeAnalysis.onsets(input: take, sampleRate: sampleRate, output: heard.output, clickStarts: clickStarts, bleed: bleed,
+                                         quantizationStep: quantizationStep)
         guard !onsets.isEmpty else {
-            throw ExitError("--input \(Escaped.quoted(inputPath)) has no hits: the take is silent (nothing rises above its noise)")
+            throw ExitError("--input \(Escaped.quoted(inputPath)) has no hits: \(bleed == nil ? "the take is silent (nothing rises above its noise)" : "only the click is in it (nothing is left once the click is taken out)")")
         }
 
         // The one timeline in engine samples: a steady grid with bar 0 at engine sample 0, or

@@ -86,6 +86,27 @@ final class FakeLink: LinkSession {
         #expect(box.state.settings.tempo == Tempo(clampingWholeBPM: 15))
     }
 
+    /// A session tempo the box cannot play in its beat unit (300 quarter notes is 1200 in
+    /// 1/16) is left alone: the box plays its own, says so, and never sends its tempo over
+    /// the session's; when the session moves to a tempo it can play, it follows again.
+    @Test func anUnplayableSessionTempoIsLeftAlone() throws {
+        let link = FakeLink()
+        let (box, clock) = try Self.makeBox(link, bpm: 120, unit: "1/16")
+        Self.run(box, clock, until: 0.3)
+        #expect(link.tempoCommits == [30])
+        link.peers = 1
+        link.setTempo(300, at: clock.now())
+        Self.run(box, clock, until: 1.5)
+        #expect(link.tempo == 300, "the session's tempo was overwritten: \(link.tempoCommits)")
+        #expect(link.tempoCommits == [30])
+        #expect(box.state.settings.tempo == Tempo(clampingWholeBPM: 120))
+        #expect(box.state.notice?.text.contains("outside 1-999 BPM in 1/16; playing on its own") == true)
+        link.setTempo(200, at: clock.now())
+        Self.run(box, clock, until: 2)
+        #expect(box.state.settings.tempo == Tempo(clampingWholeBPM: 800))
+        #expect(link.tempoCommits == [30])
+    }
+
     /// A Link beat is a quarter note: a 1/8 beat unit at 120 is 60 in the session, and the
     /// session's 70 plays 140 there.
     @Test func aLinkBeatIsAQuarterNote() throws {

@@ -64,8 +64,17 @@ import TestSupport
                               errors.count, mean >= 0 ? "+" : "", mean, sd, in10, in25)
         #expect(run.stdout.split(separator: "\n").last.map(String.init) == expected)
         let svg = try String(contentsOf: plot, encoding: .utf8)
-        #expect(svg.hasPrefix("<svg") && svg.contains("running mean"))
-        #expect(svg.components(separatedBy: "<circle").count - 1 == found.count)
+        #expect(svg.hasPrefix("<svg") && svg.contains("running mean") && svg.contains("By place in the bar"))
+        // One dot per hit over time and one by its place in the bar; 2 ms bins.
+        func dots(_ group: String) -> Int {
+            guard let start = svg.range(of: "<g id=\"\(group)\">"), let end = svg.range(of: "</g>", range: start.upperBound..<svg.endIndex) else { return -1 }
+            return svg[start.upperBound..<end.lowerBound].components(separatedBy: "<circle").count - 1
+        }
+        #expect(dots("over-time") == found.count)
+        #expect(dots("by-place") == found.count)
+        #expect(svg.contains("hits per 2 ms"))
+        // 16 columns at 1/16: beats 1-4 over their first sixteenth, a dot over the others.
+        #expect(svg.components(separatedBy: "font-weight=\"bold\">").count - 1 >= 4)
     }
 
     /// Without --grid the beats and the sounding layer are the grid; `grid` is null.
@@ -109,9 +118,6 @@ import TestSupport
         try write([Float](repeating: 0, count: 96000), to: silent)
         expectError(try coach(silent), "has no hits")
         let made = try CoachTakeCase(bpm: 120, perBeat: 2, bars: 2, seed: 8, click: false).make()
-        let clipped = dir.appendingPathComponent("clipped.wav")
-        try write(made.take.samples.map { min(1, max(-1, $0 * 8)) }, to: clipped)
-        expectError(try coach(clipped), "is clipped")
         let take = dir.appendingPathComponent("take.wav")
         try write(made.take.samples, to: take)
         expectError(try coach(take, ["--offset", "60"]), "the tempo or --offset is probably wrong")
@@ -120,6 +126,42 @@ import TestSupport
         expectError(try tactus(["coach", "--input", take.path]), "--hits is required")
         expectError(try tactus(["coach", "--input", take.path, "--hits", take.path]), "it is the take given as --input")
         #expect(FileManager.default.fileExists(atPath: take.path))
+    }
+
+    /// What a real recording brings: a clipped take is judged with a warning saying how much
+    /// clipped; a DC offset (up to 0.1) is removed, with a warning, and every stroke is still
+    /// found; a take of the click alone has no hits in any sample format, and says so.
+    @Test func clippedDCAndClickOnlyTakes() throws {
+        let dir = scratchFolder()
+        let made = try CoachTakeCase(bpm: 120, perBeat: 2, bars: 2, seed: 8, click: false).make()
+        func judge(_ samples: [Float], _ name: String, format: WAVSampleFormat = .s16) throws -> (Run, [HitLine]) {
+            let take = dir.appendingPathComponent(name + ".wav")
+            try write(samples, to: take, format: format)
+            let out = dir.appendingPathComponent(name + ".jsonl")
+            let run = try tactus(["coach", "--input", take.path, "--bpm", "120", "--subdivisions", "2", "--hits", out.path])
+            return (run, run.status == 0 ? try hits(out) : [])
+        }
+        let (plain, plainHits) = try judge(made.take.samples, "plain")
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let (clipped, clippedHits) = try judge(made.take.samples.map { min(1, max(-1, $0 * 8)) }, "clipped")
+        #expect(clipped.status == 0, "\(clipped.stderr)")
+        #expect(clipped.stderr.hasPrefix("tactus: warning: --input "), "\(clipped.stderr)")
+        #expect(clipped.stderr.contains("is clipped: ") && clipped.stderr.contains("%) at full scale, the first at "), "\(clipped.stderr)")
+        #expect(clippedHits.count == plainHits.count)
+        for offset in [0.02, 0.1] as [Float] {
+            let (shifted, shiftedHits) = try judge(made.take.samples.map { $0 * 0.8 + offset }, "dc\(offset)", format: .f32)
+            #expect(shifted.status == 0, "\(shifted.stderr)")
+            #expect(shifted.stderr.contains("has a DC offset of +\(offset == 0.1 ? "0.1000" : "0.0200")"), "\(shifted.stderr)")
+            #expect(shiftedHits.map(\.sample) == plainHits.map(\.sample))
+        }
+        for format in WAVSampleFormat.allCases {
+            let click = dir.appendingPathComponent("click-\(format).wav")
+            let render = try tactus(["render", "--bpm", "120", "--seconds", "4", "--format", "\(format)", "-o", click.path])
+            #expect(render.status == 0, "\(render.stderr)")
+            let run = try tactus(["coach", "--input", click.path, "--bpm", "120", "--hits", dir.appendingPathComponent("c.jsonl").path])
+            #expect(run.status == 2)
+            #expect(run.stderr.contains("has no hits: only the click is in it"), "\(format): \(run.stderr)")
+        }
     }
 
     /// `simulate --headless --input`: the take is what the input hears from time 0, and the

@@ -17,6 +17,9 @@ struct LinkFollow {
     var committed: (microsPerBeat: Int64, until: MonotonicTime)?
     /// The tempo is outside Link's range: the box plays on its own until it is back inside.
     var local = false
+    /// The session's tempo (microseconds per beat) that the box cannot play in its beat unit:
+    /// the box plays its own and leaves the session alone until the session's tempo changes.
+    var unplayableSession: Int64?
     /// The session's start/stop state at the last look, and until when changes are only
     /// noted (this box joined a session: joining never starts or stops anyone).
     var sessionPlaying: Bool?
@@ -137,6 +140,12 @@ final class LinkFeature: BoxFeature {
         let changedHere = settings.tempo != linkFollow.boxTempo
         let first = linkFollow.boxTempo == nil
         linkFollow.boxTempo = settings.tempo
+        if let unplayable = linkFollow.unplayableSession {
+            guard LinkMath.microsPerBeat(session.tempo) != unplayable else { return }
+            // The session moved: follow it again (its new tempo is taken below, nothing is sent).
+            linkFollow.unplayableSession = nil
+            linkFollow.local = false
+        }
         guard LinkMath.tempoRange.contains(local) else {
             if !linkFollow.local {
                 linkFollow.local = true
@@ -169,6 +178,7 @@ final class LinkFeature: BoxFeature {
             box.perform(box.state.handle(.linkNotice("Link: the session's \(Int(session.tempo.rounded())) quarter notes a minute is outside 1-999 BPM in \(settings.beatUnit); playing on its own",
                                              at: box.now)), at: box.now)
             linkFollow.local = true
+            linkFollow.unplayableSession = LinkMath.microsPerBeat(session.tempo)
         }
     }
 
