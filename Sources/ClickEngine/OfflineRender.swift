@@ -49,6 +49,10 @@ public enum OfflineRender {
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: period * renderer.channels)
         defer { buffer.deallocate() }
         let pending = changes.sorted { $0.sample < $1.sample }
+        // Without a reader of the MIDI messages no clock is placed (they cost more than the clicks).
+        let clockOptions = engine.midiClock
+        if onMIDI == nil && clockOptions.enabled { engine.midiClock.enabled = false }
+        defer { if engine.midiClock != clockOptions { engine.midiClock = clockOptions } }
         var nextChange = 0
 
         func renderBlock(_ frames: Int) throws {
@@ -110,6 +114,8 @@ public enum OfflineRender {
             if let endSample { limit = min(limit, endSample) }
             try renderBlock(Int(limit - now))
         }
+        // The render ends here: Stop is the last MIDI message (no clocks in the ring-out).
+        if engine.midiClock.enabled && engine.midiClock.whenStopped { engine.midiClock.whenStopped = false }
         engine.stop()
         // The reference tone ramps out with the render (a few ms, no click).
         engine.setTone(nil)

@@ -3,7 +3,6 @@ import Synchronization
 import TactusArithmetic
 import TactusBase
 import TactusTimeline
-import MIDIWire
 
 /// The real-time half of the engine: turns the current program into samples. Only the audio
 /// thread calls `render`; it never allocates, locks, logs or does I/O. New programs arrive
@@ -25,28 +24,28 @@ public final class ClickRenderer: @unchecked Sendable {
     public let anchors: SPSCRing<GridAnchor>
     /// Every MIDI message to send (clocks, Start, Stop), at its exact sample.
     public let midi: SPSCRing<MIDIOutEvent>
-    private let droppedOnsets = Atomic<Int>(0)
+    let droppedOnsets = Atomic<Int>(0)
     /// What `render` leaves behind for other threads (the control thread, the service's
     /// stop): stored at the end of every call, relaxed (a count, not a handoff).
-    private let publishedClock = Atomic<Int64>(0)
-    private let publishedVoices = Atomic<Int>(0)
-    private let publishedFramesUntilSilent = Atomic<Int>(0)
-    private let publishedToneFramesUntilSilent = Atomic<Int>(0)
+    let publishedClock = Atomic<Int64>(0)
+    let publishedVoices = Atomic<Int>(0)
+    let publishedFramesUntilSilent = Atomic<Int>(0)
+    let publishedToneFramesUntilSilent = Atomic<Int>(0)
     /// No onset at or after this sample starts a clip (an offline render's end: onsets are
     /// started up to a lead ahead, and none past the end may be).
-    private let startLimit = Atomic<Int64>(.max)
-    private let publishedPlaying = Atomic<Bool>(false)
-    private let publishedSongOrigin = Atomic<Int64>(0)
-    private let publishedEpoch = Atomic<UInt64>(0)
+    let startLimit = Atomic<Int64>(.max)
+    let publishedPlaying = Atomic<Bool>(false)
+    let publishedSongOrigin = Atomic<Int64>(0)
+    let publishedEpoch = Atomic<UInt64>(0)
 
     // Render-thread state.
-    private var current: UnsafeMutableRawPointer?
+    private(set) var current: UnsafeMutableRawPointer?
     private var appliedEpoch: UInt64 = 0
     /// The last outside alignment applied (`EngineProgram.alignment`).
     private var appliedAlignment: UInt64 = 0
-    private var playing = false
+    private(set) var playing = false
     /// Where the current program's grid is pinned to the sample clock (exact).
-    private var placement = Placement(anchor: .start(atSample: 0), lag: .zero)
+    private(set) var placement = Placement(anchor: .start(atSample: 0), lag: .zero)
     /// Next onset to play.
     private var cursorBar: Int64 = 0
     private var cursorIndex = 0
@@ -60,39 +59,15 @@ public final class ClickRenderer: @unchecked Sendable {
     private var finishingBeat: Int32 = 0
     private var clock: Int64 = 0
     /// Song playback: the sample of the song's start and the next scheduled onset.
-    private var songOrigin: Int64 = 0
+    private(set) var songOrigin: Int64 = 0
     private var songCursor = 0
     /// Onsets before this sample were already started (a clip begins up to its lead before
     /// its onset, so the cursor runs up to the program's longest lead ahead of the block):
     /// after a change the new program skips them rather than play them twice. With clicks
     /// only (no lead) it is the block's first sample and skips nothing.
     private var startedUntil: Int64 = 0
-    /// MIDI clock out, one more reader of the timeline: clock k is tick `k - clockOffset` of
-    /// the current program's piece (`EngineProgram.piece`, what `ClickEngine.gridPiece(for:)`
-    /// gives every other reader), k / 96 of a whole note from bar 0's downbeat. The offset
-    /// keeps k counting on where a change renumbers the bars; a start sets it to 0 (bar 0).
-    /// Only bitwise state is kept: the piece is made from `current` when read, so nothing
-    /// the control side frees is ever released here.
-    private var clockGrid = ClockGrid.none
-    private var clockAnchor = GridAnchor(sampleTwice: 0, bar: 0, positionNumerator: 0, positionDenominator: 1, program: 0)
-    private var clockOffset: Int64 = 0
-    private var nextClock: Int64 = 0
-    private var lastClockSample: Int64 = 0
-    private var sentAnyClock = false
-    /// Start (or Song Position Pointer then Continue) goes out just before clock `transportClock`.
-    private var transport: MIDIMessage?
-    private var transportPosition: Int64 = 0
-    private var transportClock: Int64 = 0
-
-    private enum ClockGrid {
-        case none
-        /// The program's own grid (its settings, pinned at `clockAnchor`).
-        case steady
-        /// The song's ticks.
-        case song
-        /// After the song's last tick: its last beat's tempo, pinned at `clockAnchor`.
-        case afterSong
-    }
+    /// MIDI clock out (clocks, Start, SPP, Continue, Stop into `midi`), on this thread.
+    private var clockWriter: MIDIClockWriter
     private var voices: VoicePool
     /// The reference tone, mixed under the clicks before the limiter.
     private var tone: ToneSource
@@ -107,6 +82,7 @@ public final class ClickRenderer: @unchecked Sendable {
         events = SPSCRing(minimumCapacity: eventCapacity)
         anchors = SPSCRing(minimumCapacity: 256)
         midi = SPSCRing(minimumCapacity: 4096)
+        clockWriter = MIDIClockWriter(sampleRate: sampleRate, midi: midi)
         voices = VoicePool(capacity: voiceCount)
         tone = ToneSource(sampleRate: sampleRate)
         limiter = Limiter(sampleRate: sampleRate, maxFrames: maxFrameCount)
@@ -130,7 +106,11 @@ public final class ClickRenderer: @unchecked Sendable {
         defer { publishCounters() }
         takePendingProgram()
         let blockEnd = clock + Int64(frameCount)
-        sendClocks(before: blockEnd)
+        if let current {
+            Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { program in
+                clockWriter.send(before: blockEnd, program: program, clock: clock, songOrigin: songOrigin)
+            }
+        }
         var program: Unmanaged<EngineProgram>?
         if playing, let current {
             program = Unmanaged<EngineProgram>.fromOpaque(current)
@@ -195,148 +175,6 @@ public final class ClickRenderer: @unchecked Sendable {
 
     // MARK: render thread
 
-    /// Where the MIDI clock goes under a new program (called after the placement changed,
-    /// before `playing` and `current` do): a start realigns it to bar 0 (Start just before
-    /// bar 0's clock, or SPP and Continue for a song started further in); a stop sends Stop at
-    /// its sample; a change goes on on the new grid with k counting on; while stopped it goes
-    /// on from the last clock at the program's tempo, or stops when `clock_when_stopped` is off.
-    private func updateClock(for program: EngineProgram, restart: Bool, realigned: Bool) {
-        let options = program.midiClock
-        guard options.enabled else {
-            clockGrid = .none
-            transport = nil
-            return
-        }
-        if program.playing && (restart || !playing) {
-            clockOffset = 0
-            // A start placed a little in the past (an outside timeline's) still sends bar 0's
-            // clock, late as its click is (the onsets' 5 ms rule); earlier ones are skipped.
-            let late = clock - Int64(sampleRate / 200)
-            if let song = program.song {
-                clockGrid = .song
-                let ticks = song.beats.ticks
-                guard ticks.count > 0 else { clockGrid = .none; return }
-                var first = ticks[0]
-                if songOrigin + first.sample < late {
-                    guard let due = pieceOfClock(program)?.firstTick(atOrAfter: late) else { clockGrid = .none; return }
-                    first = SongTick(k: due.k, sample: due.sample - songOrigin)
-                }
-                nextClock = first.k
-                // Count-in clocks (k < 0) run before Start unless it goes at the count-in.
-                transportClock = options.startAtCountIn ? first.k : max(0, first.k)
-                transportPosition = options.songPosition
-                transport = options.songPosition > 0 ? .continue : .start
-            } else {
-                clockGrid = .steady
-                clockAnchor = anchor(of: program)
-                let start = Rational.floorDivide(placement.anchor.twice + 1, 2)
-                // A followed Continue starts at its SPP's clock: the clocks of bar 0 up to it
-                // are not sent (one sample of rounding allowed).
-                let due = startTwice(of: program) == program.startTwice ? program.startDueTwice.map { Rational.floorDivide($0 + 1, 2) - 1 } : nil
-                let first = pieceOfClock(program)?.firstTick(atOrAfter: max(late, start, due ?? start))
-                nextClock = first?.k ?? 0
-                if nextClock > 0 && program.startDueTwice != nil {
-                    // Forwarded as it came: SPP (16ths, 6 clocks each) and Continue before
-                    // the clock there, so gear chained after the box goes on from it too.
-                    transportPosition = (nextClock + 5) / 6
-                    transportClock = transportPosition * 6
-                    transport = .continue
-                } else {
-                    transportClock = nextClock
-                    transportPosition = 0
-                    transport = .start
-                }
-            }
-            return
-        }
-        if playing && !program.playing {
-            _ = midi.push(MIDIOutEvent(sample: clock, message: .stop))
-            transport = nil
-        }
-        guard program.playing else {
-            guard options.whenStopped else {
-                clockGrid = .none
-                return
-            }
-            // On from the last clock sent, at this program's tempo.
-            clockGrid = .steady
-            let pin = sentAnyClock ? lastClockSample : clock
-            clockAnchor = GridAnchor(sampleTwice: 2 * pin, bar: 0, positionNumerator: 0, positionDenominator: 1, program: program.serial)
-            clockOffset = sentAnyClock ? nextClock - 1 : nextClock
-            return
-        }
-        // A change while playing (tempo, meter, a live song change, an outside timeline's
-        // re-placement): the new grid from here on, k counting on.
-        clockGrid = program.song != nil ? .song : .steady
-        if program.song == nil { clockAnchor = anchor(of: program) }
-        let from = sentAnyClock ? max(clock, lastClockSample + 1) : clock
-        guard let piece = pieceOfClock(program), var first = piece.firstTick(atOrAfter: from) else { return }
-        // A re-placement that moved the grid a little later (a followed clock's correction)
-        // leaves the clock just sent nearer this tick than the one before it: that tick was
-        // sent, so counting on from it would send it twice. (Only a re-placement: a tempo
-        // change shortens the intervals themselves.)
-        if realigned, sentAnyClock, let before = piece.sample(tick: first.k - 1), first.sample - lastClockSample < lastClockSample - before,
-           let after = piece.sample(tick: first.k + 1) {
-            first = SongTick(k: first.k + 1, sample: after)
-        }
-        clockOffset = nextClock - first.k
-    }
-
-    /// The piece the clock reads, made from `program` (no allocation; it holds the program's
-    /// own settings or song, so their storage stays the control side's to free). No
-    /// `Optional.map`: its closure's generic metadata would be instantiated (a lock) here.
-    @inline(__always)
-    private func pieceOfClock(_ program: EngineProgram) -> BeatGrid.Piece? {
-        switch clockGrid {
-        case .none:
-            return nil
-        case .steady:
-            return EngineProgram.piece(settings: program.settings, song: nil, sampleRate: sampleRate, anchor: clockAnchor)
-        case .song:
-            guard let song = program.song else { return nil }
-            return .song(SongGrid(beats: song.beats, origin: songOrigin, sampleRate: sampleRate))
-        case .afterSong:
-            guard let settings = program.afterSong else { return nil }
-            return EngineProgram.piece(settings: settings, song: nil, sampleRate: sampleRate, anchor: clockAnchor)
-        }
-    }
-
-    /// Every clock (and Start, SPP, Continue) before `blockEnd`, at its sample on the grid.
-    private func sendClocks(before blockEnd: Int64) {
-        guard clockGrid != .none, let current else { return }
-        Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { program in
-            while let piece = pieceOfClock(program) {
-                guard let onGrid = piece.sample(tick: nextClock - clockOffset) else {
-                    // Past the song's last tick: on from the last clock at its last beat's tempo.
-                    guard clockGrid == .song, sentAnyClock, program.afterSong != nil else {
-                        clockGrid = .none
-                        return
-                    }
-                    clockGrid = .afterSong
-                    clockAnchor = GridAnchor(sampleTwice: 2 * lastClockSample, bar: 0, positionNumerator: 0, positionDenominator: 1,
-                                             program: program.serial)
-                    clockOffset = nextClock - 1
-                    continue
-                }
-                guard onGrid < blockEnd else { return }
-                // A full ring drops a message for the MIDI thread; the audio never waits.
-                // Never two clocks on one sample.
-                let sample = sentAnyClock ? max(onGrid, clock, lastClockSample + 1) : max(onGrid, clock)
-                if let message = transport, nextClock >= transportClock {
-                    if message == .continue {
-                        _ = midi.push(MIDIOutEvent(sample: sample, message: .songPosition(sixteenths: transportPosition)))
-                    }
-                    _ = midi.push(MIDIOutEvent(sample: sample, message: message))
-                    transport = nil
-                }
-                _ = midi.push(MIDIOutEvent(sample: sample, message: .clock, clock: nextClock))
-                lastClockSample = sample
-                sentAnyClock = true
-                nextClock += 1
-            }
-        }
-    }
-
     private func publishCounters() {
         publishedClock.store(clock, ordering: .relaxed)
         publishedVoices.store(voices.activeCount, ordering: .relaxed)
@@ -392,7 +230,10 @@ public final class ClickRenderer: @unchecked Sendable {
                 }
                 if let alignment = program.alignment { appliedAlignment = alignment.serial }
             }
-            updateClock(for: program, restart: restart, realigned: realigned)
+            let context = ClockContext(clock: clock, wasPlaying: playing, songOrigin: songOrigin, gridAnchor: anchor(of: program),
+                                       placementStart: Rational.floorDivide(placement.anchor.twice + 1, 2),
+                                       startTwice: startTwice(of: program))
+            clockWriter.update(for: program, restart: restart, realigned: realigned, context)
             appliedEpoch = program.transportEpoch
             playing = program.playing
             if program.playing { publishAnchor(of: program) }
@@ -683,14 +524,6 @@ public final class ClickRenderer: @unchecked Sendable {
         }
     }
 
-    /// Song playback: the engine sample where the song stops starting clicks, or nil.
-    public var songEndSample: Int64? {
-        guard playing, let current else { return nil }
-        return Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { program in
-            program.song.map { songOrigin + $0.endSample }
-        }
-    }
-
     /// The song onsets the cursor will start in `from ..< from + count`, without moving it
     /// (the limiter's look-ahead, as `upcoming` does for the bar pattern).
     private func upcomingSong(_ song: SongSchedule, from: Int64, count: Int, into mix: UnsafeMutablePointer<Float>?) -> Float {
@@ -762,39 +595,6 @@ public final class ClickRenderer: @unchecked Sendable {
                 cursorIndex = 0
                 cursorBar += 1
             }
-        }
-    }
-
-    // MARK: queries (any thread: as of the end of the last render call)
-
-    /// Frames rendered so far: the engine's sample clock.
-    public var sampleClock: Int64 { publishedClock.load(ordering: .relaxed) }
-    public var activeVoiceCount: Int { publishedVoices.load(ordering: .relaxed) }
-    /// Frames from now until every playing clip has finished.
-    public var framesUntilSilent: Int { publishedFramesUntilSilent.load(ordering: .relaxed) }
-    /// Frames until the reference tone has ramped out (0: silent; Int.max while it is on).
-    public var toneFramesUntilSilent: Int { publishedToneFramesUntilSilent.load(ordering: .relaxed) }
-
-    /// Onsets at or after `sample` start no clip (any thread; nil lifts it). An offline
-    /// render sets its end here, since clips with a lead are started ahead of their onsets.
-    public func stopStarting(atSample sample: Int64?) {
-        startLimit.store(sample ?? .max, ordering: .relaxed)
-    }
-    /// Onsets dropped because every voice was busy.
-    public var droppedOnsetCount: Int { droppedOnsets.load(ordering: .relaxed) }
-    public var isPlaying: Bool { publishedPlaying.load(ordering: .relaxed) }
-    /// The engine sample at which the song being played started, and the start (transport
-    /// epoch) it belongs to.
-    public var songStart: (sample: Int64, epoch: UInt64) {
-        (publishedSongOrigin.load(ordering: .relaxed), publishedEpoch.load(ordering: .relaxed))
-    }
-
-    /// The sample at which bar `bar` (counted from the last start) begins under the program
-    /// in use, or nil when stopped.
-    public func sampleOfBarStart(_ bar: Int64) -> Int64? {
-        guard playing, let current else { return nil }
-        return Unmanaged<EngineProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { program in
-            program.sample(bar: bar, offset: 0, placement: placement)
         }
     }
 }

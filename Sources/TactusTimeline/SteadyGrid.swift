@@ -124,3 +124,76 @@ public struct SteadyGrid: Sendable, Hashable {
         beat > 0 ? (bar, beat - 1) : (bar - 1, beatCount - 1)
     }
 }
+
+/// Consecutive ticks (k / perWhole of a whole note from bar 0) of a steady grid, stepped by
+/// integer additions: tick k's exact time plus half a sample is `sample + rest / denominator`,
+/// and one tick adds the same exact amount. The very samples `SteadyGrid.sample(bar:beats:)`
+/// gives (the half-sample rule), without a rational reduction per tick: the MIDI clock walks
+/// it on the render thread. Bitwise, no allocation.
+public struct TickLine: Sendable, Hashable, BitwiseCopyable {
+    public private(set) var k: Int64
+    public private(set) var sample: Int64
+    private var rest: Int128
+    private let denominator: Int128
+    private let stepWhole: Int64
+    private let stepRest: Int128
+
+    init(k: Int64, sample: Int64, rest: Int128, denominator: Int128, stepWhole: Int64, stepRest: Int128) {
+        (self.k, self.sample, self.rest, self.denominator) = (k, sample, rest, denominator)
+        (self.stepWhole, self.stepRest) = (stepWhole, stepRest)
+    }
+
+    /// On to tick k + 1.
+    @inline(__always)
+    public mutating func advance() {
+        k += 1
+        sample += stepWhole
+        rest += stepRest
+        if rest >= denominator {
+            rest -= denominator
+            sample += 1
+        }
+    }
+}
+
+extension SteadyGrid {
+    /// The ticks from `k` on (perWhole per whole note, from bar 0's downbeat), or nil when
+    /// the common denominator would not fit in 125 bits (the caller then places each tick
+    /// with `sample(bar:beats:)`).
+    public func tickLine(from k: Int64, perWhole: Int64 = 96) -> TickLine? {
+        // time(k) + 1/2 = (anchorTwice + 1) / 2 - barTravel - lag + k step (HalfSampleRule).
+        guard perWhole > 0,
+              let barTravel = Rational(anchorBar).multiplied(by: beatsPerBar)?.multiplied(by: samplesPerBeat),
+              let perWholeNote = samplesPerBeat.divided(by: settings.beatUnit.wholeNotes),
+              let step = perWholeNote.divided(by: Rational(perWhole)) else { return nil }
+        func lcm(_ a: Int128, _ b: Int128) -> Int128? {
+            let (product, overflow) = (a / Rational.gcd(a, b)).multipliedReportingOverflow(by: b)
+            return overflow ? nil : product
+        }
+        guard let d1 = lcm(2, Int128(barTravel.denominator)), let d2 = lcm(d1, Int128(step.denominator)),
+              let d = lcm(d2, lag.denominator), d < (1 << 125) else { return nil }
+        func times(_ a: Int128, _ b: Int128) -> Int128? {
+            let (product, overflow) = a.multipliedReportingOverflow(by: b)
+            return overflow ? nil : product
+        }
+        guard let half = times(Int128(anchorTwice) + 1, d / 2),
+              let travel = times(Int128(barTravel.numerator), d / Int128(barTravel.denominator)),
+              let lagWhole = times(Int128(lag.whole), d),
+              let lagRest = times(lag.rest, d / lag.denominator),
+              let stepN = times(Int128(step.numerator), d / Int128(step.denominator)),
+              let kStep = times(Int128(k), stepN) else { return nil }
+        let (n1, o1) = half.subtractingReportingOverflow(travel)
+        let (n2, o2) = n1.subtractingReportingOverflow(lagWhole)
+        let (n3, o3) = n2.subtractingReportingOverflow(lagRest)
+        let (n, o4) = n3.addingReportingOverflow(kStep)
+        guard !(o1 || o2 || o3 || o4) else { return nil }
+        let whole = Rational.floorDivide(n, d)
+        let stepWhole = Rational.floorDivide(stepN, d)
+        guard let sample = Int64(exactly: whole), let stepSamples = Int64(exactly: stepWhole) else { return nil }
+        let line = TickLine(k: k, sample: sample, rest: n - whole * d, denominator: d, stepWhole: stepSamples,
+                            stepRest: stepN - stepWhole * d)
+        // The same rule as every other reader: checked once on the first tick.
+        guard sample == self.sample(bar: 0, beats: Rational(k, perWhole) / settings.beatUnit.wholeNotes) else { return nil }
+        return line
+    }
+}

@@ -293,23 +293,26 @@ struct RenderJob {
             var writer = try WAVStreamWriter(WAVEncoder(sampleRate: sampleRate, channels: channels, format: format),
                                              write: wav.write, rewrite: wav.rewrite)
             var lines: [UInt8] = []
-            try OfflineRender.run(engine: engine, changes: changes, end: renderEnd) { block in
+            // MIDI clocks are placed only for an events file (nothing else reads them here).
+            let onMIDI: ((MIDIOutEvent) throws -> Void)? = eventsFile.map { eventsFile in
+                { message in
+                    lines += Array(EventJSON.line(message, sampleRate: sampleRate).utf8)
+                    if lines.count >= 1 << 16 {
+                        try eventsFile.write(lines)
+                        lines.removeAll(keepingCapacity: true)
+                    }
+                }
+            }
+            try OfflineRender.run(engine: engine, changes: changes, end: renderEnd, output: { block in
                 try writer.append(block)
-            } onEvent: { event in
+            }, onEvent: { event in
                 guard let eventsFile else { return }
                 lines += Array(EventJSON.line(event, sampleRate: sampleRate, schedule: song == nil ? nil : engine.song).utf8)
                 if lines.count >= 1 << 16 {
                     try eventsFile.write(lines)
                     lines.removeAll(keepingCapacity: true)
                 }
-            } onMIDI: { message in
-                guard let eventsFile else { return }
-                lines += Array(EventJSON.line(message, sampleRate: sampleRate).utf8)
-                if lines.count >= 1 << 16 {
-                    try eventsFile.write(lines)
-                    lines.removeAll(keepingCapacity: true)
-                }
-            }
+            }, onMIDI: onMIDI)
             try writer.finish()
             try eventsFile?.write(lines)
             try wav.commit()

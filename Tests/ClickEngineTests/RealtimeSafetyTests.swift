@@ -73,6 +73,41 @@ import TactusBase
         #expect(starts == 1)
     }
 
+    /// The clock writer (`MIDIClockWriter`) through what re-places its line: a meter change
+    /// that cuts the bar (the played line's exact position), a tempo change, a stop (the line
+    /// while stopped) and a start, and a live change in a song.
+    @Test func theMIDIClockWriterThroughCutsStopsAndSongChangesNeitherAllocatesNorLocks() throws {
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "120"), clipFrames: 2000)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        defer { buffer.deallocate() }
+        engine.renderer.render(into: buffer, frameCount: 128)
+        engine.start()
+        engine.renderer.render(into: buffer, frameCount: 128) // the first clicks: lazy runtime set-up
+        var clocks = 0
+        func round(_ label: String) {
+            realtime_audit_begin()
+            for _ in 0..<300 { engine.renderer.render(into: buffer, frameCount: 128) }
+            let counts = realtime_audit_end()
+            #expect(counts.allocations == 0 && counts.frees == 0 && counts.locks == 0 && counts.writes == 0, "\(label): \(counts)")
+            while let m = engine.renderer.midi.pop() { if m.message == .clock { clocks += 1 } }
+        }
+        round("steady")
+        try engine.apply(settings(bpm: "120", meter: "4/5", beatUnit: "1/5"))
+        round("cut into 4/5")
+        try engine.apply(settings(bpm: "97.5", meter: "7/12", beatUnit: "1/12"))
+        round("7/12 at 97.5")
+        engine.stop()
+        round("stopped")
+        engine.start()
+        round("started again")
+        try engine.load(songs: [Song(name: "s", sections: [SongSection(label: "A", bars: 8, tempo: .constant(60))])], seed: 1)
+        engine.start()
+        round("song")
+        _ = try engine.applyDuringSong(settings(bpm: "240"), tempo: .to(240), pattern: false)
+        round("song at 240")
+        #expect(clocks > 150) // 5.6 s, most of it at 38-48 clocks a second
+    }
+
     /// A song's clock: count-in, a ramp, a meter change, past its last tick (on at its last
     /// tempo), Stop and clocks while stopped, all read from the timeline on the render thread.
     @Test func renderingASongsMIDIClockNeitherAllocatesNorLocks() throws {

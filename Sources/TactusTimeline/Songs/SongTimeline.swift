@@ -411,6 +411,9 @@ public struct SongTimeline: Sequence, IteratorProtocol {
         let toPlayBeats = Array(pendingBeats[pendingIndex...])
         pending.removeSubrange(pendingIndex...)
         pendingBeats.removeSubrange(pendingIndex...)
+        // The bar's clocks still to come are placed again too, with the clicks (else they
+        // would keep the old time map until the bar ends, then come out all at once).
+        let keptTicks = includesClocks ? dropTicks(from: position) : ticks.count
         apply(change, at: position)
         // Due in the half sample before the change (exactly before its position): not yet
         // played, so played now, on the change's sample.
@@ -441,8 +444,28 @@ public struct SongTimeline: Sequence, IteratorProtocol {
                 pending.append(moved)
                 pendingBeats.append(x)
             }
+            if includesClocks {
+                barInSection -= 1
+                var clockTimer = timer
+                appendTicks(from: position, timer: &clockTimer)
+                barInSection += 1
+            }
         }
         for i in kept..<pending.count where pending[i].sample < change.sample { pending[i].sample = change.sample }
+        for i in keptTicks..<ticks.count where ticks[i].sample < change.sample { ticks[i].sample = change.sample }
+    }
+
+    /// Drops the clocks at or after beat position `position` of the section (the bar being
+    /// played is the last one walked); returns how many are kept.
+    private mutating func dropTicks(from position: BigFraction) -> Int {
+        var kept = ticks.count
+        while kept > 0 {
+            let x = (Rational(ticks[kept - 1].k, 96) - sectionWhole) / beatWhole
+            if BigFraction(x) < position { break }
+            kept -= 1
+        }
+        ticks.removeSubrange(kept...)
+        return kept
     }
 
     public mutating func next() -> SongOnset? {
