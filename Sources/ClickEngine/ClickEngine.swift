@@ -137,7 +137,7 @@ public final class ClickEngine {
     private var startDueTwice: Int64?
     /// The latest outside re-placement of the grid (Link), attached to every program until
     /// the next start; the render thread applies each serial once.
-    private var alignment: (serial: UInt64, twice: Int64, bar: Int64, position: Rational)?
+    private var alignment: (serial: UInt64, twice: Int64, bar: Int64, position: Rational, lateWithin: Int64)?
     private var alignmentSerial: UInt64 = 0
 
     /// Starts with bar 0's downbeat at sample `twice / 2` (an outside timeline's bar line, in
@@ -155,10 +155,14 @@ public final class ClickEngine {
 
     /// Re-places the playing grid (an outside timeline moved, Link): from sample `twice / 2`
     /// on, bar `bar` is `position` whole notes in. No onset is doubled; see `ClickRenderer`.
-    public func align(atTwice twice: Int64, bar: Int64, position: Rational) {
+    /// `lateWithin` (samples): an onset the move puts in the past by up to this much plays
+    /// at once (the latest such one only), older ones are passed over. A jump (joining a
+    /// session) keeps the default 5 ms; a followed clock's corrections, which never jump a
+    /// beat, pass a wider window, so a correction while locking never passes over a beat.
+    public func align(atTwice twice: Int64, bar: Int64, position: Rational, lateWithin: Int64? = nil) {
         guard isPlaying, song == nil else { return }
         alignmentSerial &+= 1
-        alignment = (alignmentSerial, twice, bar, position)
+        alignment = (alignmentSerial, twice, bar, position, lateWithin ?? Int64(renderer.sampleRate / 200))
         publish()
     }
 
@@ -249,7 +253,8 @@ public final class ClickEngine {
             let grid = alignment.position * Rational(program.gridPerWhole)
             let parts = Anchor.split(Int128(grid.numerator), Int128(grid.denominator))
             program.alignment = (alignment.serial, Anchor(twice: alignment.twice, bar: alignment.bar, grid: parts.whole,
-                                                          numerator: parts.numerator, denominator: parts.denominator))
+                                                          numerator: parts.numerator, denominator: parts.denominator),
+                                 alignment.lateWithin)
         }
         let raw = Unmanaged.passRetained(program).toOpaque()
         if let unclaimed = renderer.pending.exchange(raw, ordering: .acquiringAndReleasing) {

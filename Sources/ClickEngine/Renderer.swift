@@ -224,7 +224,7 @@ public final class ClickRenderer: @unchecked Sendable {
                         keepPhase(from: old, to: program)
                     }
                     if let alignment = program.alignment, alignment.serial != appliedAlignment {
-                        realign(program, to: alignment.anchor)
+                        realign(program, to: alignment.anchor, lateWithin: alignment.lateWithin)
                         realigned = true
                     }
                 }
@@ -269,6 +269,7 @@ public final class ClickRenderer: @unchecked Sendable {
         let pivotTwice = max(2 * clock, anchor.twice)
         let cutTwice = max(2 * clock - 1, anchor.twice)
         let cut = old.position(from: anchor, atTwice: cutTwice)  // what is still to play starts here
+        let unplayed = playedAhead(of: cut, in: old)
         // The position at the pivot, relative to the cut's bar, in old grid units (exact).
         var kept = old.travelled(fromTwice: cutTwice, toTwice: pivotTwice)
         kept = Anchor.add(kept, (Int128(cut.grid) * Int128(cut.denominator) + Int128(cut.numerator), Int128(cut.denominator)))
@@ -311,6 +312,18 @@ public final class ClickRenderer: @unchecked Sendable {
                     cursorIndex = 0
                     cursorBar += 1
                 }
+                if let unplayed {
+                    // Exact: offsets compared across the two grids by cross-multiplying.
+                    while cursorBar < unplayed.bar || (cursorBar == unplayed.bar
+                            && Int128(new.onsets[cursorIndex].offset) * Int128(old.gridPerWhole)
+                                < Int128(unplayed.offset) * Int128(new.gridPerWhole)) {
+                        cursorIndex += 1
+                        if cursorIndex == new.onsetCount {
+                            cursorIndex = 0
+                            cursorBar += 1
+                        }
+                    }
+                }
             }
         }
         let parts = Anchor.split(kept.numerator * Int128(new.gridPerWhole), kept.denominator * Int128(old.gridPerWhole))
@@ -319,14 +332,35 @@ public final class ClickRenderer: @unchecked Sendable {
         if carry { carryMovedNotes(from: old, to: new, oldCut: cut, newCut: cutOnNew, bar: cut.bar) }
     }
 
-    /// An outside timeline (Link) moved the grid: the same musical positions land on new
-    /// samples from `anchor` on. The cursor keeps its place in the music, so no onset is
-    /// played twice; one the move made due up to 5 ms ago plays now, older ones (a jump, as
-    /// when joining a session) are passed over instead of bursting out together.
-    private func realign(_ program: EngineProgram, to anchor: Anchor) {
+    /// The cursor's onset when onsets between the cut and it were already played: an
+    /// alignment moved them ahead of the clock again (a followed clock's grid moving later),
+    /// and a change must not play them twice. Nil in the usual case, the cursor on the first
+    /// onset at or after the cut (a swing change then moves notes across it freely).
+    private func playedAhead(of cut: Anchor, in old: EngineProgram) -> (bar: Int64, offset: Int64)? {
+        guard !leadInActive, old.onsetCount > 0, cut.grid >= 0, cut.grid < old.barGrid else { return nil }
+        var bar = cut.bar
+        var index = 0
+        while index < old.onsetCount && (old.onsets[index].offset < cut.grid || (old.onsets[index].offset == cut.grid && cut.numerator != 0)) {
+            index += 1
+        }
+        if index == old.onsetCount { (bar, index) = (bar + 1, 0) }
+        guard cursorBar > bar || (cursorBar == bar && cursorIndex > index) else { return nil }
+        return (cursorBar, old.onsets[cursorIndex].offset)
+    }
+
+    /// An outside timeline (Link, a followed clock) moved the grid: the same musical
+    /// positions land on new samples from `anchor` on. The cursor keeps its place in the
+    /// music, so no onset is played twice; the latest one the move made due up to
+    /// `lateWithin` samples ago plays now, older ones (a jump, as when joining a session) are
+    /// passed over instead of bursting out together.
+    private func realign(_ program: EngineProgram, to anchor: Anchor, lateWithin: Int64) {
         leadInActive = false
-        placement = program.placement(of: anchor)
-        skipLateOnsets(of: program)
+        // Pinned at the render clock, not ahead of it (a followed clock places a tick 60 ms
+        // ahead): a later change re-anchors from the clock, and the onsets before the
+        // alignment's own time are still to play.
+        let pinned = anchor.twice > 2 * clock ? program.position(from: anchor, rewoundTo: 2 * clock) : anchor
+        placement = program.placement(of: pinned)
+        skipLateOnsets(of: program, within: lateWithin)
     }
 
     /// Where a start puts bar 0 (twice the sample): the program's, moved later so its first
@@ -339,14 +373,25 @@ public final class ClickRenderer: @unchecked Sendable {
         return twice + 2 * clock - due
     }
 
-    private func skipLateOnsets(of program: EngineProgram) {
+    /// Passes over the onsets due more than `within` samples (default 5 ms) before the render
+    /// clock, and of those due since then all but the latest, so at most one plays late.
+    private func skipLateOnsets(of program: EngineProgram, within: Int64? = nil) {
         guard program.onsetCount > 0 else { return }
-        let late = clock - Int64(sampleRate / 200)
-        while sampleOfCursor(program) < late {
+        let late = clock - (within ?? Int64(sampleRate / 200))
+        while true {
+            let due = sampleOfCursor(program)
+            guard due < clock else { return }
+            let bar = cursorBar
+            let index = cursorIndex
             cursorIndex += 1
             if cursorIndex == program.onsetCount {
                 cursorIndex = 0
                 cursorBar += 1
+            }
+            if due >= late && sampleOfCursor(program) >= clock {
+                // The latest late onset: it plays now.
+                (cursorBar, cursorIndex) = (bar, index)
+                return
             }
         }
     }

@@ -14,9 +14,11 @@ extension Box {
         Int64((2 * clock.heardSample(atNanoseconds: nanoseconds)).rounded())
     }
 
-    /// Bar `bar` at `position` (whole notes into it) is heard at host time `nanoseconds`.
-    func place(bar: Int64, position: Rational, heardAtNanoseconds nanoseconds: Int64, on clock: AudioOutputClock) {
-        engine.align(atTwice: Box.twice(heardAtNanoseconds: nanoseconds, on: clock), bar: bar, position: position)
+    /// Bar `bar` at `position` (whole notes into it) is heard at host time `nanoseconds`;
+    /// `lateWithin` (samples): see `ClickEngine.align`.
+    func place(bar: Int64, position: Rational, heardAtNanoseconds nanoseconds: Int64, on clock: AudioOutputClock,
+               lateWithin: Int64? = nil) {
+        engine.align(atTwice: Box.twice(heardAtNanoseconds: nanoseconds, on: clock), bar: bar, position: position, lateWithin: lateWithin)
     }
 
     /// Starts playing with bar 0's downbeat heard at host time `nanoseconds`; returns where

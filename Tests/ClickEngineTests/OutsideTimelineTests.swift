@@ -103,4 +103,49 @@ import TactusArithmetic
         #expect(recording.events.map(\.sample) == [120_000, 168_000])
         #expect(recording.events.map { "\($0.bar):\($0.beat)" } == ["0:0", "0:1"])
     }
+
+    /// A followed clock re-places the grid from a tick 60 ms ahead. Pinned there, the next
+    /// tempo change before that time cut the bar at the alignment's own position and passed
+    /// over the beat between (beat 1 of a 250 BPM lock, one beat behind for good): the
+    /// alignment is pinned at the render clock instead, so beat 1 plays, once.
+    @Test func aTempoChangeBeforeAnAlignmentsOwnTimePassesOverNothing() throws {
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "120"))
+        engine.start()
+        var recording = Recording()
+        engine.record(20_000, into: &recording)
+        // Beat 1 moved 100 samples later (24100): at 30000 the bar is 1/4 + 5900/96000 in.
+        engine.align(atTwice: 2 * 30_000, bar: 0, position: Rational(1, 4) + Rational(59, 960))
+        engine.record(1_000, into: &recording)
+        try engine.apply(settings(bpm: "121"))
+        engine.record(40_000, into: &recording)
+        // From 21000, the 3100 samples left at 120 BPM take 3100 x 120/121 = 3074.4 at 121.
+        #expect(recording.events.map(\.sample) == [0, 24_074, 47_876])
+        #expect(recording.events.map { "\($0.bar):\($0.beat)" } == ["0:0", "0:1", "0:2"])
+    }
+
+    /// A correction that puts a beat in the past plays it at once when it is within the
+    /// window the caller gives (a followed clock: half a beat), and passes it over otherwise
+    /// (5 ms, a jump); of several late onsets only the latest plays.
+    @Test func lateOnsetsOfAnAlignmentPlayWithinTheWindowGiven() {
+        for window in [nil, Int64(12_000)] as [Int64?] {
+            let engine = ClickEngine.testEngine(settings: settings(bpm: "120", subdivisions: "4"))
+            engine.start()
+            var recording = Recording()
+            engine.record(20_000, into: &recording) // 16ths every 6000: 0 ... 18000 played
+            // Ahead by 5000 samples: the 16th at 24000 is now due at 19000, 1000 samples
+            // (20.8 ms) ago; the next one at 25000.
+            engine.align(atTwice: 2 * 20_000, bar: 0, position: Rational(25_000, 96_000), lateWithin: window)
+            engine.record(10_000, into: &recording)
+            let after = recording.events.map(\.sample).filter { $0 >= 20_000 }
+            #expect(after == (window == nil ? [25_000] : [20_000, 25_000]), "window \(String(describing: window))")
+        }
+        // Ahead by 15000: the 16ths at 24000 and 30000 are both due in the past; one plays.
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "120", subdivisions: "4"))
+        engine.start()
+        var recording = Recording()
+        engine.record(20_000, into: &recording)
+        engine.align(atTwice: 2 * 20_000, bar: 0, position: Rational(35_000, 96_000), lateWithin: 12_000)
+        engine.record(10_000, into: &recording)
+        #expect(recording.events.map(\.sample).filter { $0 >= 20_000 } == [20_000, 21_000, 27_000])
+    }
 }

@@ -96,6 +96,19 @@ extension EngineProgram {
         return result
     }
 
+    /// The same line as `anchor` (a steady grid), re-pinned at the earlier half-sample time
+    /// `twice`: the position reached there, exact, the bar normalized so the offset lies in it.
+    func position(from anchor: Anchor, rewoundTo twice: Int64) -> Anchor {
+        precondition(twice <= anchor.twice)
+        let back = travelled(fromTwice: twice, toTwice: anchor.twice)
+        let total = (Int128(anchor.grid) * Int128(anchor.denominator) + Int128(anchor.numerator), Int128(anchor.denominator))
+        let reached = Anchor.add(total, (-back.numerator, back.denominator))
+        let parts = Anchor.split(reached.numerator, reached.denominator)
+        let bars = Rational.floorDivide(Int128(parts.whole), Int128(barGrid))
+        return Anchor(twice: twice, bar: anchor.bar + Int64(bars), grid: parts.whole - Int64(bars) * barGrid,
+                      numerator: parts.numerator, denominator: parts.denominator)
+    }
+
     /// The same musical position on this program's grid (exact), from `old`'s grid.
     func converted(_ position: Anchor, from old: EngineProgram) -> Anchor {
         if old.gridPerWhole == gridPerWhole { return position }

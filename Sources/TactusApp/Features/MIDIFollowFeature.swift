@@ -240,7 +240,11 @@ final class MIDIFollowFeature: BoxFeature {
         let settings = box.state.settings
         let whole = Rational(target, 96)
         let bar = (whole / settings.meter.wholeNotes).floor
-        box.place(bar: bar, position: whole - Rational(bar) * settings.meter.wholeNotes, heardAtNanoseconds: tickTime, on: clock)
+        // A correction never jumps a beat (the count says which clock is which), so a beat it
+        // makes due in the past plays at once rather than being passed over: half a beat.
+        let halfBeat = Int64(follower.period * 12 * Double(box.engine.renderer.sampleRate) / 1e9)
+        box.place(bar: bar, position: whole - Rational(bar) * settings.meter.wholeNotes, heardAtNanoseconds: tickTime, on: clock,
+                  lateWithin: halfBeat)
         midiFollow.lastAlignment = box.now
     }
 
