@@ -144,6 +144,16 @@ struct MIDIClockWriter {
         change(program, realigned: realigned, context)
     }
 
+    /// While stopped with the clock running (`clock_when_stopped`) and a port taking it
+    /// (`MIDIClockOptions.startsOnRunningClock`), the sample of the first
+    /// running clock at or after `sample`: a start on the box puts bar 0 there, so the clock
+    /// runs on evenly through Start (a box following this one, already locked to the running
+    /// clock, plays its first downbeat with it instead of a clock's jump late). Nil otherwise.
+    func runningTick(atOrAfter sample: Int64, program: EngineProgram) -> Int64? {
+        guard grid == .steady, sentAny, program.song == nil, program.midiClock.enabled, program.midiClock.startsOnRunningClock else { return nil }
+        return piece(of: program, songOrigin: 0)?.firstTick(atOrAfter: max(sample, lastSample + 1))?.sample
+    }
+
     /// A start: bar 0's clock first (a song's count-in clocks before it).
     private mutating func start(_ program: EngineProgram, _ context: ClockContext) {
         let options = program.midiClock

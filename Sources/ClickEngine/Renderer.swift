@@ -213,8 +213,10 @@ public final class ClickRenderer: @unchecked Sendable {
                     leadInActive = false
                     // The downbeat one longest lead after START (0 for clicks), so the
                     // first word too begins its lead before its onset.
+                    let own = playing ? clock + program.maxLead
+                        : clockWriter.runningTick(atOrAfter: clock + program.maxLead, program: program) ?? clock + program.maxLead
                     placement = program.placement(of: startTwice(of: program).map { Anchor(twice: $0, bar: 0, grid: 0) }
-                                                  ?? .start(atSample: clock + program.maxLead))
+                                                  ?? .start(atSample: own))
                     cursorBar = 0
                     cursorIndex = 0
                     startedUntil = clock

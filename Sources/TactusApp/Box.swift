@@ -63,7 +63,9 @@ public final class Box {
         }
     }
     /// The MIDI thread on a real box: it sends each message when its sample is heard.
-    public var midiSender: (any MIDISender)?
+    public var midiSender: (any MIDISender)? {
+        didSet { engine.midiClock.startsOnRunningClock = midiSender != nil }
+    }
     /// Following a MIDI clock (Sync: MIDI): Features/MIDIFollowFeature.swift.
     lazy var midiFollowing = MIDIFollowFeature(box: self)
 

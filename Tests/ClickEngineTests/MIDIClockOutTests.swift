@@ -101,6 +101,30 @@ import MIDIWire
         #expect(take.midi[19].clock == 0)
     }
 
+    /// With a port taking the clock, a start from stopped puts bar 0 on the running clock's
+    /// next tick: the clock runs on evenly through Start (a Tactus following this one stays
+    /// locked through it; the leader used to re-time its clock, 7.7-9.6 ms late downbeats).
+    @Test func aStartWithAPortWaitsForTheRunningClocksNextTick() {
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "120"))
+        engine.midiClock.startsOnRunningClock = true
+        engine.start()
+        var take = Take()
+        render(engine, frames: 10_500, block: 500, into: &take)
+        engine.stop()
+        render(engine, frames: 5_000, block: 500, into: &take)
+        engine.start()
+        render(engine, frames: 27_000, block: 500, into: &take)
+        let messages = take.midi.map { "\($0.message.hex)@\($0.sample)" }
+        #expect(Array(messages[13...21]) == ["F8@11000", "F8@12000", "F8@13000", "F8@14000", "F8@15000",
+                                              "FA@16000", "F8@16000", "F8@17000", "F8@18000"])
+        #expect(take.midi[19].clock == 0)
+        // Bar 0's downbeat on that tick, beat 1 24 clocks later.
+        #expect(take.onsets.map(\.sample).filter { $0 >= 10_500 } == [16_000, 40_000])
+        // Clock intervals through Start: 1000 samples each.
+        let clockSamples = take.clocks.map(\.sample)
+        #expect(zip(clockSamples.dropFirst(), clockSamples).allSatisfy { $0 - $1 == 1000 })
+    }
+
     @Test func noClockWhenStoppedIfSwitchedOff() {
         let engine = ClickEngine.testEngine(settings: settings(bpm: "120"))
         engine.midiClock = MIDIClockOptions(enabled: true, whenStopped: false)

@@ -109,6 +109,10 @@ public struct MIDIClockOptions: Sendable, Hashable {
     /// 16ths from the written song's start to the played song's bar 0 (a song started from a
     /// later section): its start sends Song Position Pointer and Continue instead of Start.
     public var songPosition: Int64 = 0
+    /// A start from stopped waits for the running clock's next tick (`clock_when_stopped`) and
+    /// puts bar 0 on it, so the clock never jumps at Start: on while a MIDI port takes the
+    /// clock (at most one clock period later, 20.8 ms at 120 BPM).
+    public var startsOnRunningClock = false
 
     public init(enabled: Bool = true, whenStopped: Bool = true, startAtCountIn: Bool = false, songPosition: Int64 = 0) {
         self.enabled = enabled
