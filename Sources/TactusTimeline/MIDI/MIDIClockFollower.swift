@@ -256,8 +256,11 @@ public struct MIDIClockFollower: Sendable {
         guard let quartile = intervals(quantile: 0.75), quartile > 0 else { return }
         var keptCount = 0
         var last = base?.t
+        // Against the base tick, at most 0.3 of the old period: after a step down to a quarter
+        // of the tempo the first new clock comes one old period after it, a quarter of the new.
+        let fromBase = modelled ? min(quartile, slope) : quartile
         for i in 0..<pendingCount {
-            if let l = last, Double(pending[i] - l) < 0.3 * quartile { continue }
+            if let l = last, Double(pending[i] - l) < 0.3 * (keptCount == 0 && base != nil ? fromBase : quartile) { continue }
             pending[keptCount] = pending[i]
             keptCount += 1
             last = pending[i]
@@ -274,7 +277,10 @@ public struct MIDIClockFollower: Sendable {
         head = 0
         var k = base?.k ?? 0
         var prior = base?.t
-        if let b = base { append(k: b.k, t: b.t) }
+        // The base tick counts the clocks on but stays out of the fit: it may be the old
+        // tempo's last clock (a step down to half the tempo first reads as lost clocks, so the
+        // streak begins on it), and one point off the new line would hold a minimax fit half
+        // its distance off (5 ms at 240 -> 120 BPM) for the next 1024 clocks.
         for i in 0..<keptCount {
             // One clock a gap (+-25 % jitter makes gaps of 0.5 to 1.5 periods) unless the gap
             // is clearly longer: lost clocks, counted by the median period.
