@@ -13,7 +13,9 @@ public final class AudioOutput: AudioClockSource, @unchecked Sendable {
     public let device: any AudioSink
     public let silent: any AudioSink
     public let format: AudioFormat
-    private let active = Mutex<(any AudioSink)?>(nil)
+    /// Which sink plays: 0 none, 1 the device, 2 the silent one. An atomic, not a lock: the
+    /// MIDI clock thread reads the position too (start, retry and stop run on one thread).
+    private let active = Atomic<UInt8>(0)
     /// Engine frames rendered by sinks used before the active one: each sink counts from 0,
     /// the engine's clock does not.
     private let framesBefore = Atomic<Int64>(0)
@@ -39,22 +41,22 @@ public final class AudioOutput: AudioClockSource, @unchecked Sendable {
     public var isOnDevice: Bool { onDevice.load(ordering: .relaxed) }
 
     public var outputPosition: AudioOutputPosition? {
-        active.withLock { sink in
-            guard var position = sink?.outputPosition else { return nil }
-            position.framesRendered += framesBefore.load(ordering: .relaxed)
-            return position
-        }
+        let which = active.load(ordering: .acquiring)
+        guard which != 0 else { return nil }
+        var position = which == 1 ? device.outputPosition : silent.outputPosition
+        position.framesRendered += framesBefore.load(ordering: .relaxed)
+        return position
     }
 
     /// Starts the renderer on the device, or on the silent sink when the device is missing.
     public func start(_ renderer: any AudioRenderer) throws(HALError) {
         if deviceProblem == nil {
             try device.start(renderer)
-            active.withLock { $0 = device }
+            active.store(1, ordering: .releasing)
             onDevice.store(true, ordering: .relaxed)
         } else {
             try silent.start(renderer)
-            active.withLock { $0 = silent }
+            active.store(2, ordering: .releasing)
         }
     }
 
@@ -76,7 +78,7 @@ public final class AudioOutput: AudioClockSource, @unchecked Sendable {
                 try? silent.start(renderer)
                 return .failure(error)
             }
-            active.withLock { $0 = device }
+            active.store(1, ordering: .releasing)
             onDevice.store(true, ordering: .relaxed)
             return .success(true)
         } catch {
@@ -85,9 +87,10 @@ public final class AudioOutput: AudioClockSource, @unchecked Sendable {
     }
 
     public func stop() {
-        active.withLock { sink in
-            sink?.stop()
-            sink = nil
+        switch active.exchange(0, ordering: .acquiringAndReleasing) {
+        case 1: device.stop()
+        case 2: silent.stop()
+        default: break
         }
         onDevice.store(false, ordering: .relaxed)
     }

@@ -59,13 +59,19 @@ public final class Box {
     public var midiConfiguration = MIDIConfiguration() {
         didSet {
             engine.midiClock.whenStopped = midiConfiguration.clockWhenStopped
+            midiOut.offsetNanoseconds.store(Int64(midiConfiguration.offsetMilliseconds) * 1_000_000, ordering: .relaxed)
             engine.midiClock.startAtCountIn = midiConfiguration.startAtCountIn
         }
     }
     /// The MIDI thread on a real box: it sends each message when its sample is heard.
     public var midiSender: (any MIDISender)? {
-        didSet { engine.midiClock.startsOnRunningClock = midiSender != nil }
+        didSet {
+            engine.midiClock.startsOnRunningClock = midiSender != nil
+            midiSender?.takeMessages { [midiOut] in midiOut.next() }
+        }
     }
+    /// The engine's MIDI messages as the clock thread takes them (Box+MIDIOut.swift).
+    lazy var midiOut = MIDIOutFeed(engine: engine, audio: audio)
     /// Following a MIDI clock (Sync: MIDI): Features/MIDIFollowFeature.swift.
     lazy var midiFollowing = MIDIFollowFeature(box: self)
 
@@ -181,11 +187,9 @@ public final class Box {
         var wakeups: [MonotonicTime] = []
         if let deadline = state.nextDeadline { wakeups.append(deadline) }
         wakeups += features.all.compactMap { $0.nextWakeup(self) }
-        // Onsets arrive from the render thread: look for them at least every few ms while playing.
-        // So do the MIDI clocks while stopped (`clock_when_stopped`): the clock thread must
-        // have each before it is due, a buffer (8 ms on a Pi) after the engine placed it.
-        let clockWhileStopped = midiSender != nil && engine.midiClock.enabled && engine.midiClock.whenStopped
-        if state.isPlaying || engine.renderer.activeVoiceCount > 0 || clockWhileStopped {
+        // Onsets arrive from the render thread: look for them at least every few ms while
+        // playing. (The MIDI clock thread takes its clocks from the engine itself.)
+        if state.isPlaying || engine.renderer.activeVoiceCount > 0 {
             wakeups.append(now.advanced(byNanoseconds: 4_000_000))
         }
         return wakeups.min()
@@ -280,9 +284,7 @@ public final class Box {
 
     var outputClock: AudioOutputClock? {
         guard let position = audio.outputPosition else { return nil }
-        return AudioOutputClock(sampleRate: engine.renderer.sampleRate, engineSample: position.framesRendered,
-                                outputDelayFrames: Int64(position.delayFrames), nanoseconds: position.timestamp.nanoseconds,
-                                nanosecondsPerSample: position.nanosecondsPerFrame)
+        return AudioOutputClock(position, sampleRate: engine.renderer.sampleRate)
     }
 
     /// The engine frame sounding at `time` on the output clock (nil without one).
@@ -305,16 +307,16 @@ public final class Box {
             }
         }
         if let heard = heardSample(at: now) { grid.forget(before: heard) }
+        // With a MIDI sender the clock thread takes the MIDI ring itself (its one consumer).
+        let drainsMIDI = midiSender == nil
         guard let clock = outputClock else {
             while engine.nextEvent() != nil {}
-            while engine.nextMIDIEvent() != nil {}
+            while drainsMIDI && engine.nextMIDIEvent() != nil {}
             return
         }
         for feature in features.all { feature.gridPublished(clock: clock, in: self) }
-        while let message = engine.nextMIDIEvent() {
-            let heard = clock.outputNanoseconds(ofSample: message.sample)
-            midiSender?.schedule(message, heardAtNanoseconds: heard - Int64(midiConfiguration.offsetMilliseconds) * 1_000_000)
-            observer?.box(self, willSend: message, heardAt: MonotonicTime(nanoseconds: heard))
+        while drainsMIDI, let message = engine.nextMIDIEvent() {
+            observer?.box(self, willSend: message, heardAt: MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: message.sample)))
         }
         while let event = engine.nextEvent() {
             let heard = MonotonicTime(nanoseconds: clock.outputNanoseconds(ofSample: event.sample))

@@ -58,10 +58,13 @@ extension BoxObserver {
     public func box(_ box: Box, didStepTrainer step: TrainerStep, heardAt time: MonotonicTime) {}
 }
 
-/// Where MIDI messages placed by the engine go on a real box (the MIDI thread).
+/// Where MIDI messages placed by the engine go on a real box (the MIDI clock thread).
 public protocol MIDISender: AnyObject {
-    /// Called on the control thread with each message and when it is heard.
-    func schedule(_ message: MIDIOutEvent, heardAtNanoseconds: Int64)
+    /// From now on the MIDI clock thread takes the engine's messages itself, never through
+    /// the control thread: `next` gives the next one and the monotonic time it is to leave
+    /// (when its sample is heard, minus `[midi] offset_ms`), or nil. Called once, on the
+    /// control thread; `next` runs on the clock thread and never allocates, locks or logs.
+    func takeMessages(_ next: @escaping @Sendable () -> (message: MIDIMessage, deadline: Int64)?)
 }
 
 /// What the control socket follows: the onsets as heard and every state change.

@@ -9,12 +9,16 @@ import TactusTimeline
 import TactusInstrument
 import MIDIWire
 
-/// Hands the engine's MIDI messages from the control thread to the MIDI clock thread.
+/// Lets the MIDI clock thread take the engine's messages itself.
 final class MIDIClockSender: MIDISender {
     let thread: MIDIClockThread
     init(_ thread: MIDIClockThread) { self.thread = thread }
-    func schedule(_ message: MIDIOutEvent, heardAtNanoseconds: Int64) {
-        thread.schedule(message.message, atNanoseconds: heardAtNanoseconds)
+    func takeMessages(_ next: @escaping @Sendable () -> (message: MIDIMessage, deadline: Int64)?) {
+        thread.take(from: MIDIClockFeed {
+            // No Optional.map here: its closure's generic metadata is made at the first call (a lock).
+            guard let message = next() else { return nil }
+            return TimedMIDIMessage(deadline: message.deadline, message: message.message)
+        })
     }
 }
 

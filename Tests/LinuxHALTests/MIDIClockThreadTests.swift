@@ -2,6 +2,9 @@
 import Foundation
 import Glibc
 import HAL
+import ClickEngine
+@testable import TactusApp
+import TactusMusic
 import LinuxHAL
 import RealtimeAudit
 import Synchronization
@@ -234,5 +237,63 @@ func monotonicNow() -> Int64 {
             #expect(error.kind == .deviceMissing || error.kind == .permissionDenied)
             #expect(error.message.contains("/dev/snd/seq"))
         }
+    }
+}
+
+/// The clock thread taking the engine's clocks itself (`tactus run`): a real engine renders
+/// just ahead of the clock on this thread, and the thread pops its MIDI ring through the box's
+/// feed, each clock timed when its sample is heard. Every clock goes out in order at its
+/// deadline, and the thread's loop, feed included, never allocates, locks or logs.
+@Suite struct MIDIClockFeedTests {
+    final class FixedOutput: AudioClockSource, @unchecked Sendable {
+        let start: Int64
+        init(start: Int64) { self.start = start }
+        var outputPosition: AudioOutputPosition? {
+            AudioOutputPosition(framesRendered: 0, delayFrames: 0, timestamp: MonotonicTime(nanoseconds: start))
+        }
+    }
+
+    @Test func theThreadTakesTheEnginesClocksItself() throws {
+        let pty = try PseudoTerminal()
+        defer { close(pty.master) }
+        let log = LogRecorder()
+        let uart = try UARTMIDI(path: pty.slavePath, log: log.log)
+        let wire = AuditingWire(uart, first: 50, count: 1000)
+        let thread = try MIDIClockThread(wires: [wire], realtimePriority: nil, recordLateness: 1200)
+        var settings = MetronomeSettings()
+        settings.tempo = try Tempo(parsing: "999")
+        let engine = try ClickEngine(sampleRate: 48_000, channels: 1, maxFrameCount: 256, settings: settings)
+        let start = monotonicNow() + 20_000_000
+        let feed = MIDIOutFeed(engine: engine, audio: FixedOutput(start: start))
+        thread.take(from: MIDIClockFeed {
+            guard let message = feed.next() else { return nil }
+            return TimedMIDIMessage(deadline: message.deadline, message: message.message)
+        })
+        engine.start()
+        // 999 BPM: a clock every 120.12 samples (2.5 ms), 1200 in 3 s; rendered 10 ms ahead.
+        var buffer = [Float](repeating: 0, count: 256)
+        var rendered: Int64 = 0
+        while rendered < 3 * 48_000 + 4_800 {
+            let heard = (monotonicNow() - start) * 48_000 / 1_000_000_000
+            while rendered < heard + 480 {
+                buffer.withUnsafeMutableBufferPointer { engine.renderer.render(into: $0.baseAddress!, frameCount: 256) }
+                rendered += 256
+            }
+            usleep(2_000)
+        }
+        #expect(waitUntil(timeoutSeconds: 5) { thread.sent >= 1200 })
+        thread.stop()
+        let lateness = thread.recordedLateness()
+        #expect(lateness.count == 1200)
+        // Every clock out at or after its deadline, and soon after it on this shared host.
+        #expect(lateness.allSatisfy { $0 >= 0 })
+        let summary = thread.latenessSummary()
+        print("MIDI clock thread fed by the engine: \(summary.count) messages, lateness p50 \(summary.p50) ms, p99 \(summary.p99) ms, p99.9 \(summary.p999) ms, worst \(summary.worst) ms; audit: allocations \(wire.allocations.load(ordering: .relaxed)), locks \(wire.locks.load(ordering: .relaxed)), writes \(wire.writes.load(ordering: .relaxed))")
+        #expect(wire.allocations.load(ordering: .relaxed) == 0)
+        #expect(wire.frees.load(ordering: .relaxed) == 0)
+        #expect(wire.locks.load(ordering: .relaxed) == 0)
+        // One write(2) a message: Start's and each clock's, nothing else (no log).
+        #expect(wire.writes.load(ordering: .relaxed) == 1000)
+        #expect(uart.failedWrites == 0)
     }
 }

@@ -14,9 +14,24 @@ public protocol MIDIPort: AnyObject, Sendable {
 }
 
 /// One message and the CLOCK_MONOTONIC instant it is to leave.
-struct TimedMIDIMessage: BitwiseCopyable {
-    var deadline: Int64
-    var message: MIDIMessage
+public struct TimedMIDIMessage: BitwiseCopyable, Sendable {
+    public var deadline: Int64
+    public var message: MIDIMessage
+
+    public init(deadline: Int64, message: MIDIMessage) {
+        self.deadline = deadline
+        self.message = message
+    }
+}
+
+/// Where the clock thread takes its messages itself (`tactus run`: the engine's MIDI ring,
+/// each message's deadline when its sample is heard), so no other thread stands between the
+/// render thread and the wire. `next` is called on the clock thread only and must not
+/// allocate, lock or log; nil when there is nothing yet.
+public final class MIDIClockFeed: Sendable {
+    let next: @Sendable () -> TimedMIDIMessage?
+
+    public init(_ next: @escaping @Sendable () -> TimedMIDIMessage?) { self.next = next }
 }
 
 /// The MIDI clock thread: messages handed over by one producer (the control thread) through
@@ -64,6 +79,12 @@ public final class MIDIClockThread: @unchecked Sendable {
     /// the thread woke early as asked): what the busy wait made up for.
     private let wakeLateness: UnsafeMutablePointer<Int64>
     private let earlyWake: Int64
+    /// Set once (`take(from:)`); read on the clock thread without a lock.
+    private let feed = AtomicLazyReference<MIDIClockFeed>()
+    /// Lateness histogram of every message sent, in 10 us bins up to 10 ms (the last bin
+    /// holds the rest): written by the clock thread only, read at the end (`latenessSummary`).
+    private let histogram: UnsafeMutablePointer<Int>
+    static let histogramBins = 1001
     public private(set) var priority: Priority = .normal(reason: "not started")
 
     /// `capacity`: messages in flight (the render thread places them at most one buffer,
@@ -79,11 +100,14 @@ public final class MIDIClockThread: @unchecked Sendable {
         latenessCapacity = recordLateness
         lateness = .allocate(capacity: max(recordLateness, 1))
         wakeLateness = .allocate(capacity: max(recordLateness, 1))
+        histogram = .allocate(capacity: Self.histogramBins)
+        histogram.initialize(repeating: 0, count: Self.histogramBins)
         do {
             reader = try ReaderThread(name: "tactus-midi")
         } catch {
             lateness.deallocate()
             wakeLateness.deallocate()
+            histogram.deallocate()
             self.wires.deinitialize(count: wireCount)
             self.wires.deallocate()
             throw HALError(.io, error, "cannot create the MIDI wake-up pipe: \(errnoDescription(error.errno))")
@@ -102,6 +126,7 @@ public final class MIDIClockThread: @unchecked Sendable {
         stop()
         lateness.deallocate()
         wakeLateness.deallocate()
+        histogram.deallocate()
         wires.deinitialize(count: wireCount)
         wires.deallocate()
     }
@@ -134,6 +159,35 @@ public final class MIDIClockThread: @unchecked Sendable {
         return Array(UnsafeBufferPointer(start: wakeLateness, count: count))
     }
 
+    /// From now on the thread also takes messages from `source` itself, looking every
+    /// `feedPollNanoseconds` while it has none (the render thread places them a buffer
+    /// ahead, 8 ms on a Pi). Set once; later calls are ignored.
+    public func take(from source: MIDIClockFeed) {
+        _ = feed.storeIfNil(source)
+        reader.wake()
+    }
+
+    /// How often an idle thread looks at its feed (poll's timeout, whole milliseconds).
+    public static let feedPollMilliseconds: Int32 = 2
+
+    /// The lateness of every message sent so far (after `stop()`): count, p50, p99, p99.9
+    /// and worst, in milliseconds, to 10 us (the worst exact).
+    public func latenessSummary() -> (count: Int, p50: Double, p99: Double, p999: Double, worst: Double) {
+        var total = 0
+        for i in 0..<Self.histogramBins { total += histogram[i] }
+        func percentile(_ p: Double) -> Double {
+            guard total > 0 else { return 0 }
+            let rank = Int((p * Double(total)).rounded(.up))
+            var seen = 0
+            for i in 0..<Self.histogramBins {
+                seen += histogram[i]
+                if seen >= rank { return Double(i + 1) * 0.01 }
+            }
+            return Double(Self.histogramBins) * 0.01
+        }
+        return (total, percentile(0.5), percentile(0.99), percentile(0.999), Double(worstLatenessNanoseconds) / 1e6)
+    }
+
     /// Ends the thread (messages still in the ring are not sent) and waits for it.
     public func stop() { reader.stop() }
 
@@ -141,14 +195,16 @@ public final class MIDIClockThread: @unchecked Sendable {
         _ = tactus_set_timer_slack(10_000)
         var descriptors = [reader.wakeEntry]
         while !reader.isStopping {
-            var popped = ring.pop()
+            let source = feed.load()
+            var popped = ring.pop() ?? source?.next()
             if popped == nil {
                 // Announce the wait, then look once more: a push before the announcement is
-                // seen here, one after it writes to the pipe.
+                // seen here, one after it writes to the pipe. A feed is looked at again
+                // after a short wait (nobody writes to the pipe for it).
                 idle.store(true, ordering: .sequentiallyConsistent)
                 popped = ring.pop()
                 if popped == nil {
-                    _ = try? Syscalls.poll(&descriptors, timeoutMilliseconds: 100)
+                    _ = try? Syscalls.poll(&descriptors, timeoutMilliseconds: source == nil ? 100 : Self.feedPollMilliseconds)
                     _ = reader.consumeWake(descriptors[0])
                 }
                 idle.store(false, ordering: .sequentiallyConsistent)
@@ -173,6 +229,7 @@ public final class MIDIClockThread: @unchecked Sendable {
                 latenessCount.store(n + 1, ordering: .releasing)
             }
             if late > worstLateness.load(ordering: .relaxed) { worstLateness.store(late, ordering: .relaxed) }
+            histogram[min(Int(max(late, 0) / 10_000), Self.histogramBins - 1)] += 1
         }
     }
 }
