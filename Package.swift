@@ -190,7 +190,7 @@ let package = Package(
         // The MIDI clock thread's lateness against its deadlines with every core busy.
         .executableTarget(
             name: "tactus-midi-bench",
-            dependencies: ["TactusBase", "MIDIWire", "HAL", "LinuxHAL"],
+            dependencies: ["TactusBase", "MIDIWire", "HAL", "LinuxHAL", "ClickEngine", "TactusApp", "TactusMusic"],
             path: "Benchmarks/MIDIBench"
         ),
         // Following a MIDI clock: MIDIClockFollower against a plain DLL on seeded clock streams.

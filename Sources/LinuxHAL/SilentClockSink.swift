@@ -23,18 +23,25 @@ public final class SilentClockSink: AudioSink, @unchecked Sendable {
             guard !running else { return }
             stopRequested.store(false, ordering: .relaxed)
             let format = format
-            let result = thread.start(name: "tactus-silent", fifoPriority: nil) { [self] in
+            // The priority a sound card's render thread asks for (ALSASink): its periods and
+            // the MIDI clocks placed in them are on time with the cores busy.
+            let result = thread.start(name: "tactus-silent", fifoPriority: ALSASink.Configuration().realtimePriority) { [self] in
                 let buffer = UnsafeMutablePointer<Float>.allocate(capacity: format.periodFrames * format.channels)
                 defer { buffer.deallocate() }
                 let clock = SystemMonotonicClock()
                 let periodNanoseconds = Int64(format.periodFrames) * 1_000_000_000 / Int64(format.sampleRate)
-                var deadline = clock.now().nanoseconds
+                // Each period is rendered a period before it is "heard", and heard from its
+                // scheduled start, not from when this thread happened to run: a steady line as a
+                // sound card's, so what is timed by it (MIDI clock out, LEDs) is never placed
+                // in the past by this thread's wakeup latency (it was: MIDI clocks 2.4 ms late
+                // at the median, bunched by the period).
+                var deadline = clock.now().nanoseconds + periodNanoseconds
                 while !stopRequested.load(ordering: .relaxed) {
                     renderer.render(into: buffer, frameCount: format.periodFrames)
-                    position.publish(frames: position.read().framesRendered + Int64(format.periodFrames), delay: 0,
-                                     at: clock.now(), nanosecondsPerFrame: nil)
-                    deadline += periodNanoseconds
+                    position.publish(frames: position.read().framesRendered + Int64(format.periodFrames), delay: format.periodFrames,
+                                     at: MonotonicTime(nanoseconds: deadline), nanosecondsPerFrame: nil)
                     Syscalls.sleep(untilNanoseconds: deadline)
+                    deadline += periodNanoseconds
                 }
             }
             if case .failure(let error) = result { throw HALError(.io, "cannot start the silent audio clock: \(error)") }

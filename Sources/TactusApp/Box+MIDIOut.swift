@@ -8,13 +8,13 @@ import TactusTimeline
 /// The engine's MIDI messages as the MIDI clock thread takes them on a real box: straight
 /// from the render thread's ring, each timed when its sample is heard (the output's
 /// position, read without a lock), so a busy control thread never delays a clock.
-final class MIDIOutFeed: @unchecked Sendable {
+public final class MIDIOutFeed: @unchecked Sendable {
     let engine: ClickEngine
     let audio: any AudioClockSource
     /// `[midi] offset_ms`, in ns: messages leave that much before they are heard.
     let offsetNanoseconds = Atomic<Int64>(0)
 
-    init(engine: ClickEngine, audio: any AudioClockSource) {
+    public init(engine: ClickEngine, audio: any AudioClockSource) {
         self.engine = engine
         self.audio = audio
     }
@@ -22,7 +22,7 @@ final class MIDIOutFeed: @unchecked Sendable {
     /// On the clock thread (the ring's one consumer then): the next message and when it
     /// leaves, or nil. No allocation, lock or log. Without an output nothing is heard, so
     /// nothing is sent (as the control thread did).
-    func next() -> (message: MIDIMessage, deadline: Int64)? {
+    public func next() -> (message: MIDIMessage, deadline: Int64)? {
         while let event = engine.nextMIDIEvent() {
             guard let position = audio.outputPosition else { continue }
             let clock = AudioOutputClock(position, sampleRate: engine.renderer.sampleRate)

@@ -65,7 +65,7 @@ struct RunCommand: AsyncParsableCommand {
         }, log: hal)
         logger.info("tactus run: \(definition.model) (\(definition.identifier)), settings \(store.path)")
         var root = BoxRoot(logger: logger)
-        root.stopAtTheEnd { midi.stop() }
+        root.stopAtTheEnd { midi.stop(log: hal) }
         root.add(service)
         // The control socket is for `tactus ctl` and the companion; without it the box still plays.
         if !control.isEmpty {
