@@ -87,7 +87,8 @@ struct MIDISetup {
         thread?.stop()
         if let log, let thread, thread.sent > 0 {
             let s = thread.latenessSummary()
-            log.info("MIDI: \(s.count) messages sent, lateness p50 \(s.p50) ms, p99 \(s.p99) ms, p99.9 \(s.p999) ms, worst \(s.worst) ms")
+            func ms(_ us: Int) -> String { "\(us / 1000).\(String(us % 1000 / 10 + 100).dropFirst()) ms" }
+            log.info("MIDI: \(s.count) messages sent, lateness p50 \(ms(s.p50)), p99 \(ms(s.p99)), p99.9 \(ms(s.p999)), worst \(ms(s.worst))")
         }
     }
 }

@@ -288,7 +288,7 @@ func monotonicNow() -> Int64 {
         // Every clock out at or after its deadline, and soon after it on this shared host.
         #expect(lateness.allSatisfy { $0 >= 0 })
         let summary = thread.latenessSummary()
-        print("MIDI clock thread fed by the engine: \(summary.count) messages, lateness p50 \(summary.p50) ms, p99 \(summary.p99) ms, p99.9 \(summary.p999) ms, worst \(summary.worst) ms; audit: allocations \(wire.allocations.load(ordering: .relaxed)), locks \(wire.locks.load(ordering: .relaxed)), writes \(wire.writes.load(ordering: .relaxed))")
+        print("MIDI clock thread fed by the engine: \(summary.count) messages, lateness p50 \(summary.p50) us, p99 \(summary.p99) us, p99.9 \(summary.p999) us, worst \(summary.worst) us; audit: allocations \(wire.allocations.load(ordering: .relaxed)), locks \(wire.locks.load(ordering: .relaxed)), writes \(wire.writes.load(ordering: .relaxed))")
         #expect(wire.allocations.load(ordering: .relaxed) == 0)
         #expect(wire.frees.load(ordering: .relaxed) == 0)
         #expect(wire.locks.load(ordering: .relaxed) == 0)

@@ -171,21 +171,21 @@ public final class MIDIClockThread: @unchecked Sendable {
     public static let feedPollMilliseconds: Int32 = 2
 
     /// The lateness of every message sent so far (after `stop()`): count, p50, p99, p99.9
-    /// and worst, in milliseconds, to 10 us (the worst exact).
-    public func latenessSummary() -> (count: Int, p50: Double, p99: Double, p999: Double, worst: Double) {
+    /// (to the 10 us bin's upper edge) and worst, in microseconds.
+    public func latenessSummary() -> (count: Int, p50: Int, p99: Int, p999: Int, worst: Int) {
         var total = 0
         for i in 0..<Self.histogramBins { total += histogram[i] }
-        func percentile(_ p: Double) -> Double {
+        func percentile(_ p: Double) -> Int {
             guard total > 0 else { return 0 }
             let rank = Int((p * Double(total)).rounded(.up))
             var seen = 0
             for i in 0..<Self.histogramBins {
                 seen += histogram[i]
-                if seen >= rank { return Double(i + 1) * 0.01 }
+                if seen >= rank { return (i + 1) * 10 }
             }
-            return Double(Self.histogramBins) * 0.01
+            return Self.histogramBins * 10
         }
-        return (total, percentile(0.5), percentile(0.99), percentile(0.999), Double(worstLatenessNanoseconds) / 1e6)
+        return (total, percentile(0.5), percentile(0.99), percentile(0.999), Int(worstLatenessNanoseconds / 1000))
     }
 
     /// Ends the thread (messages still in the ring are not sent) and waits for it.
