@@ -114,7 +114,7 @@ class Tally:
     def line(self, label):
         s = max(self.strokes, 1)
         g = f"{self.ghosts_found}/{self.ghosts} ({100 * self.ghosts_found / self.ghosts:.1f} %)" if self.ghosts else "-"
-        med = f"{np.median(np.abs(self.errors)):.3f}" if self.errors else "-"
+        med = f"{np.median(np.abs(self.errors)):.3f} (signed {np.median(self.errors):+.3f})" if self.errors else "-"
         return (f"{label:<22} strokes {self.strokes:5d}  within 1 ms {100 * self.within / s:6.2f} %  "
                 f"missed {self.missed:4d} ({100 * self.missed / s:5.2f} %)  extra {self.extra:5d} ({100 * self.extra / s:6.2f} %)  "
                 f"ghosts {g}  |err| median {med} ms")
@@ -206,6 +206,11 @@ def main():
                     print(f"  extra  {h:8.0f}  nearest stroke {near} ({(h - near) * 1000 / rate:+.1f} ms)" if near is not None
                           else f"  extra {h:.0f}")
     print(total.line("ALL"))
+    if os.environ.get("SCORE_HIST"):
+        e = np.array(total.errors)
+        bins = [-25, -5, -2, -1, 1, 2, 5, 25]
+        h, _ = np.histogram(e, bins=bins)
+        print("   error ms histogram:", ", ".join(f"[{a},{b}): {c}" for a, b, c in zip(bins, bins[1:], h)))
     print("-- per instrument (non-ghost strokes)")
     for k in sorted(by_inst):
         print(by_inst[k].line(k[:22]))

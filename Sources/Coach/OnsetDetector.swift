@@ -369,8 +369,15 @@ public final class OnsetDetector {
         let quiet = max(floor.isFinite ? floor : 0, leastFloor)
         let base = max(before, leastFloor)
         let lastStart = min(n - confirmLength, Int(detection - searchStart))
-        // A stroke: the error rises 9 dB over its floor and stays there for a millisecond.
-        let first = firstRise(error, lastStart: lastStart, base: base, peak: 8, mean: 8)
+        // A stroke: the error rises 9 dB over its floor and stays there for a millisecond. Over
+        // a background the predictor cannot follow (noise, a wash: the error is as loud as the
+        // sound, white and steady) 6 dB is enough; a ring's error is small but uneven.
+        var background = 0.0
+        var b0 = fitStart
+        while b0 < searchStart { let v = sample(b0); background += v * v; b0 += 1 }
+        background /= Double(max(1, fitCount))
+        let noisy = background < 10 * base
+        let first = firstRise(error, lastStart: lastStart, base: base, peak: noisy ? 5 : 8, mean: noisy ? 4 : 8)
         var start = first >= 0 ? walkBack(error, from: first, base: base) : -1
         var weak = false
         if first < 0 {
