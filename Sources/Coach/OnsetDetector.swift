@@ -2,14 +2,18 @@
 
 /// Finds the first sample of each hit's sound in a stream of input blocks: the coach's ears.
 ///
-/// Two stages, both on the residual after the box's own click is taken out (`reference`,
+/// Three stages, all on the residual after the box's own click is taken out (`reference`,
 /// the click as the input hears it, times `bleedGain`):
-/// 1. detection on 0.5 ms frames: the energy of the last 1 ms (a strong hit) or 4 ms (a soft
-///    hit on the tail of a loud one) rises well above the 8 ms before it and above the
-///    noise floor;
-/// 2. refinement to the sample: over a window around the detection, the point that splits
-///    it best into a quieter "before" and a louder "after" (the maximum-likelihood change of
-///    variance), so the estimate does not lag like a feature's peak does.
+/// 1. candidates on 0.5 ms frames: the energy of the last 1 ms (a strong hit) or 4 ms (a soft
+///    hit on the tail of a loud one) rises above the 8 ms before it and above the noise floor;
+/// 2. a linear predictor fitted to the sound just before the candidate: a drum's ring, a
+///    cymbal's wash, a cowbell's decay or a reverb tail goes on as it was and is predicted,
+///    a new stroke is not. A candidate is a hit only if the prediction error after it rises
+///    far above the error before it (novelty, not level), so a ring is never a hit and a
+///    ghost note under another drum's ring still is;
+/// 3. the onset is the first sample of that rise in the prediction error, walked back to
+///    where the error leaves its own floor (the true start is the stroke's first sample
+///    above -60 dB of its peak: in quiet, the very first rise).
 ///
 /// Every buffer is allocated in `init`: `process` never allocates, locks or logs, so it runs
 /// on the capture thread.
@@ -36,8 +40,8 @@ public final class OnsetDetector {
     /// Input samples consumed so far: the sample index of the next block's first sample.
     public private(set) var position: Int64 = 0
 
-    // Residual energy per sample (y^2), the last `historyMask + 1` samples.
-    private let energy: UnsafeMutablePointer<Double>
+    // The residual (input minus click), the last `historyMask + 1` samples.
+    private let signal: UnsafeMutablePointer<Double>
     private let historyMask: Int
     // Frame energies (sums over `frameLength` samples), the last `frameMask + 1` frames.
     private let frames: UnsafeMutablePointer<Double>
@@ -46,9 +50,23 @@ public final class OnsetDetector {
     private var frameSum: Double = 0
     private var frameFill = 0
     private var frameCount: Int64 = 0
-    // Prefix sums over the refinement window (scratch, sized once).
-    private let prefix: UnsafeMutablePointer<Double>
-    private let prefixCapacity: Int
+
+    // The predictor: coefficients, autocorrelation and Levinson scratch, and the squared
+    // prediction error over the search and confirmation span (all sized once).
+    private let order = 16
+    private let coefficients: UnsafeMutablePointer<Double>
+    // The live predictor, refitted every 2 ms on the 8 ms before: its error, per frame, finds
+    // candidates the level cannot (a ghost note under a kick's ring), and the error's floor.
+    private let live: UnsafeMutablePointer<Double>
+    private var liveFloor: Double = .infinity
+    private var errorSum: Double = 0
+    private let errorFrames: UnsafeMutablePointer<Double>
+    private let errorFloors: UnsafeMutablePointer<Double>
+    private let previous: UnsafeMutablePointer<Double>
+    private let correlation: UnsafeMutablePointer<Double>
+    private let error: UnsafeMutablePointer<Double>
+    private let power: UnsafeMutablePointer<Double>
+    private let errorCapacity: Int
 
     // Noise floor: mean energy per sample of quiet 10 ms blocks; follows down at once and
     // up slowly (+3 dB a second), so a dense passage cannot lift it to the hits' level.
@@ -75,13 +93,19 @@ public final class OnsetDetector {
     private var pendingDetection: Int64 = -1
     private var lastOnset: Int64 = Int64.min / 2
     private var holdUntil: Int64 = 0
+    // The loudest recent hit's level and when it was found: a sound far below it (a woodblock's
+    // resonance 45 dB down) is its tail, not a stroke; it fades by 6 dB a second.
+    private var recentLevel: Double = 0
+    private var recentSample: Int64 = 0
 
     private let shortFrames = 2      // 1 ms
     private let longFrames = 8       // 4 ms
     private let backgroundFrames = 16 // 8 ms, ending where the long window starts
     private let searchBefore: Int    // samples before the detection the onset may lie
-    private let windowBefore: Int    // refinement window before the detection
-    private let windowAfter: Int     // and after it
+    private let fitLength: Int       // the predictor is fitted on this many samples before the search
+    private let windowAfter: Int     // samples after the detection needed to judge it
+    private let confirmLength: Int   // the error's rise is measured over this many samples
+    private let bridge: Int          // the walk back steps over this many quiet samples (zero crossings)
     private let gapSamples: Int64
 
     public init(_ configuration: Configuration) {
@@ -91,17 +115,34 @@ public final class OnsetDetector {
         var history = 1
         while history < rate / 8 { history <<= 1 }        // 125 ms or more
         historyMask = history - 1
-        energy = .allocate(capacity: history)
-        energy.initialize(repeating: 0, count: history)
-        frameMask = 63 // 32 ms: the longest look back is 18 ms
+        signal = .allocate(capacity: history)
+        signal.initialize(repeating: 0, count: history)
+        frameMask = 63 // 32 ms: the longest look back is 12 ms
         frames = .allocate(capacity: frameMask + 1)
         frames.initialize(repeating: 0, count: frameMask + 1)
-        searchBefore = rate * 5 / 1000
-        windowBefore = rate * 12 / 1000
+        searchBefore = rate * 8 / 1000
+        fitLength = rate * 8 / 1000
         windowAfter = rate * 3 / 1000
-        prefixCapacity = windowBefore + windowAfter + 2
-        prefix = .allocate(capacity: prefixCapacity)
-        prefix.initialize(repeating: 0, count: prefixCapacity)
+        confirmLength = max(8, rate / 1000)
+        bridge = max(4, rate / 4000)
+        errorCapacity = searchBefore + windowAfter + 4
+        error = .allocate(capacity: errorCapacity)
+        error.initialize(repeating: 0, count: errorCapacity)
+        power = .allocate(capacity: errorCapacity)
+        power.initialize(repeating: 0, count: errorCapacity)
+        coefficients = .allocate(capacity: order + 1)
+        coefficients.initialize(repeating: 0, count: order + 1)
+        live = .allocate(capacity: order + 1)
+        live.initialize(repeating: 0, count: order + 1)
+        live[0] = 1
+        errorFrames = .allocate(capacity: frameMask + 1)
+        errorFrames.initialize(repeating: 0, count: frameMask + 1)
+        errorFloors = .allocate(capacity: frameMask + 1)
+        errorFloors.initialize(repeating: .infinity, count: frameMask + 1)
+        previous = .allocate(capacity: order + 1)
+        previous.initialize(repeating: 0, count: order + 1)
+        correlation = .allocate(capacity: order + 1)
+        correlation.initialize(repeating: 0, count: order + 1)
         blockFramesTarget = 20
         // 10 ms blocks: +3 dB/s is a factor 2^(1/100) per block.
         floorRise = 1.006955
@@ -113,9 +154,16 @@ public final class OnsetDetector {
     }
 
     deinit {
-        energy.deallocate()
+        signal.deallocate()
         frames.deallocate()
-        prefix.deallocate()
+        error.deallocate()
+        power.deallocate()
+        coefficients.deallocate()
+        live.deallocate()
+        errorFrames.deallocate()
+        errorFloors.deallocate()
+        previous.deallocate()
+        correlation.deallocate()
     }
 
     /// One block of input, and the same span of the click as the input hears it (or nil).
@@ -128,10 +176,12 @@ public final class OnsetDetector {
         for i in 0..<input.count {
             var y = input[i]
             if let reference, gain != 0 { y -= gain * reference[i] }
-            let p = Double(y) * Double(y)
-            energy[Int(position) & historyMask] = p
+            let value = Double(y)
+            signal[Int(position) & historyMask] = value
             position += 1
-            frameSum += p
+            frameSum += value * value
+            let e = predictionError(position - 1, live)
+            errorSum += e * e
             frameFill += 1
             if frameFill == frameLength { endFrame() }
             if pendingDetection >= 0 && position >= pendingDetection + Int64(windowAfter) {
@@ -174,6 +224,9 @@ public final class OnsetDetector {
 
     private func endFrame() {
         frames[Int(frameCount) & frameMask] = frameSum
+        errorFrames[Int(frameCount) & frameMask] = errorSum
+        errorFloors[Int(frameCount) & frameMask] = liveFloor
+        errorSum = 0
         frameCount += 1
         blockSum += frameSum
         blockFrames += 1
@@ -185,23 +238,26 @@ public final class OnsetDetector {
             blockSum = 0
             blockFrames = 0
         }
+        if frameCount % 4 == 0 && position > Int64(fitLength + order) {
+            liveFloor = fitPredictor(start: position - Int64(fitLength), count: fitLength, into: live)
+        }
         guard pendingDetection < 0, position >= holdUntil,
               frameCount >= Int64(2 * longFrames + 20) else { return }
         let short = meanOfFrames(from: 0, count: shortFrames)
         let long = meanOfFrames(from: 0, count: longFrames)
         let background = meanOfFrames(from: longFrames, count: backgroundFrames)
         let quiet = max(floor.isFinite ? floor : background, leastFloor)
-        // A low tone's energy ripples with half its period (10 ms at 50 Hz): a soft rise
-        // must also top every 4 ms window of the 10 ms before, or a kick's crests are hits.
-        var ripple = 0.0
-        var skip = longFrames
-        while skip <= longFrames + 20 {
-            ripple = max(ripple, meanOfFrames(from: skip, count: longFrames))
-            skip += 2
+        let strong = short > 4 * background && short > 8 * quiet
+        let soft = long > 1.45 * background && long > 8 * quiet
+        var novelty = 0.0
+        var errorFloor = 0.0
+        for k in 0..<shortFrames {
+            novelty += errorFrames[Int(frameCount - 1 - Int64(k)) & frameMask]
+            errorFloor = max(errorFloor, errorFloors[Int(frameCount - 1 - Int64(k)) & frameMask])
         }
-        let strong = short > 6 * background && short > 8 * quiet
-        let soft = long > 1.45 * background && long > 1.2 * ripple && long > 8 * quiet
-        if strong || soft { pendingDetection = position }
+        novelty /= Double(shortFrames * frameLength)
+        let novel = novelty > 3 * errorFloor && novelty > 8 * quiet
+        if strong || soft || novel { pendingDetection = position }
     }
 
     /// Mean energy per sample of `count` frames, the newest `skip` frames left out.
@@ -212,36 +268,162 @@ public final class OnsetDetector {
         return sum / Double(count * frameLength)
     }
 
+    @inline(__always)
+    private func sample(_ index: Int64) -> Double { signal[Int(index) & historyMask] }
+
+    /// Fits the predictor (autocorrelation method, Levinson-Durbin) to `count` samples from
+    /// `start`; the white floor keeps it stable on silence. Returns the prediction error's
+    /// mean energy per sample over the fit.
+    private func fitPredictor(start: Int64, count: Int, into coefficients: UnsafeMutablePointer<Double>) -> Double {
+        let p = order
+        let end = start + Int64(count)
+        for lag in 0...p {
+            var sum = 0.0
+            var k = start + Int64(lag)
+            while k < end { sum += sample(k) * sample(k - Int64(lag)); k += 1 }
+            correlation[lag] = sum
+        }
+        correlation[0] = correlation[0] * (1 + 1e-6) + Double(count) * leastFloor
+        for k in 0...p { coefficients[k] = 0 }
+        coefficients[0] = 1
+        var e = correlation[0]
+        if e > 0 {
+            for i in 1...p {
+                var acc = correlation[i]
+                for j in 1..<i { acc += coefficients[j] * correlation[i - j] }
+                let reflection = -acc / e
+                for j in 0...i { previous[j] = coefficients[j] }
+                for j in 1..<i { coefficients[j] = previous[j] + reflection * previous[i - j] }
+                coefficients[i] = reflection
+                e *= 1 - reflection * reflection
+                if e <= 0 { break }
+            }
+        }
+        // The error energy over the fit itself (past its first `order` samples).
+        var sum = 0.0
+        var n = start + Int64(p)
+        while n < end { let r = predictionError(n, coefficients); sum += r * r; n += 1 }
+        return max(sum / Double(max(1, count - p)), leastFloor)
+    }
+
+    @inline(__always)
+    private func predictionError(_ n: Int64, _ coefficients: UnsafeMutablePointer<Double>) -> Double {
+        var r = sample(n)
+        for j in 1...order { r += coefficients[j] * sample(n - Int64(j)) }
+        return r
+    }
+
+    /// The first index up to `lastStart` whose value tops `peak` x base and whose next
+    /// `confirmLength` values average above `mean` x base (a rise that stays), or -1.
+    private func firstRise(_ values: UnsafeMutablePointer<Double>, lastStart: Int, base: Double, peak: Double, mean: Double) -> Int {
+        var k = 0
+        while k <= lastStart {
+            if values[k] > peak * base {
+                var sum = 0.0
+                for m in k..<(k + confirmLength) { sum += values[m] }
+                if sum / Double(confirmLength) > mean * base { return k }
+            }
+            k += 1
+        }
+        return -1
+    }
+
+    /// Walks back from `first` to where `values` leave their floor `base`: the start of the
+    /// span before `first` most likely drawn from a variance `ratio` times the floor's rather
+    /// than the floor's (a backward CUSUM: floor samples count against going further back,
+    /// the stroke's for).
+    private func walkBack(_ values: UnsafeMutablePointer<Double>, from first: Int, base: Double) -> Int {
+        let ratio = 10.0
+        let weight = (1 - 1 / ratio) / (2 * base)
+        let penalty = 0.5 * naturalLog(ratio)
+        var start = first
+        var sum = 0.0
+        var bestSum = 0.0
+        var i = first - 1
+        while i >= 0 {
+            sum += weight * values[i] - penalty
+            if sum > bestSum { bestSum = sum; start = i }
+            i -= 1
+        }
+        return start
+    }
+
     private func refine(_ onset: (Int64, Double) -> Void) {
         let detection = pendingDetection
         pendingDetection = -1
         let end = min(position, detection + Int64(windowAfter))
-        let start = max(max(0, end - Int64(historyMask)), detection - Int64(windowBefore))
-        let n = Int(end - start)
-        guard n > 8 else { return }
-        prefix[0] = 0
-        for k in 0..<n { prefix[k + 1] = prefix[k] + energy[Int(start + Int64(k)) & historyMask] }
-        // The split point o (window index) maximizing the likelihood of two variances.
-        let lowest = max(4, Int(detection - Int64(searchBefore) - start), Int(lastOnset + flamGapSamples - start))
-        let highest = min(n - 4, Int(detection - start))
-        guard lowest <= highest else { holdUntil = detection + 1; return }
-        var best = -1
-        var bestCost = Double.infinity
-        var bestRatio = 0.0
-        for o in lowest...highest {
-            let before = max(prefix[o] / Double(o), 1e-30)
-            let after = max((prefix[n] - prefix[o]) / Double(n - o), 1e-30)
-            guard after > before else { continue }
-            let cost = Double(o) * naturalLog(before) + Double(n - o) * naturalLog(after)
-            if cost < bestCost { (bestCost, best, bestRatio) = (cost, o, after / before) }
+        let oldest = position - Int64(historyMask) + Int64(order) + 1
+        let searchStart = max(oldest + Int64(fitLength), detection - Int64(searchBefore), lastOnset + flamGapSamples)
+        guard searchStart + Int64(confirmLength) <= end else { return }
+        let fitStart = max(oldest, max(0, searchStart - Int64(fitLength)))
+        let fitCount = Int(searchStart - fitStart)
+        let before: Double
+        if fitCount > 2 * order {
+            before = fitPredictor(start: fitStart, count: fitCount, into: coefficients)
+        } else {
+            for k in 0...order { coefficients[k] = k == 0 ? 1 : 0 }
+            before = leastFloor
         }
-        guard best >= 0 else { return }
-        let total = max(prefix[n] / Double(n), 1e-30)
-        let gain = Double(n) * naturalLog(total) - bestCost
-        let after = (prefix[n] - prefix[best]) / Double(n - best)
+        let n = Int(end - searchStart)
+        for k in 0..<n { let r = predictionError(searchStart + Int64(k), coefficients); error[k] = r * r }
         let quiet = max(floor.isFinite ? floor : 0, leastFloor)
-        guard bestRatio > 1.8, gain > 12, after > 8 * quiet else { return }
-        found(start + Int64(best), level: after, onset)
+        let base = max(before, leastFloor)
+        let lastStart = min(n - confirmLength, Int(detection - searchStart))
+        // A stroke: the error rises 9 dB over its floor and stays there for a millisecond. Over
+        // a background the predictor cannot follow (noise, a wash: the error is as loud as the
+        // sound, white and steady) 6 dB is enough; a ring's error is small but uneven.
+        var background = 0.0
+        var b0 = fitStart
+        while b0 < searchStart { let v = sample(b0); background += v * v; b0 += 1 }
+        background /= Double(max(1, fitCount))
+        let noisy = background < 10 * base
+        let first = firstRise(error, lastStart: lastStart, base: base, peak: noisy ? 5 : 8, mean: noisy ? 4 : 8)
+        var start = first >= 0 ? walkBack(error, from: first, base: base) : -1
+        var weak = false
+        if first < 0 {
+            // A smooth low stroke on the ring of one like it (a soft kick after a loud one) is
+            // predicted from its first cycle on: only its attack shows, as a short spike in the
+            // error. Such a spike is a stroke if the level then rises too: above the loudest
+            // millisecond before the search (a low ring's crest, not its mean) and well above
+            // the 2 ms just before the spike (a ring does not rise). A weak hit must also come
+            // within 10 dB of the recent hits (below that it is a resonance of their own).
+            var loudest = 0.0
+            var m = fitStart
+            while m + Int64(confirmLength) <= searchStart {
+                var sum = 0.0
+                for q in 0..<confirmLength { let v = sample(m + Int64(q)); sum += v * v }
+                loudest = max(loudest, sum / Double(confirmLength))
+                m += Int64(confirmLength / 2)
+            }
+            let levelBase = max(loudest, leastFloor)
+            var spike = 0
+            while spike <= lastStart && error[spike] <= 10 * base { spike += 1 }
+            guard spike <= lastStart else { return }
+            var after = 0.0
+            for k in spike..<n { let v = sample(searchStart + Int64(k)); after += v * v }
+            after /= Double(n - spike)
+            var local = 0.0
+            let span = 2 * confirmLength
+            for q in 1...span { let v = sample(searchStart + Int64(spike - q)); local += v * v }
+            local /= Double(span)
+            guard after > 1.5 * levelBase, after > 3 * local else { return }
+            weak = true
+            start = walkBack(error, from: spike, base: base)
+        }
+        // Its level: the input's mean energy per sample from it to the end of the window.
+        let onsetSample = searchStart + Int64(start)
+        var level = 0.0
+        var s = onsetSample
+        while s < end { level += sample(s) * sample(s); s += 1 }
+        level /= Double(max(1, end - onsetSample))
+        guard level > 8 * quiet else { return }
+        // The recent loudest level falls 6 dB a second (a factor 10^(-0.6 t)); 36 dB below it
+        // is the tail of a hit (a woodblock's resonance), not a stroke.
+        let seconds = Double(onsetSample - recentSample) / Double(configuration.sampleRate)
+        let reference = recentLevel * power10(-0.6 * seconds)
+        guard level > (weak ? 0.1 : 2.5e-4) * reference else { return }
+        if level > reference { (recentLevel, recentSample) = (level, onsetSample) }
+        found(onsetSample, level: level, onset)
     }
 }
 
@@ -265,3 +447,4 @@ func naturalLog(_ x: Double) -> Double {
     }
     return 2 * sum + exponent * 0.6931471805599453
 }
+
