@@ -61,12 +61,13 @@ let locked = mlockall(MCL_CURRENT | MCL_FUTURE) == 0
 let busy = Atomic<Bool>(true)
 let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 let hogCount = environment["TACTUS_MIDI_BENCH_HOGS"].flatMap(Int.init).map { max($0, 0) } ?? cores
-var hogs: [Thread] = []
-for _ in 0..<hogCount {
-    let hog = Thread { var x: UInt64 = 0; while busy.load(ordering: .relaxed) { x &+= 1 }; _ = x }
-    hog.start()
-    hogs.append(hog)
+/// One busy loop per `hogCount`, running while `busy` is set.
+func startBusyLoops() {
+    for _ in 0..<hogCount {
+        Thread { var x: UInt64 = 0; while busy.load(ordering: .relaxed) { x &+= 1 }; _ = x }.start()
+    }
 }
+startBusyLoops()
 defer { busy.store(false, ordering: .relaxed) }
 
 let thread = try MIDIClockThread(wires: [wire], recordLateness: clocks, earlyWakeNanoseconds: earlyWake)
@@ -133,12 +134,7 @@ let fedClocks = environment["TACTUS_MIDI_BENCH_FED_CLOCKS"].flatMap(Int.init).ma
 var normalPriority = sched_param(sched_priority: 0)
 _ = pthread_setschedparam(pthread_self(), SCHED_OTHER, &normalPriority)
 busy.store(true, ordering: .relaxed)
-var fedHogs: [Thread] = []
-for _ in 0..<hogCount {
-    let hog = Thread { var x: UInt64 = 0; while busy.load(ordering: .relaxed) { x &+= 1 }; _ = x }
-    hog.start()
-    fedHogs.append(hog)
-}
+startBusyLoops()
 @MainActor func fedRun(_ output: AudioOutput) throws -> (p99: Double, p999: Double, line: String)? {
     var settings = MetronomeSettings()
     settings.tempo = try Tempo(parsing: "999")
