@@ -62,11 +62,7 @@ extension ClickRenderer {
             cursorIndex = 0
             if cutOnNew.grid >= 0 {
                 carry = true
-                while cursorIndex < new.onsetCount
-                        && (new.onsets[cursorIndex].offset < cutOnNew.grid
-                            || (new.onsets[cursorIndex].offset == cutOnNew.grid && cutOnNew.numerator != 0)) {
-                    cursorIndex += 1
-                }
+                cursorIndex = new.firstOnset(atOrAfter: cutOnNew)
                 if cursorIndex == new.onsetCount {
                     cursorIndex = 0
                     cursorBar += 1
@@ -87,10 +83,7 @@ extension ClickRenderer {
     private func playedAhead(of cut: Anchor, in old: EngineProgram) -> (bar: Int64, offset: Int64)? {
         guard !leadInActive, old.onsetCount > 0, cut.grid >= 0, cut.grid < old.barGrid else { return nil }
         var bar = cut.bar
-        var index = 0
-        while index < old.onsetCount && (old.onsets[index].offset < cut.grid || (old.onsets[index].offset == cut.grid && cut.numerator != 0)) {
-            index += 1
-        }
+        var index = old.firstOnset(atOrAfter: cut)
         if index == old.onsetCount { (bar, index) = (bar + 1, 0) }
         guard cursorBar > bar || (cursorBar == bar && cursorIndex > index) else { return nil }
         return (cursorBar, old.onsets[cursorIndex].offset)
@@ -102,11 +95,7 @@ extension ClickRenderer {
         while cursorBar < unplayed.bar || (cursorBar == unplayed.bar
                 && Int128(new.onsets[cursorIndex].offset) * Int128(old.gridPerWhole)
                     < Int128(unplayed.offset) * Int128(new.gridPerWhole)) {
-            cursorIndex += 1
-            if cursorIndex == new.onsetCount {
-                cursorIndex = 0
-                cursorBar += 1
-            }
+            stepCursor(in: new)
         }
     }
 

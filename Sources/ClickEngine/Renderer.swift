@@ -213,8 +213,8 @@ public final class ClickRenderer: @unchecked Sendable {
                     leadInActive = false
                     // The downbeat one longest lead after START (0 for clicks), so the
                     // first word too begins its lead before its onset.
-                    let own = playing ? clock + program.maxLead
-                        : clockWriter.runningTick(atOrAfter: clock + program.maxLead, program: program) ?? clock + program.maxLead
+                    let own = (playing ? nil : clockWriter.runningTick(atOrAfter: clock + program.maxLead, program: program))
+                        ?? clock + program.maxLead
                     placement = program.placement(of: startTwice(of: program).map { Anchor(twice: $0, bar: 0, grid: 0) }
                                                   ?? .start(atSample: own))
                     cursorBar = 0
@@ -282,11 +282,7 @@ public final class ClickRenderer: @unchecked Sendable {
             guard due < clock else { return }
             let bar = cursorBar
             let index = cursorIndex
-            cursorIndex += 1
-            if cursorIndex == program.onsetCount {
-                cursorIndex = 0
-                cursorBar += 1
-            }
+            stepCursor(in: program)
             if due >= late && sampleOfCursor(program) >= clock {
                 // The latest late onset: it plays now.
                 (cursorBar, cursorIndex) = (bar, index)
@@ -349,6 +345,16 @@ public final class ClickRenderer: @unchecked Sendable {
                           positionDenominator: denominator / g, program: program.serial)
     }
 
+    /// The cursor on to the next onset of `program`, into the next bar after its last.
+    @inline(__always)
+    func stepCursor(in program: EngineProgram) {
+        cursorIndex += 1
+        if cursorIndex == program.onsetCount {
+            cursorIndex = 0
+            cursorBar += 1
+        }
+    }
+
     @inline(__always)
     func sampleOfCursor(_ program: EngineProgram) -> Int64 {
         program.sample(bar: cursorBar, offset: program.onsets[cursorIndex].offset, placement: placement)
@@ -389,11 +395,7 @@ public final class ClickRenderer: @unchecked Sendable {
             } else {
                 droppedOnsets.add(1, ordering: .relaxed)
             }
-            cursorIndex += 1
-            if cursorIndex == program.onsetCount {
-                cursorIndex = 0
-                cursorBar += 1
-            }
+            stepCursor(in: program)
         }
     }
 
@@ -494,11 +496,7 @@ public final class ClickRenderer: @unchecked Sendable {
             guard sample < horizon else { return level }
             let onset = program.onsets[cursorIndex]
             level += upcomingOnset(onset, at: sample, from: from, count: count, into: mix)
-            cursorIndex += 1
-            if cursorIndex == program.onsetCount {
-                cursorIndex = 0
-                cursorBar += 1
-            }
+            stepCursor(in: program)
         }
     }
 }

@@ -109,6 +109,17 @@ extension EngineProgram {
                       numerator: parts.numerator, denominator: parts.denominator)
     }
 
+    /// The index of the first onset of a bar at or after `position`'s offset in it (an onset
+    /// exactly on a position with a fraction lies before it); `onsetCount` when none is.
+    func firstOnset(atOrAfter position: Anchor) -> Int {
+        var index = 0
+        while index < onsetCount
+                && (onsets[index].offset < position.grid || (onsets[index].offset == position.grid && position.numerator != 0)) {
+            index += 1
+        }
+        return index
+    }
+
     /// The same musical position on this program's grid (exact), from `old`'s grid.
     func converted(_ position: Anchor, from old: EngineProgram) -> Anchor {
         if old.gridPerWhole == gridPerWhole { return position }
