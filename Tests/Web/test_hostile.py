@@ -425,6 +425,11 @@ class Hostile(unittest.TestCase):
         uid = pwd.getpwnam(user).pw_uid
         folder = tempfile.mkdtemp(prefix="h32-")
         os.chmod(folder, 0o777)
+        # The other user runs a copy: the build folder may sit under one only root can enter
+        # (a clone in `mktemp -d`, mode 0700).
+        theirs = os.path.join(folder, "tactus")
+        shutil.copy(binary("tactus"), theirs)
+        os.chmod(theirs, 0o755)
         served = []
         try:
             # Another user's socket: ctl sends nothing to it.
@@ -440,7 +445,7 @@ class Hostile(unittest.TestCase):
             # The user's own fallback folder is made 0700; one that is not theirs is never used.
             private = f"/tmp/tactus-{uid}"
             shutil.rmtree(private, ignore_errors=True)
-            subprocess.run(["runuser", "-u", user, "--", binary("tactus"), "ctl", "state"], capture_output=True, timeout=10)
+            subprocess.run(["runuser", "-u", user, "--", theirs, "ctl", "state"], capture_output=True, timeout=10)
             info = os.lstat(private)
             self.assertEqual((info.st_uid, stat.S_IMODE(info.st_mode)), (uid, 0o700))
             shutil.rmtree(private)
@@ -448,7 +453,7 @@ class Hostile(unittest.TestCase):
             os.chmod(private, 0o777)  # root's folder at the user's path, with root's socket in it
             fake = subprocess.Popen([sys.executable, "-c", FAKE_BOX, os.path.join(private, "control.sock")], stdout=subprocess.PIPE)
             self.wait_for(os.path.join(private, "control.sock"))
-            result = subprocess.run(["runuser", "-u", user, "--", binary("tactus"), "ctl", "state"], capture_output=True, text=True, timeout=10)
+            result = subprocess.run(["runuser", "-u", user, "--", theirs, "ctl", "state"], capture_output=True, text=True, timeout=10)
             fake.terminate()
             self.assertNotEqual(result.returncode, 0)
             self.assertEqual(fake.communicate(timeout=10)[0], b"")
