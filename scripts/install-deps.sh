@@ -63,7 +63,10 @@ packages=(pkg-config libasound2-dev libgpiod-dev libi2c-dev espeak-ng python3 py
 # Tests: jackd2 + libasound2-plugins give a real-time paced ALSA device without hardware
 # (JACK dummy backend behind ALSA's jack plugin); device-tree-compiler checks overlays/;
 # alsa-utils (aplay) for diagnosing audio devices.
-test_packages=(jackd2 libasound2-plugins device-tree-compiler alsa-utils)
+# fluidsynth, its soundfonts, sox and python3-numpy: the coach's takes from sampled drum kits
+# (scripts/make-drum-kits.py) and their scoring (scripts/score-coach.py).
+drum_packages=(python3-numpy fluidsynth fluid-soundfont-gm timgm6mb-soundfont avldrums.lv2-soundfont sox)
+test_packages=(jackd2 libasound2-plugins device-tree-compiler alsa-utils "${drum_packages[@]}")
 # `make install` on the box: dtc compiles the overlays; gpiod, i2c-tools and alsa-utils
 # (gpiodetect, i2cdetect, aplay) are for checking the wiring and the sound card.
 install_packages=(device-tree-compiler gpiod i2c-tools alsa-utils)
@@ -71,7 +74,7 @@ case "${1:-build}" in
   build) ;;
   test) packages+=("${test_packages[@]}") ;;
   # aubio-tools: the coach bench compares its onsets with aubioonset on the same takes.
-  bench) packages+=(klick python3 aubio-tools) ;;
+  bench) packages+=(klick python3 aubio-tools "${drum_packages[@]}") ;;
   install) packages+=("${install_packages[@]}") ;;
   gpiod2) packages=(pkg-config); fetch_gpiod2 ;;
   deb) packages+=(dpkg-dev device-tree-compiler adduser) ;;

@@ -183,20 +183,17 @@ public enum TakeInput {
         return sum / Double(samples.count)
     }
 
-    /// Samples at full scale in runs of 3 or more (clipped), and the first of them.
+    /// A clipped take: every sample at full scale (how much clipped), and the first run of 3
+    /// or more of them (one sample at full scale alone is a normalised peak, not clipping).
     public static func clipping(_ samples: [Float]) -> (count: Int, first: Int)? {
         var count = 0
         var first: Int?
         var run = 0
         for (i, x) in samples.enumerated() {
             guard abs(x) >= 0.9999 else { run = 0; continue }
+            count += 1
             run += 1
-            if run == 3 {
-                count += 3
-                if first == nil { first = i - 2 }
-            } else if run > 3 {
-                count += 1
-            }
+            if run == 3 && first == nil { first = i - 2 }
         }
         return first.map { (count, $0) }
     }
