@@ -7,16 +7,21 @@ Usage: scripts/make-voices.py OUT_DIR [LANG ...]     (default: every language be
 Each word is synthesized by espeak-ng (no recorded files of others), trimmed to its sound,
 level-matched, resampled once from espeak-ng's 22050 Hz to 48000 Hz (the box's rate, so
 the box loads the words without resampling them; Kaiser-windowed sinc, numpy) and stored
-as a 16-bit mono WAV. Its perceptual centre is measured once, at 22050 Hz, by an
-energy-rise rule:
+as a 16-bit mono WAV. Its perceptual centre is measured once, at 22050 Hz, by the rise of
+energy in the first formant's region (Scott 1993/1998: the P-centre follows the F1 energy
+rise, not a consonant's noise; so the /s/ of "seven" does not pull the centre early):
 
   1. envelope: RMS over a 10 ms window, every sample (a running sum of squares);
   2. trim: the word starts 5 ms before the envelope first passes 2 % of its maximum
-     (-34 dB) and ends 20 ms after it last does;
-  3. the first vowel peak is the first local maximum of the envelope that reaches 60 % of
-     the word's maximum;
-  4. the perceptual centre is the first sample where the envelope reaches half way from its
-     value at the word's start to that peak (notes/sync-and-companion.md section 4).
+     (-34 dB) and ends 20 ms after it last does (subdivision syllables: see SYLLABLE_*);
+  3. the F1 band: the word band-passed to 150-1000 Hz (a linear-phase FIR, applied centred
+     so nothing shifts) and its RMS envelope over 20 ms;
+  4. the first vowel peak is the first local maximum of the band envelope that reaches 80 %
+     of the band envelope's maximum in the word;
+  5. the perceptual centre is the first sample where the band envelope reaches half way from
+     its value at the word's start to that peak.
+
+scripts/check-pcentres.py checks the result against two estimators of its own.
 
 The centre's distance from the word's first sample is the word's lead, converted to frames
 of the 48 kHz WAV (rounded half up) and written to voice.toml; the engine starts the clip that many frames before the onset, so
@@ -42,7 +47,9 @@ RATE = 22050                  # espeak-ng's output rate: where words are measure
 OUT_RATE = 48000              # the WAVs' rate
 WINDOW = RATE // 100          # 10 ms
 TRIM_LEVEL = 0.02
-PEAK_SHARE = 0.6
+F1_BAND = (150, 1000)        # Hz: the first formant's region, where vowels carry their energy
+BAND_WINDOW = RATE // 50     # 20 ms: the F1 band's envelope
+PEAK_SHARE = 0.8
 TARGET = 0.3
 
 # espeak-ng voice, speed (words a minute), numbers 1-16, the layer words, count-in.
@@ -90,27 +97,41 @@ def speak(voice, speed, text):
     return [x / 32768.0 for x in data]
 
 
-def envelope(x):
-    """RMS over the WINDOW samples centred on each sample."""
-    squares = [0.0]
-    for v in x:
-        squares.append(squares[-1] + v * v)
-    half = WINDOW // 2
+def envelope(x, window=WINDOW):
+    """RMS over the window samples centred on each sample."""
+    x = numpy.asarray(x, dtype=numpy.float64)
+    squares = numpy.concatenate(([0.0], numpy.cumsum(x * x)))
+    half = window // 2
     n = len(x)
-    return [math.sqrt((squares[min(n, i + half)] - squares[max(0, i - half)]) / WINDOW) for i in range(n)]
+    i = numpy.arange(n)
+    return numpy.sqrt(numpy.maximum(0.0, squares[numpy.minimum(n, i + half)] - squares[numpy.maximum(0, i - half)]) / window)
 
 
-def measure(x):
-    """(start, end, centre) in samples of x: the trimmed word and its perceptual centre."""
+def vowel_band(x):
+    """x band-passed to F1_BAND: a linear-phase windowed-sinc FIR (Blackman, 20 ms) applied
+    centred, so the band's envelope is not shifted in time."""
+    taps = RATE // 50 + 1
+    t = numpy.arange(taps) - taps // 2
+    low, high = (f / RATE for f in F1_BAND)
+    h = (2 * high * numpy.sinc(2 * high * t) - 2 * low * numpy.sinc(2 * low * t)) * numpy.blackman(taps)
+    return numpy.convolve(numpy.asarray(x, dtype=numpy.float64), h, mode="same")
+
+
+def measure(x, tail_level=TRIM_LEVEL, tail_ms=20):
+    """(start, end, centre, top) in samples of x: the trimmed word and its perceptual centre.
+    The trim follows the whole signal; the centre follows the F1 band only."""
     env = envelope(x)
-    top = max(env)
-    above = [i for i, e in enumerate(env) if e >= TRIM_LEVEL * top]
-    start = max(0, above[0] - RATE * 5 // 1000)
-    end = min(len(x), above[-1] + RATE * 20 // 1000)
+    top = float(env.max())
+    above = numpy.nonzero(env >= TRIM_LEVEL * top)[0]
+    start = max(0, int(above[0]) - RATE * 5 // 1000)
+    tail = numpy.nonzero(env >= tail_level * top)[0]
+    end = min(len(x), int(tail[-1]) + RATE * tail_ms // 1000)
+    band = envelope(vowel_band(x), BAND_WINDOW)
+    btop = float(band[start:end].max())
     peak = next(i for i in range(start + 1, end - 1)
-                if env[i] >= PEAK_SHARE * top and env[i] >= env[i - 1] and env[i] >= env[i + 1])
-    level = env[start] + 0.5 * (env[peak] - env[start])
-    centre = next(i for i in range(start, peak + 1) if env[i] >= level)
+                if band[i] >= PEAK_SHARE * btop and band[i] >= band[i - 1] and band[i] >= band[i + 1])
+    level = band[start] + 0.5 * (band[peak] - band[start])
+    centre = next(i for i in range(start, peak + 1) if band[i] >= level)
     return start, end, centre, top
 
 
