@@ -254,7 +254,7 @@ def build(out, lang):
         "layer4 = " + words("layer4"),
         "count_in = " + words("count_in") + "   # the count-in's last two beats",
         "",
-        "# Frames of each word's WAV (48000 Hz) from its first sample to its perceptual centre (energy rise).",
+        "# Frames of each word's WAV (48000 Hz) from its first sample to its perceptual centre (F1-band energy rise).",
         "[lead]",
     ]
     for name in leads:
