@@ -100,6 +100,10 @@ def lowband(x, rate):
 
 def vowel(x, rate):
     """Sample of the vowel onset: the first of 4 consecutive vocalic frames."""
+    # silence around the clip, so frames straddle its ends (a word that starts on its vowel
+    # gets an onset near 0, a short word frames enough)
+    pad = rate // 50
+    x = numpy.concatenate((numpy.zeros(pad), x, numpy.zeros(rate // 20)))
     low_share = bandlimit(x, rate, 0, 1500)
     # periodicity on a 12 kHz copy (band-limited to 3 kHz first): normalised
     # cross-correlation of the frame with itself one lag later
@@ -131,7 +135,7 @@ def vowel(x, rate):
     ok = [r > 0.5 and share > 0.5 and e >= loudest * 10 ** (-8 / 10) for _, r, share, e in frames]
     for i in range(len(ok) - 3):
         if all(ok[i:i + 4]):
-            return frames[i][0]
+            return frames[i][0] - pad
     return None
 
 
