@@ -48,6 +48,10 @@ struct MIDIClockWriter {
     private var line: TickLine?
     /// The played timeline the clocks are on, while the grid is steady (nil otherwise).
     private var played: PlayedLine?
+    /// A re-placement moved the bars against the count (Link moved the phase): at this tick
+    /// (a bar's downbeat on a sixteenth) the count becomes the bars' again and SPP and
+    /// Continue tell chained gear where that is.
+    private var relocation: Int64?
 
     /// Where the clock is on the played timeline: at sample `twice / 2`, tick position
     /// `numerator / denominator` whole notes (clock k = tick + offset, 96 per whole note),
@@ -119,6 +123,7 @@ struct MIDIClockWriter {
         if context.wasPlaying && !program.playing {
             _ = midi.push(MIDIOutEvent(sample: context.clock, message: .stop))
             transport = nil
+            relocation = nil
         }
         guard program.playing else {
             guard options.whenStopped else {
@@ -158,6 +163,7 @@ struct MIDIClockWriter {
     private mutating func start(_ program: EngineProgram, _ context: ClockContext) {
         let options = program.midiClock
         offset = 0
+        relocation = nil
         // A start placed a little in the past (an outside timeline's) still sends bar 0's
         // clock, late as its click is (the onsets' 5 ms rule); earlier ones are skipped.
         let late = context.clock - Int64(sampleRate / 200)
@@ -231,7 +237,25 @@ struct MIDIClockWriter {
            let after = piece.sample(tick: first.k + 1) {
             first = SongTick(k: first.k + 1, sample: after)
         }
+        let before = offset
         offset = nextClock - first.k
+        if realigned, sentAny, transport == nil, offset != before, program.song == nil {
+            relocation = MIDIClockWriter.nextDownbeatOnASixteenth(atOrAfter: first.k, settings: program.settings)
+        }
+    }
+
+    /// The first bar's downbeat at or after `tick` (96 a whole note from bar 0's) that falls
+    /// on a sixteenth (SPP counts sixteenths); nil if none within 96 bars.
+    static func nextDownbeatOnASixteenth(atOrAfter tick: Int64, settings: MetronomeSettings) -> Int64? {
+        let bar = settings.meter.wholeNotes
+        let (n, d) = (bar.numerator * 96, bar.denominator)  // ticks a bar: n / d
+        guard n > 0 else { return nil }
+        var b = Rational.floorDivide(tick * d + n - 1, n)
+        for _ in 0..<96 {
+            if (b * n) % d == 0, ((b * n) / d) % 6 == 0 { return (b * n) / d }
+            b += 1
+        }
+        return nil
     }
 
     /// The steady line through `anchor` at `settings`' tempo (its bars in its meter).
@@ -315,6 +339,15 @@ struct MIDIClockWriter {
             // A full ring drops a message for the MIDI thread; the audio never waits.
             // Never two clocks on one sample.
             let sample = sentAny ? max(onGrid, clock, lastSample + 1) : max(onGrid, clock)
+            if let at = relocation, nextClock - offset >= at, (nextClock - offset) % 6 == 0 {
+                // The count becomes the bars' again here: SPP and Continue before this clock.
+                relocation = nil
+                nextClock -= offset
+                offset = 0
+                transport = .continue
+                transportPosition = nextClock / 6
+                transportClock = nextClock
+            }
             if let message = transport, nextClock >= transportClock {
                 if message == .continue {
                     _ = midi.push(MIDIOutEvent(sample: sample, message: .songPosition(sixteenths: transportPosition)))

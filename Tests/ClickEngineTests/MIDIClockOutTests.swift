@@ -291,5 +291,41 @@ import MIDIWire
         #expect(Array(take.midi.prefix(4).map { "\($0.message.hex)@\($0.sample)" }) == ["FA@1024", "F8@1024", "F8@1900", "F8@2900"])
         #expect(take.onsets.first?.sample == 900 || take.onsets.first?.sample == 1024)
     }
-}
 
+    /// Link moves a playing box's phase (an alignment that shifts the bars against the clock
+    /// count): the clock follows the new grid at once, and at the next bar's downbeat SPP and
+    /// Continue say where the box is, so gear chained after it follows; from there clock k is
+    /// again k / 96 of a whole note from bar 0.
+    @Test func aPhaseMoveSendsSongPositionAndContinueAtTheNextBar() {
+        let engine = ClickEngine.testEngine(settings: settings(bpm: "120"))
+        engine.start()
+        var take = Take()
+        render(engine, frames: 30_000, block: 128, into: &take)  // clocks 0..29 (1000 samples each)
+        // From sample 30000, bar 0 is 3/8 whole notes in (1.5 beats): beat 2 at 42000, bar 1 at 90000.
+        engine.align(atTwice: 60_000, bar: 0, position: Rational(3, 8))
+        render(engine, frames: 120_000, block: 128, into: &take)
+        let messages = take.midi.map { "\($0.message.hex)@\($0.sample)" }
+        // The clock is on the new grid at once (ticks every 1000 samples from 90000 - 96000).
+        let clocks = take.clocks
+        #expect(Set(clocks.map(\.sample)).count == clocks.count, "never two clocks on one sample")
+        #expect(clocks.filter { $0.sample >= 31_000 }.allSatisfy { ($0.sample - 90_000) % 1000 == 0 }, "\(messages)")
+        // At bar 1's downbeat: SPP 16 (bar 1 = 16 sixteenths), Continue, then clock 96 there.
+        let at = take.midi.firstIndex { $0.message == .songPosition(sixteenths: 16) }
+        #expect(at != nil, "\(messages)")
+        if let at {
+            #expect(Array(messages[at...].prefix(3)) == ["F2 10 00@90000", "FB@90000", "F8@90000"])
+            #expect(take.midi[at + 2].clock == 96)
+            for c in take.midi[(at + 2)...] where c.message == .clock {
+                #expect(c.sample == 90_000 + (c.clock - 96) * 1000)
+            }
+        }
+        #expect(take.midi.filter { $0.message == .continue }.count == 1)
+        #expect(!take.midi.contains { $0.message == .start && $0.sample > 0 })
+        // Clicks and clocks agree: every beat after the move on clock 24 n.
+        let bySample = Dictionary(uniqueKeysWithValues: clocks.filter { $0.sample >= 90_000 }.map { ($0.clock, $0.sample) })
+        for onset in take.onsets where onset.sample >= 90_000 {
+            let k: Int64 = 96 * Int64(onset.bar) + 24 * Int64(onset.beat)
+            #expect(bySample[k] == onset.sample)
+        }
+    }
+}
