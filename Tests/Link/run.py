@@ -20,6 +20,9 @@ Automated TEST-PLAN cases (Ableton Link's TEST-PLAN.md), per meter:
   STARTSTOPSTATE-1 a peer's STOP and START (start/stop sync on) stop and start the box, the
           start on the quantum, also when the peer changes the tempo while the start waits
   STARTSTOPSTATE-2 a box's STOP reaches the other box and the peer
+and beyond it: a box joining a session while it plays, and rejoining after a network
+outage in which it restarted on its own, never plays a beat twice; when Link moves its
+phase it sends SPP and Continue at the next bar, so its MIDI clock count matches its bars.
 """
 import json, os, subprocess, sys, tempfile, time
 
@@ -246,6 +249,79 @@ def enabling_while_playing(work):
     check({e["bpm"] for e in A if e["type"] == "state"} == {137}, "TEMPO-5: the box keeps 137 when Link finds no session")
 
 
+def no_beat_twice(E, who, bpm):
+    """Every beat of a box once: no bar:beat twice in a run of playing, no two beats closer
+    than half a beat."""
+    beats = [e for e in E if e["type"] == "onset" and e["kind"] in ("accent", "beat")]
+    twice = [(a["bar"], a["beat"], a["t"]) for a, b in zip(beats, beats[1:])
+             if (a["bar"], a["beat"]) == (b["bar"], b["beat"]) or b["sample"] - a["sample"] < 48000 * 30 / bpm]
+    check(len(beats) > 10 and not twice, f"box {who}: {len(beats)} beats, none twice or less than half a beat apart {twice[:3]}")
+
+
+def clock_on_bars(E, who):
+    """Chained gear's view of a box's MIDI clock out: the count from each Start (0) or SPP
+    (6 clocks a sixteenth) puts every downbeat the box plays on a clock 96 n (4/4), on the
+    downbeat's own sample. Returns the SPPs sent while playing (mono, sixteenths)."""
+    count, clock_at, spps = None, {}, []
+    for e in (e for e in E if e["type"] == "midi" and e["dir"] == "out"):
+        if e["bytes"] == "FA":
+            count = 0
+        elif e["bytes"].startswith("F2 "):
+            lsb, msb = (int(x, 16) for x in e["bytes"].split()[1:])
+            count = 6 * (lsb | msb << 7)
+            spps.append((e["mono"], lsb | msb << 7))
+        elif e["bytes"] == "FC":
+            count = None
+        elif e["bytes"] == "F8" and count is not None:
+            clock_at[e["sample"]] = count
+            count += 1
+    downbeats = [e for e in E if e["type"] == "onset" and e["kind"] == "accent"]
+    wrong = [(round(e["t"], 3), e["bar"], clock_at.get(e["sample"])) for e in downbeats if clock_at.get(e["sample"], 1) % 96 != 0]
+    check(len(downbeats) >= 8 and not wrong, f"box {who}: its {len(downbeats)} downbeats all on MIDI clocks 96 n from Start or SPP {wrong[:3]}")
+    return spps
+
+
+def joining_and_rejoining(work):
+    """B plays on its own, joins A's session while playing (Link moves its phase), then the
+    network goes down, B restarts alone (a phase of its own), and the network comes back."""
+    print("JOIN/REJOIN: a box joining while it plays, rejoining after an outage")
+    folder = tempfile.mkdtemp(prefix="join-", dir=work)
+    a = box(NS[0], folder + "/a", "0 sync link\n0.2 press start\n23 end\n", 'bpm = 120\n')
+    time_zero(folder + "/a")
+    # B's restart comes 5.5 s into the outage, once A has timed out of its session (Link
+    # drops a peer it has not heard for about 5 s), so B starts alone on a phase of its own.
+    b = box(NS[1], folder + "/b", "0 sync internal\n0.37 press start\n3 sync link\n12 press start\n12.61 press start\n20 end\n",
+            'bpm = 120\n')
+    b_zero = time_zero(folder + "/b")
+    time.sleep(max(0, b_zero + 6.5 - time.monotonic()))
+    sh("ip", "-n", NS[1], "link", "set", "tlk-b", "down")
+    time.sleep(max(0, b_zero + 14.5 - time.monotonic()))
+    sh("ip", "-n", NS[1], "link", "set", "tlk-b", "up")
+    sh("ip", "-n", NS[1], "route", "replace", "224.0.0.0/4", "dev", "tlk-b")
+    for p in (a, b):
+        p.wait(timeout=60)
+    A, B = lines(folder + "/a/out/events.jsonl"), lines(folder + "/b/out/events.jsonl")
+    no_beat_twice(A, "A", 120)
+    no_beat_twice(B, "B", 120)
+    beats = lambda E: [e for e in E if e["type"] == "onset" and e["kind"] in ("accent", "beat")]
+
+    def on_each_other(first, last):
+        """Each box's beats in B's [first, last) s on the other's, within (ms)."""
+        pairs = [(e, beats(Y)) for X, Y in ((A, B), (B, A)) for e in beats(X) if first <= e["mono"] - b_zero < last]
+        return len(pairs), max((min(abs(e["mono"] - f["mono"]) for f in other) * 1000 for e, other in pairs), default=99)
+    count, worst = on_each_other(4.0, 6.4)
+    check(count >= 6 and worst <= 1.0, f"joined while playing: {count} beats of A and B on each other's within {worst:.3f} ms")
+    rejoined = next((e["mono"] - b_zero for e in B if e["type"] == "state" and e["mono"] - b_zero > 14.5
+                     and "peer joined" in (e.get("notice") or "")), None)
+    check(rejoined is not None, f"B rejoined A's session after the outage (at {rejoined} s)")
+    count, worst = on_each_other((rejoined or 15) + 1.0, 19.9)
+    check(count >= 6 and worst <= 1.0, f"rejoined after the outage: {count} beats of A and B on each other's within {worst:.3f} ms")
+    spps = {"A": clock_on_bars(A, "A"), "B": clock_on_bars(B, "B")}
+    check(any(3 <= m - b_zero < 6.5 for m, _ in spps["B"]), f"B sent SPP + Continue after Link moved its phase at its join {spps['B']}")
+    moved = [w for w, sent in spps.items() if any((rejoined or 99) <= m - b_zero < (rejoined or 99) + 3 for m, _ in sent)]
+    check(len(moved) >= 1, f"the box Link moved at the rejoin sent SPP + Continue ({' '.join(moved) or 'none'})")
+
+
 def main():
     if os.geteuid() != 0 or sh("ip", "netns", "add", "tactus-link-probe", check=False).returncode != 0:
         print("SKIP Link tests: cannot make network namespaces here (needs root and a kernel with network namespaces)", file=sys.stderr)
@@ -260,6 +336,9 @@ def main():
     try:
         make_namespaces()
         enabling_while_playing(work)
+        joining_and_rejoining(work)
+        remove_namespaces()
+        make_namespaces()
         scenario("4/4", 'meter = "4/4"\nbeat-unit = "1/4"\n', 1, 4, 120, 137, work)
         remove_namespaces()
         make_namespaces()
