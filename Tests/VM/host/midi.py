@@ -14,6 +14,10 @@ lower envelope; chunks that came without delay define it).
       Start, clocks 0..N (N = 24 * beats in S) have a mean interval within 0.1 % of
       60 / (24 B); between consecutive clicks lie exactly 24 clocks; the clicks' mean offset
       from clock 24 j (click j) is within 5 ms.
+  midi.py clocks READER --bpm B --seconds S
+      the clock alone (no sound card to capture): Start comes, then clocks only until Stop,
+      over the first S seconds a mean interval within 0.1 % of 60 / (24 B); the intervals'
+      spread is printed (under TCG a figure, not a check).
   midi.py follow SENDER CAPTURE TIMES --bpm B --reference REF --rate R --channels C
       SENDER ("W NS HH..." per write): the first click is the accent (REF's first click,
       sample for sample), the second a beat, the fifth the next accent; the first click is
@@ -57,7 +61,9 @@ def click_times(frames, t0, rate):
     return ons, [t0 + o * 1e9 / rate for o in ons]
 
 
-def cmd_lead(a):
+def clocks_after_start(a):
+    """(clocks' times from Start until Stop, problems, n, period, mean, err) or None after
+    printing why not."""
     bytes_in = []
     with open(a.reader) as f:
         for line in f:
@@ -66,7 +72,7 @@ def cmd_lead(a):
     starts = [i for i, (_, b) in enumerate(bytes_in) if b == 0xFA]
     if not starts:
         print(f"FAIL no Start among {len(bytes_in)} bytes")
-        return 1
+        return None
     after = bytes_in[starts[0] + 1:]
     # Until the STOP press: clocks only.
     stop = next((i for i, (_, b) in enumerate(after) if b == 0xFC), len(after))
@@ -79,11 +85,32 @@ def cmd_lead(a):
         problems.append("bytes other than clock between Start and Stop: " + " ".join(f"{b:02X}" for b in others))
     if len(clocks) < n + 1:
         print(f"FAIL {len(clocks)} clocks after Start, need {n + 1} ({a.seconds} s at {a.bpm} BPM)")
-        return 1
+        return None
     mean = (clocks[n] - clocks[0]) / n
     err = (mean - period) / period
     if abs(err) > 0.001:
         problems.append(f"mean clock interval {mean / 1e6:.4f} ms, want {period / 1e6:.4f} ms within 0.1 % ({err * 100:+.3f} %)")
+    return clocks, problems, n, period, mean, err
+
+
+def cmd_clocks(a):
+    got = clocks_after_start(a)
+    if got is None:
+        return 1
+    clocks, problems, n, period, mean, err = got
+    spread = sorted(abs((t - clocks[0]) - k * mean) / 1e6 for k, t in enumerate(clocks[:n + 1]))
+    detail = (f"Start then {len(clocks)} clocks; {n} intervals mean {mean / 1e6:.4f} ms (want {period / 1e6:.4f}, "
+              f"{err * 100:+.4f} %); off their mean line p50 {spread[len(spread) // 2]:.2f} ms, "
+              f"p99 {spread[int(len(spread) * 0.99)]:.2f} ms, worst {spread[-1]:.2f} ms (TCG)")
+    print(("FAIL " + "; ".join(problems) + " | " if problems else "PASS ") + detail)
+    return 1 if problems else 0
+
+
+def cmd_lead(a):
+    got = clocks_after_start(a)
+    if got is None:
+        return 1
+    clocks, problems, n, period, mean, err = got
     frames, t0 = capture(a.capture, a.times, a.rate, a.channels)
     ons, clicks = click_times(frames, t0, a.rate)
     # The clicks from the first one at or after Start's clock 0 (minus half a clock).
@@ -187,11 +214,15 @@ def main():
     follow.add_argument("--bpm", type=float, required=True)
     follow.add_argument("--reference", required=True)
     follow.add_argument("--settle", type=int, default=4, help="clicks (the first bar) before tempo and phase are measured")
-    for s in (lead, follow):
+    alone = sub.add_parser("clocks")
+    alone.add_argument("reader")
+    alone.add_argument("--bpm", type=float, required=True)
+    alone.add_argument("--seconds", type=float, default=10)
+    for s in (lead, follow, alone):
         s.add_argument("--rate", type=int, default=48000)
         s.add_argument("--channels", type=int, default=2)
     a = p.parse_args()
-    return cmd_lead(a) if a.cmd == "lead" else cmd_follow(a)
+    return {"lead": cmd_lead, "follow": cmd_follow, "clocks": cmd_clocks}[a.cmd](a)
 
 
 if __name__ == "__main__":
