@@ -19,6 +19,8 @@ struct ClockContext {
     var placementStart: Int64
     /// Twice the sample a start puts bar 0 on (`ClickRenderer.startTwice(of:)`), if placed.
     var startTwice: Int64?
+    /// A start from stopped placed on the running clock (`runningTick`).
+    var onRunningClock = false
 }
 
 /// MIDI clock out, one more reader of the timeline, beside the renderer (which calls it on
@@ -40,8 +42,10 @@ struct MIDIClockWriter {
     private var nextClock: Int64 = 0
     private var lastSample: Int64 = 0
     private var sentAny = false
-    /// Start (or Song Position Pointer then Continue) goes out just before clock `transportClock`.
+    /// Start (or Song Position Pointer then Continue) goes out just before clock `transportClock`
+    /// (a Start on the running clock: just after the clock before it, a clock's warning).
     private var transport: MIDIMessage?
+    private var transportAfterPrevious = false
     private var transportPosition: Int64 = 0
     private var transportClock: Int64 = 0
     /// The steady grid's ticks from `nextClock - offset` on, once made (nil: make it).
@@ -150,13 +154,17 @@ struct MIDIClockWriter {
     }
 
     /// While stopped with the clock running (`clock_when_stopped`) and a port taking it
-    /// (`MIDIClockOptions.startsOnRunningClock`), the sample of the first
-    /// running clock at or after `sample`: a start on the box puts bar 0 there, so the clock
-    /// runs on evenly through Start (a box following this one, already locked to the running
-    /// clock, plays its first downbeat with it instead of a clock's jump late). Nil otherwise.
+    /// (`MIDIClockOptions.startsOnRunningClock`), the sample of the second running clock at
+    /// or after `sample`: a start on the box puts bar 0 there and sends Start right after the
+    /// clock before it, so the clock runs on evenly through Start and a box following this
+    /// one, already locked to the running clock, has a clock's warning: it plays its first
+    /// downbeat with this one's (a Start with bar 0's clock gives none: its downbeat sounds an
+    /// output latency late). Nil otherwise.
     func runningTick(atOrAfter sample: Int64, program: EngineProgram) -> Int64? {
-        guard grid == .steady, sentAny, program.song == nil, program.midiClock.enabled, program.midiClock.startsOnRunningClock else { return nil }
-        return piece(of: program, songOrigin: 0)?.firstTick(atOrAfter: max(sample, lastSample + 1))?.sample
+        guard grid == .steady, sentAny, program.song == nil, program.midiClock.enabled, program.midiClock.startsOnRunningClock,
+              let piece = piece(of: program, songOrigin: 0),
+              let first = piece.firstTick(atOrAfter: max(sample, lastSample + 1)) else { return nil }
+        return piece.sample(tick: first.k + 1)
     }
 
     /// A start: bar 0's clock first (a song's count-in clocks before it).
@@ -164,6 +172,7 @@ struct MIDIClockWriter {
         let options = program.midiClock
         offset = 0
         relocation = nil
+        transportAfterPrevious = false
         // A start placed a little in the past (an outside timeline's) still sends bar 0's
         // clock, late as its click is (the onsets' 5 ms rule); earlier ones are skipped.
         let late = context.clock - Int64(sampleRate / 200)
@@ -206,6 +215,12 @@ struct MIDIClockWriter {
             transportClock = nextClock
             transportPosition = 0
             transport = .start
+            if context.onRunningClock, nextClock == 0, let before = piece(of: program, songOrigin: context.songOrigin)?.sample(tick: -1),
+               before >= max(context.clock, lastSample + 1) {
+                // The running clock's tick before bar 0 goes out as clock -1, Start right after it.
+                nextClock = -1
+                transportAfterPrevious = true
+            }
         }
     }
 
@@ -348,7 +363,7 @@ struct MIDIClockWriter {
                 transportPosition = nextClock / 6
                 transportClock = nextClock
             }
-            if let message = transport, nextClock >= transportClock {
+            if let message = transport, nextClock >= transportClock, !transportAfterPrevious {
                 if message == .continue {
                     _ = midi.push(MIDIOutEvent(sample: sample, message: .songPosition(sixteenths: transportPosition)))
                 }
@@ -359,6 +374,11 @@ struct MIDIClockWriter {
             lastSample = sample
             sentAny = true
             nextClock += 1
+            if transportAfterPrevious, let message = transport, nextClock == transportClock {
+                _ = midi.push(MIDIOutEvent(sample: sample, message: message))
+                transport = nil
+                transportAfterPrevious = false
+            }
             if line != nil { line!.advance() }
         }
     }

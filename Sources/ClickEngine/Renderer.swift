@@ -192,6 +192,7 @@ public final class ClickRenderer: @unchecked Sendable {
             tone.set(program.tone)
             let restart = program.transportEpoch != appliedEpoch
             var realigned = false
+            var onRunningClock = false
             if program.playing, let song = program.song {
                 // A song starts from its beginning at each start; a new program without a
                 // new start (a volume change) keeps its place.
@@ -213,8 +214,9 @@ public final class ClickRenderer: @unchecked Sendable {
                     leadInActive = false
                     // The downbeat one longest lead after START (0 for clicks), so the
                     // first word too begins its lead before its onset.
-                    let own = (playing ? nil : clockWriter.runningTick(atOrAfter: clock + program.maxLead, program: program))
-                        ?? clock + program.maxLead
+                    let running = playing ? nil : clockWriter.runningTick(atOrAfter: clock + program.maxLead, program: program)
+                    onRunningClock = running != nil
+                    let own = running ?? clock + program.maxLead
                     placement = program.placement(of: startTwice(of: program).map { Anchor(twice: $0, bar: 0, grid: 0) }
                                                   ?? .start(atSample: own))
                     cursorBar = 0
@@ -234,7 +236,7 @@ public final class ClickRenderer: @unchecked Sendable {
             }
             let context = ClockContext(clock: clock, wasPlaying: playing, songOrigin: songOrigin, gridAnchor: anchor(of: program),
                                        placementStart: Rational.floorDivide(placement.anchor.twice + 1, 2),
-                                       startTwice: startTwice(of: program))
+                                       startTwice: startTwice(of: program), onRunningClock: onRunningClock)
             clockWriter.update(for: program, restart: restart, realigned: realigned, context)
             appliedEpoch = program.transportEpoch
             playing = program.playing

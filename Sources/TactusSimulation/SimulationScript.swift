@@ -174,6 +174,7 @@ public struct SimulationScript: Equatable {
                 i += 2
             }
             return .midiClock(bpm: bpm, until: until, jitter: jitter, seed: seed)
+        case ("tick", 1): return .midi(.clock)
         case ("start", 1): return .midi(.start)
         case ("stop", 1): return .midi(.stop)
         case ("continue", 1): return .midi(.continue)
@@ -193,7 +194,7 @@ public struct SimulationScript: Equatable {
         case ("cc", 3): return .midi(.controlChange(channel: 0, controller: try byte(words[1], "controller"), value: try byte(words[2], "value")))
         case ("program", 2): return .midi(.programChange(channel: 0, program: try byte(words[1], "program")))
         default:
-            throw fail("expected 'midi clock BPM until T [jitter MS] [seed N]', 'midi start|stop|continue', 'midi spp N', 'midi note N [velocity V]', 'midi cc N V' or 'midi program N'")
+            throw fail("expected 'midi clock BPM until T [jitter MS] [seed N]', 'midi tick', 'midi start|stop|continue', 'midi spp N', 'midi note N [velocity V]', 'midi cc N V' or 'midi program N'")
         }
     }
 

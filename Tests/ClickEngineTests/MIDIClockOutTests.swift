@@ -102,8 +102,9 @@ import MIDIWire
     }
 
     /// With a port taking the clock, a start from stopped puts bar 0 on the running clock's
-    /// next tick: the clock runs on evenly through Start (a Tactus following this one stays
-    /// locked through it; the leader used to re-time its clock, 7.7-9.6 ms late downbeats).
+    /// second tick and Start after the first: the clock runs on evenly through Start (a Tactus
+    /// following this one stays locked through it; the leader used to re-time its clock,
+    /// 7.7-9.6 ms late downbeats), and the follower knows a clock ahead where bar 0 falls.
     @Test func aStartWithAPortWaitsForTheRunningClocksNextTick() {
         let engine = ClickEngine.testEngine(settings: settings(bpm: "120"))
         engine.midiClock.startsOnRunningClock = true
@@ -115,11 +116,14 @@ import MIDIWire
         engine.start()
         render(engine, frames: 27_000, block: 500, into: &take)
         let messages = take.midi.map { "\($0.message.hex)@\($0.sample)" }
+        // Bar 0 on the running clock's second tick after the press (17000), Start right after
+        // the tick before it: a follower gets a clock's warning, and the first clock after
+        // Start is still the downbeat.
         #expect(Array(messages[13...21]) == ["F8@11000", "F8@12000", "F8@13000", "F8@14000", "F8@15000",
-                                              "FA@16000", "F8@16000", "F8@17000", "F8@18000"])
-        #expect(take.midi[19].clock == 0)
+                                              "F8@16000", "FA@16000", "F8@17000", "F8@18000"])
+        #expect(take.midi[18].clock == -1 && take.midi[20].clock == 0)
         // Bar 0's downbeat on that tick, beat 1 24 clocks later.
-        #expect(take.onsets.map(\.sample).filter { $0 >= 10_500 } == [16_000, 40_000])
+        #expect(take.onsets.map(\.sample).filter { $0 >= 10_500 } == [17_000, 41_000])
         // Clock intervals through Start: 1000 samples each.
         let clockSamples = take.clocks.map(\.sample)
         #expect(zip(clockSamples.dropFirst(), clockSamples).allSatisfy { $0 - $1 == 1000 })
