@@ -151,14 +151,6 @@ import Testing
     }
 }
 
-func tactusExecutable() -> URL {
-    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("tactus").path) && folder.path != "/" {
-        folder.deleteLastPathComponent()
-    }
-    return folder.appendingPathComponent("tactus")
-}
-
 @Suite struct SimulateInputTests {
     func script(_ dir: URL) throws -> String {
         let path = dir.appendingPathComponent("s.txt")

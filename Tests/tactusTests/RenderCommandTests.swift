@@ -11,13 +11,23 @@ struct Run {
     let stderr: String
 }
 
-func tactus(_ arguments: [String], in directory: URL? = nil) throws -> Run {
+/// The built `tactus` executable, beside the test bundle.
+func tactusExecutable() -> URL {
     var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("tactus").path) && folder.path != "/" {
         folder.deleteLastPathComponent()
     }
+    return folder.appendingPathComponent("tactus")
+}
+
+func tactus(_ arguments: [String], in directory: URL? = nil) throws -> Run {
+    try runProcess(tactusExecutable(), arguments, in: directory)
+}
+
+/// Runs a program to its end: its status and what it wrote.
+func runProcess(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws -> Run {
     let process = Process()
-    process.executableURL = folder.appendingPathComponent("tactus")
+    process.executableURL = executable
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = directory }
     let out = Pipe()
