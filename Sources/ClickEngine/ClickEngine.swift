@@ -137,7 +137,7 @@ public final class ClickEngine {
     private var startDueTwice: Int64?
     /// The latest outside re-placement of the grid (Link), attached to every program until
     /// the next start; the render thread applies each serial once.
-    private var alignment: (serial: UInt64, twice: Int64, bar: Int64, position: Rational, lateWithin: Int64)?
+    private var alignment: (serial: UInt64, twice: Int64, bar: Int64, position: Rational, lateWithin: Int64, relocatesClock: Bool)?
     private var alignmentSerial: UInt64 = 0
 
     /// Starts with bar 0's downbeat at sample `twice / 2` (an outside timeline's bar line, in
@@ -159,10 +159,13 @@ public final class ClickEngine {
     /// at once (the latest such one only), older ones are passed over. A jump (joining a
     /// session) keeps the default 5 ms; a followed clock's corrections, which never jump a
     /// beat, pass a wider window, so a correction while locking never passes over a beat.
-    public func align(atTwice twice: Int64, bar: Int64, position: Rational, lateWithin: Int64? = nil) {
+    /// `relocatesClock`: a move of the bars against the MIDI clock count (Link moving the
+    /// phase) is told to chained gear with SPP and Continue at the next bar; a followed
+    /// clock's corrections keep its count and send none.
+    public func align(atTwice twice: Int64, bar: Int64, position: Rational, lateWithin: Int64? = nil, relocatesClock: Bool = false) {
         guard isPlaying, song == nil else { return }
         alignmentSerial &+= 1
-        alignment = (alignmentSerial, twice, bar, position, lateWithin ?? Int64(renderer.sampleRate / 200))
+        alignment = (alignmentSerial, twice, bar, position, lateWithin ?? Int64(renderer.sampleRate / 200), relocatesClock)
         publish()
     }
 
@@ -254,7 +257,7 @@ public final class ClickEngine {
             let parts = Anchor.split(Int128(grid.numerator), Int128(grid.denominator))
             program.alignment = (alignment.serial, Anchor(twice: alignment.twice, bar: alignment.bar, grid: parts.whole,
                                                           numerator: parts.numerator, denominator: parts.denominator),
-                                 alignment.lateWithin)
+                                 alignment.lateWithin, alignment.relocatesClock)
         }
         let raw = Unmanaged.passRetained(program).toOpaque()
         if let unclaimed = renderer.pending.exchange(raw, ordering: .acquiringAndReleasing) {

@@ -21,6 +21,8 @@ struct ClockContext {
     var startTwice: Int64?
     /// A start from stopped placed on the running clock (`runningTick`).
     var onRunningClock = false
+    /// The re-placement moves the bars against the clock count (`ClickEngine.align`).
+    var relocatesClock = false
 }
 
 /// MIDI clock out, one more reader of the timeline, beside the renderer (which calls it on
@@ -254,7 +256,7 @@ struct MIDIClockWriter {
         }
         let before = offset
         offset = nextClock - first.k
-        if realigned, sentAny, transport == nil, offset != before, program.song == nil {
+        if context.relocatesClock, sentAny, transport == nil, offset != before, program.song == nil {
             relocation = MIDIClockWriter.nextDownbeatOnASixteenth(atOrAfter: first.k, settings: program.settings)
         }
     }

@@ -193,6 +193,7 @@ public final class ClickRenderer: @unchecked Sendable {
             let restart = program.transportEpoch != appliedEpoch
             var realigned = false
             var onRunningClock = false
+            var relocatesClock = false
             if program.playing, let song = program.song {
                 // A song starts from its beginning at each start; a new program without a
                 // new start (a volume change) keeps its place.
@@ -230,13 +231,15 @@ public final class ClickRenderer: @unchecked Sendable {
                     if let alignment = program.alignment, alignment.serial != appliedAlignment {
                         realign(program, to: alignment.anchor, lateWithin: alignment.lateWithin)
                         realigned = true
+                        relocatesClock = alignment.relocatesClock
                     }
                 }
                 if let alignment = program.alignment { appliedAlignment = alignment.serial }
             }
             let context = ClockContext(clock: clock, wasPlaying: playing, songOrigin: songOrigin, gridAnchor: anchor(of: program),
                                        placementStart: Rational.floorDivide(placement.anchor.twice + 1, 2),
-                                       startTwice: startTwice(of: program), onRunningClock: onRunningClock)
+                                       startTwice: startTwice(of: program), onRunningClock: onRunningClock,
+                                       relocatesClock: relocatesClock)
             clockWriter.update(for: program, restart: restart, realigned: realigned, context)
             appliedEpoch = program.transportEpoch
             playing = program.playing

@@ -15,10 +15,11 @@ extension Box {
     }
 
     /// Bar `bar` at `position` (whole notes into it) is heard at host time `nanoseconds`;
-    /// `lateWithin` (samples): see `ClickEngine.align`.
+    /// `lateWithin` (samples), `relocatesClock`: see `ClickEngine.align`.
     func place(bar: Int64, position: Rational, heardAtNanoseconds nanoseconds: Int64, on clock: AudioOutputClock,
-               lateWithin: Int64? = nil) {
-        engine.align(atTwice: Box.twice(heardAtNanoseconds: nanoseconds, on: clock), bar: bar, position: position, lateWithin: lateWithin)
+               lateWithin: Int64? = nil, relocatesClock: Bool = false) {
+        engine.align(atTwice: Box.twice(heardAtNanoseconds: nanoseconds, on: clock), bar: bar, position: position, lateWithin: lateWithin,
+                     relocatesClock: relocatesClock)
     }
 
     /// Starts playing with bar 0's downbeat heard at host time `nanoseconds`; returns where

@@ -306,7 +306,7 @@ import MIDIWire
         var take = Take()
         render(engine, frames: 30_000, block: 128, into: &take)  // clocks 0..29 (1000 samples each)
         // From sample 30000, bar 0 is 3/8 whole notes in (1.5 beats): beat 2 at 42000, bar 1 at 90000.
-        engine.align(atTwice: 60_000, bar: 0, position: Rational(3, 8))
+        engine.align(atTwice: 60_000, bar: 0, position: Rational(3, 8), relocatesClock: true)
         render(engine, frames: 120_000, block: 128, into: &take)
         let messages = take.midi.map { "\($0.message.hex)@\($0.sample)" }
         // The clock is on the new grid at once (ticks every 1000 samples from 90000 - 96000).

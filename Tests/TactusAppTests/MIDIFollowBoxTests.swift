@@ -117,6 +117,22 @@ import TactusBase
         #expect(out[spp + 1].bytes == "FB" && out[spp + 2].bytes == "F8")
     }
 
+    /// A followed clock's corrections keep the count: no SPP or Continue goes out while
+    /// following, through locking and a dropout (the SPP + Continue that tells chained gear
+    /// of a move of the bars is Link's; seeds 1, 2, 3 and 5 sent one at 2 s when it was not).
+    @Test(arguments: [1, 2, 3, 5] as [UInt64])
+    func followingSendsNoSongPositionOfItsOwn(seed: UInt64) throws {
+        let (output, _, _) = try simulate("""
+            0.000 sync midi
+            0.000 midi start
+            0.000 midi clock 120 until 5 jitter 2.5 seed \(seed)
+            9.000 midi clock 120 until 14 jitter 2.5 seed \(seed)
+            13.900 midi stop
+            14.000 end
+            """)
+        #expect(outgoing(output).map(\.bytes).filter { $0 != "F8" } == ["FA", "FC"])
+    }
+
     /// Following a jittery clock (its corrections re-place the grid): exactly 24 clocks out per
     /// incoming beat, never two on one sample, none dropped or doubled.
     @Test func twentyFourClocksPerIncomingBeat() throws {

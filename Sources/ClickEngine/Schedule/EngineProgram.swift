@@ -67,7 +67,7 @@ final class EngineProgram: @unchecked Sendable {
     var startDueTwice: Int64?
     /// The grid re-placed by an outside timeline while playing: `anchor` on this program's grid,
     /// applied once (the render thread remembers the serial). Set before publishing.
-    var alignment: (serial: UInt64, anchor: Anchor, lateWithin: Int64)?
+    var alignment: (serial: UInt64, anchor: Anchor, lateWithin: Int64, relocatesClock: Bool)?
     /// The longest clip lead of any onset: the renderer starts onsets this many frames
     /// ahead of the block, so a clip can begin up to its lead before its onset.
     let maxLead: Int64

@@ -274,7 +274,7 @@ final class LinkFeature: BoxFeature {
         if error < -bar.doubleValue / 2 { error += bar.doubleValue; barIndex += 1 }
         let samplesPerWhole = timeline.samplesPerBeat.doubleValue / timeline.settings.beatUnit.wholeNotes.doubleValue
         guard abs(error * samplesPerWhole) >= 1 else { return }
-        box.place(bar: barIndex, position: wanted, heardAtNanoseconds: beatTime, on: clock)
+        box.place(bar: barIndex, position: wanted, heardAtNanoseconds: beatTime, on: clock, relocatesClock: true)
         linkFollow.lastAlignment = box.now
     }
 }
