@@ -29,8 +29,11 @@ public struct MIDIClockFollower: Sendable {
     /// The periods followed: 1 to 1000 quarter notes a minute.
     public static let shortestPeriod = 60e9 / (24 * 1000)
     public static let longestPeriod = 60e9 / 24
-    /// Outliers in a row, on one side, that mean the tempo changed.
+    /// Outliers that mean the tempo changed (in one episode: fewer than `episodeEnd`
+    /// inliers between them).
     static let stepOutliers = 3
+    /// Inliers in a row that end an episode of outliers (the old tempo holds after all).
+    static let episodeEnd = 4
 
     public private(set) var lock = Lock.lost
     /// Clock bytes received since the follower was made or reset (duplicates included).
@@ -64,6 +67,8 @@ public struct MIDIClockFollower: Sendable {
     private var lx: [Double]
     private var ly: [Double]
     private var suspects = 0
+    /// Inliers in a row since the episode's last outlier.
+    private var inliersInEpisode = 0
     /// The arrival of the tick counted last (index `lastIndex`).
     private var lastCounted: Int64 = 0
     private var suspectBase = (k: Int64(0), t: Int64(0))
@@ -77,7 +82,7 @@ public struct MIDIClockFollower: Sendable {
         uy = ux
         lx = ux
         ly = ux
-        pending = [Int64](repeating: 0, count: 2 * Self.seedCount)
+        pending = [Int64](repeating: 0, count: 32)
     }
 
     /// Forgets the clock.
@@ -171,8 +176,17 @@ public struct MIDIClockFollower: Sendable {
             suspect(time, index: k, kind: off ? (residual > 0 ? 1 : -1) : 0)
             return
         }
-        suspects = 0
-        pendingCount = 0
+        if suspects > 0 {
+            // Within an episode of outliers an arrival that fits the old line may be a new
+            // tempo's, jittered onto it (at 25 % jitter a step from 120 to 100 BPM gives such):
+            // it is kept for the recount, and only a run of them ends the episode.
+            insertPending(time)
+            inliersInEpisode += 1
+            if inliersInEpisode >= Self.episodeEnd {
+                suspects = 0
+                pendingCount = 0
+            }
+        }
         lastIndex = k
         lastCounted = time
         append(k: k, t: time)
@@ -186,11 +200,11 @@ public struct MIDIClockFollower: Sendable {
     /// goes on from the last tick before them, at the period they show.
     private mutating func suspect(_ time: Int64, index k: Int64, kind: Int) {
         if suspects == 0 {
-            suspects = 0
             suspectBase = (lastIndex, lastCounted)
             pendingCount = 0
         }
         suspects += 1
+        inliersInEpisode = 0
         insertPending(time)
         if k > lastIndex {
             lastIndex = k
@@ -273,6 +287,11 @@ public struct MIDIClockFollower: Sendable {
             lock = .lost
             return
         }
+        // A step's recount: each gap is one clock unless it is clearly longer than both the
+        // old period and the new (the median of the newest gaps): the streak holds the old
+        // tempo's gaps and the new's, and judged by one tempo alone the other's would count as
+        // lost clocks (a step down) or be merged (a step up).
+        let countPeriod = base != nil && modelled ? max(slope, newestMedianGap()) : median
         count = 0
         head = 0
         var k = base?.k ?? 0
@@ -285,7 +304,7 @@ public struct MIDIClockFollower: Sendable {
             // One clock a gap (+-25 % jitter makes gaps of 0.5 to 1.5 periods) unless the gap
             // is clearly longer: lost clocks, counted by the median period.
             if let p = prior {
-                let gap = Double(pending[i] - p) / median
+                let gap = Double(pending[i] - p) / countPeriod
                 k += gap > 1.75 ? Int64(gap.rounded()) : 1
             }
             append(k: k, t: pending[i])
@@ -300,6 +319,18 @@ public struct MIDIClockFollower: Sendable {
         inliers = 0
         fit()
         lock = .locking
+    }
+
+    /// The median of the last three gaps between the pending arrivals (of two, their mean):
+    /// the newest tempo's. Not the gap from the base tick: that one may span the step.
+    private func newestMedianGap() -> Double {
+        let n = pendingCount
+        guard n >= 3 else { return 0 }
+        let a = Double(pending[n - 1] - pending[n - 2])
+        let b = Double(pending[n - 2] - pending[n - 3])
+        guard n >= 4 else { return (a + b) / 2 }
+        let c = Double(pending[n - 3] - pending[n - 4])
+        return max(min(a, b), min(max(a, b), c))
     }
 
     /// The quantile of the gaps between the pending arrivals (and the base tick before them).
