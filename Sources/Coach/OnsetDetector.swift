@@ -107,6 +107,7 @@ public final class OnsetDetector {
     private let confirmLength: Int   // the error's rise is measured over this many samples
     private let bridge: Int          // the walk back steps over this many quiet samples (zero crossings)
     private let gapSamples: Int64
+    private let crestSpan: Int       // a weak hit must top the loudest millisecond this far back (50 ms)
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
@@ -149,6 +150,7 @@ public final class OnsetDetector {
         let step = Double(configuration.quantizationStep)
         leastFloor = max(1e-12, step * step / 12)
         gapSamples = Int64(configuration.minimumGap * Double(rate))
+        crestSpan = rate * 50 / 1000
         flamGapSamples = Int64(rate) * 8 / 1000
         flamWindowSamples = max(gapSamples, Int64(rate) * 30 / 1000)
     }
@@ -384,11 +386,12 @@ public final class OnsetDetector {
             // A smooth low stroke on the ring of one like it (a soft kick after a loud one) is
             // predicted from its first cycle on: only its attack shows, as a short spike in the
             // error. Such a spike is a stroke if the level then rises too: above the loudest
-            // millisecond before the search (a low ring's crest, not its mean) and well above
+            // millisecond of the 50 ms before the search (a low ring's crest, not its mean: a
+            // kick's beating ring swells back by 20 dB every 15 ms or so) and well above
             // the 2 ms just before the spike (a ring does not rise). A weak hit must also come
             // within 10 dB of the recent hits (below that it is a resonance of their own).
             var loudest = 0.0
-            var m = fitStart
+            var m = max(oldest, searchStart - Int64(crestSpan))
             while m + Int64(confirmLength) <= searchStart {
                 var sum = 0.0
                 for q in 0..<confirmLength { let v = sample(m + Int64(q)); sum += v * v }
