@@ -11,6 +11,8 @@
 ///    a new stroke is not. A candidate is a hit only if the prediction error after it rises
 ///    far above the error before it (novelty, not level), so a ring is never a hit and a
 ///    ghost note under another drum's ring still is;
+///    When the whole band shows nothing new, the same is asked of the high band alone (the
+///    residual's second difference): a hi-hat or ride under loud noise rises only there;
 /// 3. the onset is the first sample of that rise in the prediction error, walked back to
 ///    where the error leaves its own floor (the true start is the stroke's first sample
 ///    above -60 dB of its peak: in quiet, the very first rise).
@@ -43,6 +45,18 @@ public final class OnsetDetector {
     // The residual (input minus click), the last `historyMask + 1` samples.
     private let signal: UnsafeMutablePointer<Double>
     private let historyMask: Int
+    // The high band: the residual's second difference (+12 dB an octave; -5 dB at 6 kHz, -35 dB
+    // at 1 kHz at 48 kHz), its frame energies and its own noise floor. A hi-hat or a ride in
+    // loud noise, or a cymbal on its own wash, rises there when the whole band does not.
+    private let high: UnsafeMutablePointer<Double>
+    private let highFrames: UnsafeMutablePointer<Double>
+    private var highFrameSum: Double = 0
+    private var highBlockSum: Double = 0
+    private var highFloor: Double = .infinity
+    private var recentHigh: Double = 0
+    private var recentHighSample: Int64 = 0
+    // The floor of the prediction error `rise` measured over (its fit's error).
+    private var errorBase: Double = 0
     // Frame energies (sums over `frameLength` samples), the last `frameMask + 1` frames.
     private let frames: UnsafeMutablePointer<Double>
     private let frameMask: Int
@@ -118,9 +132,13 @@ public final class OnsetDetector {
         historyMask = history - 1
         signal = .allocate(capacity: history)
         signal.initialize(repeating: 0, count: history)
+        high = .allocate(capacity: history)
+        high.initialize(repeating: 0, count: history)
         frameMask = 63 // 32 ms: the longest look back is 12 ms
         frames = .allocate(capacity: frameMask + 1)
         frames.initialize(repeating: 0, count: frameMask + 1)
+        highFrames = .allocate(capacity: frameMask + 1)
+        highFrames.initialize(repeating: 0, count: frameMask + 1)
         searchBefore = rate * 8 / 1000
         fitLength = rate * 8 / 1000
         windowAfter = rate * 3 / 1000
@@ -157,7 +175,9 @@ public final class OnsetDetector {
 
     deinit {
         signal.deallocate()
+        high.deallocate()
         frames.deallocate()
+        highFrames.deallocate()
         error.deallocate()
         power.deallocate()
         coefficients.deallocate()
@@ -180,9 +200,12 @@ public final class OnsetDetector {
             if let reference, gain != 0 { y -= gain * reference[i] }
             let value = Double(y)
             signal[Int(position) & historyMask] = value
+            let h = value - 2 * sample(position - 1) + sample(position - 2)
+            high[Int(position) & historyMask] = h
+            highFrameSum += h * h
             position += 1
             frameSum += value * value
-            let e = predictionError(position - 1, live)
+            let e = predictionError(signal, position - 1, live)
             errorSum += e * e
             frameFill += 1
             if frameFill == frameLength { endFrame() }
@@ -226,6 +249,9 @@ public final class OnsetDetector {
 
     private func endFrame() {
         frames[Int(frameCount) & frameMask] = frameSum
+        highFrames[Int(frameCount) & frameMask] = highFrameSum
+        highBlockSum += highFrameSum
+        highFrameSum = 0
         errorFrames[Int(frameCount) & frameMask] = errorSum
         errorFloors[Int(frameCount) & frameMask] = liveFloor
         errorSum = 0
@@ -237,11 +263,14 @@ public final class OnsetDetector {
         if blockFrames == blockFramesTarget {
             let mean = blockSum / Double(blockFrames * frameLength)
             floor = min(floor * floorRise, max(mean, leastFloor))
+            let highMean = highBlockSum / Double(blockFrames * frameLength)
+            highFloor = min(highFloor * floorRise, max(highMean, leastFloor))
+            highBlockSum = 0
             blockSum = 0
             blockFrames = 0
         }
         if frameCount % 4 == 0 && position > Int64(fitLength + order) {
-            liveFloor = fitPredictor(start: position - Int64(fitLength), count: fitLength, into: live)
+            liveFloor = fitPredictor(signal, start: position - Int64(fitLength), count: fitLength, into: live)
         }
         guard pendingDetection < 0, position >= holdUntil,
               frameCount >= Int64(2 * longFrames + 20) else { return }
@@ -259,7 +288,10 @@ public final class OnsetDetector {
         }
         novelty /= Double(shortFrames * frameLength)
         let novel = novelty > 3 * errorFloor && novelty > 8 * quiet
-        if strong || soft || novel { pendingDetection = position }
+        let highLong = meanOfHighFrames(from: 0, count: longFrames)
+        let highQuiet = max(highFloor.isFinite ? highFloor : highLong, leastFloor)
+        let bright = highLong > 2 * meanOfHighFrames(from: longFrames, count: backgroundFrames) && highLong > 4 * highQuiet
+        if strong || soft || novel || bright { pendingDetection = position }
     }
 
     /// Mean energy per sample of `count` frames, the newest `skip` frames left out.
@@ -273,16 +305,25 @@ public final class OnsetDetector {
     @inline(__always)
     private func sample(_ index: Int64) -> Double { signal[Int(index) & historyMask] }
 
+    /// Mean energy per sample of `count` high-band frames, the newest `skip` frames left out.
+    @inline(__always)
+    private func meanOfHighFrames(from skip: Int, count: Int) -> Double {
+        var sum = 0.0
+        for k in 0..<count { sum += highFrames[Int(frameCount - 1 - Int64(skip + k)) & frameMask] }
+        return sum / Double(count * frameLength)
+    }
+
     /// Fits the predictor (autocorrelation method, Levinson-Durbin) to `count` samples from
     /// `start`; the white floor keeps it stable on silence. Returns the prediction error's
     /// mean energy per sample over the fit.
-    private func fitPredictor(start: Int64, count: Int, into coefficients: UnsafeMutablePointer<Double>) -> Double {
+    private func fitPredictor(_ x: UnsafeMutablePointer<Double>, start: Int64, count: Int,
+                              into coefficients: UnsafeMutablePointer<Double>) -> Double {
         let p = order
         let end = start + Int64(count)
         for lag in 0...p {
             var sum = 0.0
             var k = start + Int64(lag)
-            while k < end { sum += sample(k) * sample(k - Int64(lag)); k += 1 }
+            while k < end { sum += x[Int(k) & historyMask] * x[Int(k - Int64(lag)) & historyMask]; k += 1 }
             correlation[lag] = sum
         }
         correlation[0] = correlation[0] * (1 + 1e-6) + Double(count) * leastFloor
@@ -304,14 +345,14 @@ public final class OnsetDetector {
         // The error energy over the fit itself (past its first `order` samples).
         var sum = 0.0
         var n = start + Int64(p)
-        while n < end { let r = predictionError(n, coefficients); sum += r * r; n += 1 }
+        while n < end { let r = predictionError(x, n, coefficients); sum += r * r; n += 1 }
         return max(sum / Double(max(1, count - p)), leastFloor)
     }
 
     @inline(__always)
-    private func predictionError(_ n: Int64, _ coefficients: UnsafeMutablePointer<Double>) -> Double {
-        var r = sample(n)
-        for j in 1...order { r += coefficients[j] * sample(n - Int64(j)) }
+    private func predictionError(_ x: UnsafeMutablePointer<Double>, _ n: Int64, _ coefficients: UnsafeMutablePointer<Double>) -> Double {
+        var r = x[Int(n) & historyMask]
+        for j in 1...order { r += coefficients[j] * x[Int(n - Int64(j)) & historyMask] }
         return r
     }
 
@@ -357,76 +398,124 @@ public final class OnsetDetector {
         let oldest = position - Int64(historyMask) + Int64(order) + 1
         let searchStart = max(oldest + Int64(fitLength), detection - Int64(searchBefore), lastOnset + flamGapSamples)
         guard searchStart + Int64(confirmLength) <= end else { return }
-        let fitStart = max(oldest, max(0, searchStart - Int64(fitLength)))
-        let fitCount = Int(searchStart - fitStart)
-        let before: Double
-        if fitCount > 2 * order {
-            before = fitPredictor(start: fitStart, count: fitCount, into: coefficients)
-        } else {
-            for k in 0...order { coefficients[k] = k == 0 ? 1 : 0 }
-            before = leastFloor
-        }
-        let n = Int(end - searchStart)
-        for k in 0..<n { let r = predictionError(searchStart + Int64(k), coefficients); error[k] = r * r }
-        let quiet = max(floor.isFinite ? floor : 0, leastFloor)
-        let base = max(before, leastFloor)
-        let lastStart = min(n - confirmLength, Int(detection - searchStart))
-        // A stroke: the error rises 9 dB over its floor and stays there for a millisecond. Over
-        // a background the predictor cannot follow (noise, a wash: the error is as loud as the
-        // sound, white and steady) 6 dB is enough; a ring's error is small but uneven.
-        var background = 0.0
-        var b0 = fitStart
-        while b0 < searchStart { let v = sample(b0); background += v * v; b0 += 1 }
-        background /= Double(max(1, fitCount))
-        let noisy = background < 10 * base
-        let first = firstRise(error, lastStart: lastStart, base: base, peak: noisy ? 5 : 8, mean: noisy ? 4 : 8)
-        var start = first >= 0 ? walkBack(error, from: first, base: base) : -1
+        let span = Span(fitStart: max(oldest, max(0, searchStart - Int64(fitLength))), searchStart: searchStart,
+                        end: end, lastStart: min(Int(end - searchStart) - confirmLength, Int(detection - searchStart)))
+        var start = rise(in: signal, span)
         var weak = false
-        if first < 0 {
-            // A smooth low stroke on the ring of one like it (a soft kick after a loud one) is
-            // predicted from its first cycle on: only its attack shows, as a short spike in the
-            // error. Such a spike is a stroke if the level then rises too: above the loudest
-            // millisecond of the 50 ms before the search (a low ring's crest, not its mean: a
-            // kick's beating ring swells back by 20 dB every 15 ms or so) and well above
-            // the 2 ms just before the spike (a ring does not rise). A weak hit must also come
-            // within 10 dB of the recent hits (below that it is a resonance of their own).
-            var loudest = 0.0
-            var m = max(oldest, searchStart - Int64(crestSpan))
-            while m + Int64(confirmLength) <= searchStart {
-                var sum = 0.0
-                for q in 0..<confirmLength { let v = sample(m + Int64(q)); sum += v * v }
-                loudest = max(loudest, sum / Double(confirmLength))
-                m += Int64(confirmLength / 2)
-            }
-            let levelBase = max(loudest, leastFloor)
-            var spike = 0
-            while spike <= lastStart && error[spike] <= 10 * base { spike += 1 }
-            guard spike <= lastStart else { return }
-            var after = 0.0
-            for k in spike..<n { let v = sample(searchStart + Int64(k)); after += v * v }
-            after /= Double(n - spike)
-            var local = 0.0
-            let span = 2 * confirmLength
-            for q in 1...span { let v = sample(searchStart + Int64(spike - q)); local += v * v }
-            local /= Double(span)
-            guard after > 1.5 * levelBase, after > 3 * local else { return }
-            weak = true
-            start = walkBack(error, from: spike, base: base)
+        if start < 0 {
+            start = weakOnset(span, oldest: oldest)
+            weak = start >= 0
         }
+        var bright = false
+        if start < 0 {
+            // Nothing new in the whole band: a hi-hat or ride in loud noise, or a cymbal on its
+            // own wash, may still rise in the high band alone.
+            start = rise(in: high, span)
+            bright = start >= 0
+            // Not within 45 ms of a hit: a snare's wires buzz up to 15 dB in the high band over
+            // its first 30 ms.
+            if bright && searchStart + Int64(start) - lastOnset < Int64(configuration.sampleRate * 45 / 1000) { return }
+        }
+        guard start >= 0 else { return }
         // Its level: the input's mean energy per sample from it to the end of the window.
         let onsetSample = searchStart + Int64(start)
-        var level = 0.0
-        var s = onsetSample
-        while s < end { level += sample(s) * sample(s); s += 1 }
-        level /= Double(max(1, end - onsetSample))
-        guard level > 8 * quiet else { return }
+        let level = energy(signal, from: onsetSample, to: end)
+        // The high band's loudest recent hit, falling 6 dB a second like `recentLevel`.
+        let seconds = Double(onsetSample - recentSample) / Double(configuration.sampleRate)
+        let highLevel = energy(high, from: onsetSample, to: end)
+        let highReference = recentHigh * power10(-0.6 * Double(onsetSample - recentHighSample) / Double(configuration.sampleRate))
+        if highLevel > highReference { (recentHigh, recentHighSample) = (highLevel, onsetSample) }
+        if bright {
+            // A high band alone: 9 dB over its floor, and within 10 dB of the recent hits' (a tom's
+            // or a kick's high partials ringing on are far below their attack).
+            guard highLevel > 8 * max(highFloor.isFinite ? highFloor : 0, leastFloor),
+                  highLevel > 0.1 * highReference else { return }
+        } else {
+            guard level > 8 * max(floor.isFinite ? floor : 0, leastFloor) else { return }
+        }
         // The recent loudest level falls 6 dB a second (a factor 10^(-0.6 t)); 36 dB below it
         // is the tail of a hit (a woodblock's resonance), not a stroke.
-        let seconds = Double(onsetSample - recentSample) / Double(configuration.sampleRate)
         let reference = recentLevel * power10(-0.6 * seconds)
         guard level > (weak ? 0.1 : 2.5e-4) * reference else { return }
         if level > reference { (recentLevel, recentSample) = (level, onsetSample) }
         found(onsetSample, level: level, onset)
+    }
+
+    /// Where a candidate is judged: the predictor is fitted from `fitStart` to `searchStart`;
+    /// the onset lies from `searchStart` on, its rise starting at `lastStart` at the latest.
+    private struct Span {
+        var fitStart: Int64
+        var searchStart: Int64
+        var end: Int64
+        var lastStart: Int
+        var fitCount: Int { Int(searchStart - fitStart) }
+        var count: Int { Int(end - searchStart) }
+    }
+
+    /// The loudest millisecond of `x` in the `crestSpan` before `before` (its mean energy per sample).
+    private func crest(_ x: UnsafeMutablePointer<Double>, before: Int64, oldest: Int64) -> Double {
+        var loudest = 0.0
+        var m = max(oldest, before - Int64(crestSpan))
+        while m + Int64(confirmLength) <= before {
+            loudest = max(loudest, energy(x, from: m, to: m + Int64(confirmLength)))
+            m += Int64(confirmLength / 2)
+        }
+        return max(loudest, leastFloor)
+    }
+
+    /// Mean energy per sample of `x` over [from, to).
+    @inline(__always)
+    private func energy(_ x: UnsafeMutablePointer<Double>, from: Int64, to: Int64) -> Double {
+        var sum = 0.0
+        var k = from
+        while k < to { let v = x[Int(k) & historyMask]; sum += v * v; k += 1 }
+        return sum / Double(max(1, to - from))
+    }
+
+    /// The onset (an index from `searchStart`) where the prediction error of `x` rises over
+    /// its floor and stays there, or -1; `error` holds the squared error and `errorBase` its
+    /// floor after.
+    private func rise(in x: UnsafeMutablePointer<Double>, _ span: Span) -> Int {
+        let before: Double
+        if span.fitCount > 2 * order {
+            before = fitPredictor(x, start: span.fitStart, count: span.fitCount, into: coefficients)
+        } else {
+            for k in 0...order { coefficients[k] = k == 0 ? 1 : 0 }
+            before = leastFloor
+        }
+        for k in 0..<span.count {
+            let r = predictionError(x, span.searchStart + Int64(k), coefficients)
+            error[k] = r * r
+        }
+        let base = max(before, leastFloor)
+        errorBase = base
+        // A stroke: the error rises 9 dB over its floor and stays there for a millisecond. Over
+        // a background the predictor cannot follow (noise, a wash: the error is as loud as the
+        // sound, white and steady) 6 dB is enough; a ring's error is small but uneven.
+        let background = energy(x, from: span.fitStart, to: span.searchStart)
+        let noisy = background < 10 * base
+        let first = firstRise(error, lastStart: span.lastStart, base: base, peak: noisy ? 5 : 8, mean: noisy ? 4 : 8)
+        return first >= 0 ? walkBack(error, from: first, base: base) : -1
+    }
+
+    /// A smooth low stroke on the ring of one like it (a soft kick after a loud one) is
+    /// predicted from its first cycle on: only its attack shows, as a short spike in the
+    /// error (`error` as `rise` left it). Such a spike is a stroke if the level then rises
+    /// too: above the loudest millisecond of the 50 ms before the search (a low ring's crest,
+    /// not its mean: a kick's beating ring swells back by 20 dB every 15 ms or so) and well
+    /// above the 2 ms just before the spike (a ring does not rise). A weak hit must also come
+    /// within 10 dB of the recent hits (below that it is a resonance of their own).
+    private func weakOnset(_ span: Span, oldest: Int64) -> Int {
+        let base = errorBase
+        let loudest = crest(signal, before: span.searchStart, oldest: oldest)
+        var spike = 0
+        while spike <= span.lastStart && error[spike] <= 10 * base { spike += 1 }
+        guard spike <= span.lastStart else { return -1 }
+        let at = span.searchStart + Int64(spike)
+        let after = energy(signal, from: at, to: span.end)
+        let local = energy(signal, from: at - Int64(2 * confirmLength), to: at)
+        guard after > 1.5 * max(loudest, leastFloor), after > 3 * local else { return -1 }
+        return walkBack(error, from: spike, base: base)
     }
 }
 
