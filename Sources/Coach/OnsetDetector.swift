@@ -374,9 +374,9 @@ public final class OnsetDetector {
     /// Walks back from `first` to where `values` leave their floor `base`: the start of the
     /// span before `first` most likely drawn from a variance `ratio` times the floor's rather
     /// than the floor's (a backward CUSUM: floor samples count against going further back,
-    /// the stroke's for).
-    private func walkBack(_ values: UnsafeMutablePointer<Double>, from first: Int, base: Double) -> Int {
-        let ratio = 10.0
+    /// the stroke's for). Over noise or a wash (the error as loud as the sound) `ratio` is 4,
+    /// not 10: a cymbal's first millisecond adds only a few dB to its own wash.
+    private func walkBack(_ values: UnsafeMutablePointer<Double>, from first: Int, base: Double, ratio: Double = 10) -> Int {
         let weight = (1 - 1 / ratio) / (2 * base)
         let penalty = 0.5 * naturalLog(ratio)
         var start = first
@@ -495,7 +495,7 @@ public final class OnsetDetector {
         let background = energy(x, from: span.fitStart, to: span.searchStart)
         let noisy = background < 10 * base
         let first = firstRise(error, lastStart: span.lastStart, base: base, peak: noisy ? 5 : 8, mean: noisy ? 4 : 8)
-        return first >= 0 ? walkBack(error, from: first, base: base) : -1
+        return first >= 0 ? walkBack(error, from: first, base: base, ratio: noisy ? 4 : 10) : -1
     }
 
     /// A smooth low stroke on the ring of one like it (a soft kick after a loud one) is
