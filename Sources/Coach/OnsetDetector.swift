@@ -46,15 +46,9 @@ public final class OnsetDetector {
     private let signal: UnsafeMutablePointer<Double>
     private let historyMask: Int
     // The high band: the residual's second difference (+12 dB an octave; -5 dB at 6 kHz, -35 dB
-    // at 1 kHz at 48 kHz), its frame energies and its own noise floor. A hi-hat or a ride in
-    // loud noise, or a cymbal on its own wash, rises there when the whole band does not.
-    private let high: UnsafeMutablePointer<Double>
-    private let highFrames: UnsafeMutablePointer<Double>
-    private var highFrameSum: Double = 0
-    private var highBlockSum: Double = 0
-    private var highFloor: Double = .infinity
-    private var recentHigh: Double = 0
-    private var recentHighSample: Int64 = 0
+    // at 1 kHz at 48 kHz). A hi-hat or a ride in loud noise, or a cymbal on its own wash, rises
+    // there when the whole band does not.
+    private var high: OnsetBand
     // The floor of the prediction error `rise` measured over (its fit's error).
     private var errorBase: Double = 0
     // Frame energies (sums over `frameLength` samples), the last `frameMask + 1` frames.
@@ -132,13 +126,10 @@ public final class OnsetDetector {
         historyMask = history - 1
         signal = .allocate(capacity: history)
         signal.initialize(repeating: 0, count: history)
-        high = .allocate(capacity: history)
-        high.initialize(repeating: 0, count: history)
         frameMask = 63 // 32 ms: the longest look back is 12 ms
         frames = .allocate(capacity: frameMask + 1)
         frames.initialize(repeating: 0, count: frameMask + 1)
-        highFrames = .allocate(capacity: frameMask + 1)
-        highFrames.initialize(repeating: 0, count: frameMask + 1)
+        high = OnsetBand(history: history, frameCount: frameMask + 1)
         searchBefore = rate * 8 / 1000
         fitLength = rate * 8 / 1000
         windowAfter = rate * 3 / 1000
@@ -175,9 +166,8 @@ public final class OnsetDetector {
 
     deinit {
         signal.deallocate()
-        high.deallocate()
         frames.deallocate()
-        highFrames.deallocate()
+        high.deallocate()
         error.deallocate()
         power.deallocate()
         coefficients.deallocate()
@@ -200,9 +190,7 @@ public final class OnsetDetector {
             if let reference, gain != 0 { y -= gain * reference[i] }
             let value = Double(y)
             signal[Int(position) & historyMask] = value
-            let h = value - 2 * sample(position - 1) + sample(position - 2)
-            high[Int(position) & historyMask] = h
-            highFrameSum += h * h
+            high.add(value - 2 * sample(position - 1) + sample(position - 2), at: position)
             position += 1
             frameSum += value * value
             let e = predictionError(signal, position - 1, live)
@@ -249,9 +237,7 @@ public final class OnsetDetector {
 
     private func endFrame() {
         frames[Int(frameCount) & frameMask] = frameSum
-        highFrames[Int(frameCount) & frameMask] = highFrameSum
-        highBlockSum += highFrameSum
-        highFrameSum = 0
+        high.endFrame(frameCount)
         errorFrames[Int(frameCount) & frameMask] = errorSum
         errorFloors[Int(frameCount) & frameMask] = liveFloor
         errorSum = 0
@@ -263,9 +249,7 @@ public final class OnsetDetector {
         if blockFrames == blockFramesTarget {
             let mean = blockSum / Double(blockFrames * frameLength)
             floor = min(floor * floorRise, max(mean, leastFloor))
-            let highMean = highBlockSum / Double(blockFrames * frameLength)
-            highFloor = min(highFloor * floorRise, max(highMean, leastFloor))
-            highBlockSum = 0
+            high.endBlock(count: blockFrames * frameLength, rise: floorRise, least: leastFloor)
             blockSum = 0
             blockFrames = 0
         }
@@ -288,10 +272,7 @@ public final class OnsetDetector {
         }
         novelty /= Double(shortFrames * frameLength)
         let novel = novelty > 3 * errorFloor && novelty > 8 * quiet
-        let highLong = meanOfHighFrames(from: 0, count: longFrames)
-        let highQuiet = max(highFloor.isFinite ? highFloor : highLong, leastFloor)
-        let bright = highLong > 2 * meanOfHighFrames(from: longFrames, count: backgroundFrames) && highLong > 4 * highQuiet
-        if strong || soft || novel || bright { pendingDetection = position }
+        if strong || soft || novel || rises(high) { pendingDetection = position }
     }
 
     /// Mean energy per sample of `count` frames, the newest `skip` frames left out.
@@ -305,12 +286,12 @@ public final class OnsetDetector {
     @inline(__always)
     private func sample(_ index: Int64) -> Double { signal[Int(index) & historyMask] }
 
-    /// Mean energy per sample of `count` high-band frames, the newest `skip` frames left out.
+    /// A band's last 4 ms are 3 dB over the 8 ms before them and 6 dB over its floor.
     @inline(__always)
-    private func meanOfHighFrames(from skip: Int, count: Int) -> Double {
-        var sum = 0.0
-        for k in 0..<count { sum += highFrames[Int(frameCount - 1 - Int64(skip + k)) & frameMask] }
-        return sum / Double(count * frameLength)
+    private func rises(_ band: OnsetBand) -> Bool {
+        let long = band.mean(newest: frameCount - 1, skip: 0, count: longFrames, frameLength: frameLength)
+        let background = band.mean(newest: frameCount - 1, skip: longFrames, count: backgroundFrames, frameLength: frameLength)
+        return long > 2 * background && long > 4 * max(band.floor.isFinite ? band.floor : long, leastFloor)
     }
 
     /// Fits the predictor (autocorrelation method, Levinson-Durbin) to `count` samples from
@@ -406,33 +387,28 @@ public final class OnsetDetector {
             start = weakOnset(span, oldest: oldest)
             weak = start >= 0
         }
+        // Nothing new in the whole band: a hi-hat or ride in loud noise, or a cymbal on its own
+        // wash, may still rise in the high band alone.
         var bright = false
-        if start < 0 {
-            // Nothing new in the whole band: a hi-hat or ride in loud noise, or a cymbal on its
-            // own wash, may still rise in the high band alone.
-            start = rise(in: high, span)
-            bright = start >= 0
-            // Not within 45 ms of a hit: a snare's wires buzz up to 15 dB in the high band over
-            // its first 30 ms.
-            if bright && searchStart + Int64(start) - lastOnset < Int64(configuration.sampleRate * 45 / 1000) { return }
-        }
+        if start < 0 { (start, bright) = (rise(in: high.samples, span), true) }
         guard start >= 0 else { return }
-        // Its level: the input's mean energy per sample from it to the end of the window.
         let onsetSample = searchStart + Int64(start)
+        // A band alone: not within 45 ms of a hit (a snare's wires buzz up to 15 dB in the high
+        // band over its first 30 ms), 9 dB over the band's floor, and not far below the recent
+        // hits' in that band (a tom's or kick's high partials ringing on are far below their
+        // attack).
+        if bright && onsetSample - lastOnset < Int64(configuration.sampleRate * 45 / 1000) { return }
+        let rate = configuration.sampleRate
+        let highLevel = energy(high.samples, from: onsetSample, to: end)
+        let highReference = high.reference(highLevel, at: onsetSample, rate: rate)
+        // Its level: the input's mean energy per sample from it to the end of the window.
         let level = energy(signal, from: onsetSample, to: end)
-        // The high band's loudest recent hit, falling 6 dB a second like `recentLevel`.
-        let seconds = Double(onsetSample - recentSample) / Double(configuration.sampleRate)
-        let highLevel = energy(high, from: onsetSample, to: end)
-        let highReference = recentHigh * power10(-0.6 * Double(onsetSample - recentHighSample) / Double(configuration.sampleRate))
-        if highLevel > highReference { (recentHigh, recentHighSample) = (highLevel, onsetSample) }
         if bright {
-            // A high band alone: 9 dB over its floor, and within 10 dB of the recent hits' (a tom's
-            // or a kick's high partials ringing on are far below their attack).
-            guard highLevel > 8 * max(highFloor.isFinite ? highFloor : 0, leastFloor),
-                  highLevel > 0.1 * highReference else { return }
+            guard highLevel > 8 * max(high.floor.isFinite ? high.floor : 0, leastFloor), highLevel > 0.1 * highReference else { return }
         } else {
             guard level > 8 * max(floor.isFinite ? floor : 0, leastFloor) else { return }
         }
+        let seconds = Double(onsetSample - recentSample) / Double(rate)
         // The recent loudest level falls 6 dB a second (a factor 10^(-0.6 t)); 36 dB below it
         // is the tail of a hit (a woodblock's resonance), not a stroke.
         let reference = recentLevel * power10(-0.6 * seconds)
