@@ -470,7 +470,11 @@ public final class OnsetDetector {
         // sound, white and steady) 6 dB is enough; a ring's error is small but uneven.
         let background = energy(x, from: span.fitStart, to: span.searchStart)
         let noisy = background < 10 * base
-        let first = firstRise(error, lastStart: span.lastStart, base: base, peak: noisy ? 5 : 8, mean: noisy ? 4 : 8)
+        // The rise is judged over the error's floor or 25 dB under the sound, whichever is more:
+        // a ring the predictor follows to 45 dB (a sampled kick's ring at 44.1 kHz) shows its
+        // sample's loop points and envelope steps as rises of 10 dB in an error 35 dB down.
+        let judged = max(base, 3e-3 * background)
+        let first = firstRise(error, lastStart: span.lastStart, base: judged, peak: noisy ? 5 : 8, mean: noisy ? 4 : 8)
         return first >= 0 ? walkBack(error, from: first, base: base, ratio: noisy ? 4 : 10) : -1
     }
 
