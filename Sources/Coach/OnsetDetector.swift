@@ -51,6 +51,8 @@ public final class OnsetDetector {
     private var high: OnsetBand
     // The floor of the prediction error `rise` measured over (its fit's error).
     private var errorBase: Double = 0
+    // The level a rise in that error is judged over (`rise`).
+    private var errorJudged: Double = 0
     // Frame energies (sums over `frameLength` samples), the last `frameMask + 1` frames.
     private let frames: UnsafeMutablePointer<Double>
     private let frameMask: Int
@@ -115,7 +117,7 @@ public final class OnsetDetector {
     private let confirmLength: Int   // the error's rise is measured over this many samples
     private let bridge: Int          // the walk back steps over this many quiet samples (zero crossings)
     private let gapSamples: Int64
-    private let crestSpan: Int       // a weak hit must top the loudest millisecond this far back (50 ms)
+    private let crestSpan: Int       // a weak hit on a small spike must top the loudest millisecond this far back (50 ms)
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
@@ -355,8 +357,9 @@ public final class OnsetDetector {
     /// Walks back from `first` to where `values` leave their floor `base`: the start of the
     /// span before `first` most likely drawn from a variance `ratio` times the floor's rather
     /// than the floor's (a backward CUSUM: floor samples count against going further back,
-    /// the stroke's for). Over noise or a wash (the error as loud as the sound) `ratio` is 4,
-    /// not 10: a cymbal's first millisecond adds only a few dB to its own wash.
+    /// the stroke's for). Over noise or a wash (the error as loud as the sound) `ratio` is 6,
+    /// not 10: a cymbal's first millisecond adds only a few dB to its own wash (4 walks a
+    /// synthetic snare's own noise back 1-2 ms too early).
     private func walkBack(_ values: UnsafeMutablePointer<Double>, from first: Int, base: Double, ratio: Double = 10) -> Int {
         let weight = (1 - 1 / ratio) / (2 * base)
         let penalty = 0.5 * naturalLog(ratio)
@@ -474,27 +477,32 @@ public final class OnsetDetector {
         // a ring the predictor follows to 45 dB (a sampled kick's ring at 44.1 kHz) shows its
         // sample's loop points and envelope steps as rises of 10 dB in an error 35 dB down.
         let judged = max(base, 3e-3 * background)
+        errorJudged = judged
         let first = firstRise(error, lastStart: span.lastStart, base: judged, peak: noisy ? 5 : 8, mean: noisy ? 4 : 8)
-        return first >= 0 ? walkBack(error, from: first, base: base, ratio: noisy ? 4 : 10) : -1
+        return first >= 0 ? walkBack(error, from: first, base: base, ratio: noisy ? 6 : 10) : -1
     }
 
     /// A smooth low stroke on the ring of one like it (a soft kick after a loud one) is
     /// predicted from its first cycle on: only its attack shows, as a short spike in the
     /// error (`error` as `rise` left it). Such a spike is a stroke if the level then rises
-    /// too: above the loudest millisecond of the 50 ms before the search (a low ring's crest,
-    /// not its mean: a kick's beating ring swells back by 20 dB every 15 ms or so) and well
-    /// above the 2 ms just before the spike (a ring does not rise). A weak hit must also come
-    /// within 10 dB of the recent hits (below that it is a resonance of their own).
+    /// too: above the loudest millisecond before the search and well above the 2 ms just
+    /// before the spike (a ring does not rise). A small spike (under 10 dB below the sound)
+    /// must also top the loudest millisecond of the 50 ms before: a kick's beating ring swells
+    /// back by 20 dB every 15 ms or so, with a small glitch in the error where it turns. A
+    /// weak hit must also come within 10 dB of the recent hits (below that it is a resonance
+    /// of their own).
     private func weakOnset(_ span: Span, oldest: Int64) -> Int {
         let base = errorBase
-        let loudest = crest(signal, before: span.searchStart, oldest: oldest)
+        let loudest = crest(signal, before: span.searchStart, oldest: max(oldest, span.fitStart))
+        let ringCrest = crest(signal, before: span.searchStart, oldest: oldest)
         var spike = 0
-        while spike <= span.lastStart && error[spike] <= 10 * base { spike += 1 }
+        while spike <= span.lastStart && error[spike] <= 10 * errorJudged { spike += 1 }
         guard spike <= span.lastStart else { return -1 }
         let at = span.searchStart + Int64(spike)
         let after = energy(signal, from: at, to: span.end)
         let local = energy(signal, from: at - Int64(2 * confirmLength), to: at)
-        guard after > 1.5 * max(loudest, leastFloor), after > 3 * local else { return -1 }
+        let small = error[spike] < 0.1 * energy(signal, from: span.fitStart, to: span.searchStart)
+        guard after > 1.5 * loudest, !small || after > ringCrest, after > 3 * local else { return -1 }
         return walkBack(error, from: spike, base: base)
     }
 }
