@@ -11,6 +11,8 @@
 ///    a new stroke is not. A candidate is a hit only if the prediction error after it rises
 ///    far above the error before it (novelty, not level), so a ring is never a hit and a
 ///    ghost note under another drum's ring still is;
+///    When the whole band shows nothing new, the same is asked of the high band alone (the
+///    residual's second difference): a hi-hat or ride under loud noise rises only there;
 /// 3. the onset is the first sample of that rise in the prediction error, walked back to
 ///    where the error leaves its own floor (the true start is the stroke's first sample
 ///    above -60 dB of its peak: in quiet, the very first rise).
@@ -43,6 +45,14 @@ public final class OnsetDetector {
     // The residual (input minus click), the last `historyMask + 1` samples.
     private let signal: UnsafeMutablePointer<Double>
     private let historyMask: Int
+    // The high band: the residual's second difference (+12 dB an octave; -5 dB at 6 kHz, -35 dB
+    // at 1 kHz at 48 kHz). A hi-hat or a ride in loud noise, or a cymbal on its own wash, rises
+    // there when the whole band does not.
+    private var high: OnsetBand
+    // The floor of the prediction error `rise` measured over (its fit's error).
+    private var errorBase: Double = 0
+    // The level a rise in that error is judged over (`rise`).
+    private var errorJudged: Double = 0
     // Frame energies (sums over `frameLength` samples), the last `frameMask + 1` frames.
     private let frames: UnsafeMutablePointer<Double>
     private let frameMask: Int
@@ -107,6 +117,7 @@ public final class OnsetDetector {
     private let confirmLength: Int   // the error's rise is measured over this many samples
     private let bridge: Int          // the walk back steps over this many quiet samples (zero crossings)
     private let gapSamples: Int64
+    private let crestSpan: Int       // a weak hit on a small spike must top the loudest millisecond this far back (50 ms)
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
@@ -120,6 +131,7 @@ public final class OnsetDetector {
         frameMask = 63 // 32 ms: the longest look back is 12 ms
         frames = .allocate(capacity: frameMask + 1)
         frames.initialize(repeating: 0, count: frameMask + 1)
+        high = OnsetBand(history: history, frameCount: frameMask + 1)
         searchBefore = rate * 8 / 1000
         fitLength = rate * 8 / 1000
         windowAfter = rate * 3 / 1000
@@ -149,6 +161,7 @@ public final class OnsetDetector {
         let step = Double(configuration.quantizationStep)
         leastFloor = max(1e-12, step * step / 12)
         gapSamples = Int64(configuration.minimumGap * Double(rate))
+        crestSpan = rate * 50 / 1000
         flamGapSamples = Int64(rate) * 8 / 1000
         flamWindowSamples = max(gapSamples, Int64(rate) * 30 / 1000)
     }
@@ -156,6 +169,7 @@ public final class OnsetDetector {
     deinit {
         signal.deallocate()
         frames.deallocate()
+        high.deallocate()
         error.deallocate()
         power.deallocate()
         coefficients.deallocate()
@@ -178,9 +192,10 @@ public final class OnsetDetector {
             if let reference, gain != 0 { y -= gain * reference[i] }
             let value = Double(y)
             signal[Int(position) & historyMask] = value
+            high.add(value - 2 * sample(position - 1) + sample(position - 2), at: position)
             position += 1
             frameSum += value * value
-            let e = predictionError(position - 1, live)
+            let e = predictionError(signal, position - 1, live)
             errorSum += e * e
             frameFill += 1
             if frameFill == frameLength { endFrame() }
@@ -224,6 +239,7 @@ public final class OnsetDetector {
 
     private func endFrame() {
         frames[Int(frameCount) & frameMask] = frameSum
+        high.endFrame(frameCount)
         errorFrames[Int(frameCount) & frameMask] = errorSum
         errorFloors[Int(frameCount) & frameMask] = liveFloor
         errorSum = 0
@@ -235,11 +251,12 @@ public final class OnsetDetector {
         if blockFrames == blockFramesTarget {
             let mean = blockSum / Double(blockFrames * frameLength)
             floor = min(floor * floorRise, max(mean, leastFloor))
+            high.endBlock(count: blockFrames * frameLength, rise: floorRise, least: leastFloor)
             blockSum = 0
             blockFrames = 0
         }
         if frameCount % 4 == 0 && position > Int64(fitLength + order) {
-            liveFloor = fitPredictor(start: position - Int64(fitLength), count: fitLength, into: live)
+            liveFloor = fitPredictor(signal, start: position - Int64(fitLength), count: fitLength, into: live)
         }
         guard pendingDetection < 0, position >= holdUntil,
               frameCount >= Int64(2 * longFrames + 20) else { return }
@@ -257,7 +274,7 @@ public final class OnsetDetector {
         }
         novelty /= Double(shortFrames * frameLength)
         let novel = novelty > 3 * errorFloor && novelty > 8 * quiet
-        if strong || soft || novel { pendingDetection = position }
+        if strong || soft || novel || rises(high) { pendingDetection = position }
     }
 
     /// Mean energy per sample of `count` frames, the newest `skip` frames left out.
@@ -271,16 +288,25 @@ public final class OnsetDetector {
     @inline(__always)
     private func sample(_ index: Int64) -> Double { signal[Int(index) & historyMask] }
 
+    /// A band's last 4 ms are 3 dB over the 8 ms before them and 6 dB over its floor.
+    @inline(__always)
+    private func rises(_ band: OnsetBand) -> Bool {
+        let long = band.mean(newest: frameCount - 1, skip: 0, count: longFrames, frameLength: frameLength)
+        let background = band.mean(newest: frameCount - 1, skip: longFrames, count: backgroundFrames, frameLength: frameLength)
+        return long > 2 * background && long > 4 * max(band.floor.isFinite ? band.floor : long, leastFloor)
+    }
+
     /// Fits the predictor (autocorrelation method, Levinson-Durbin) to `count` samples from
     /// `start`; the white floor keeps it stable on silence. Returns the prediction error's
     /// mean energy per sample over the fit.
-    private func fitPredictor(start: Int64, count: Int, into coefficients: UnsafeMutablePointer<Double>) -> Double {
+    private func fitPredictor(_ x: UnsafeMutablePointer<Double>, start: Int64, count: Int,
+                              into coefficients: UnsafeMutablePointer<Double>) -> Double {
         let p = order
         let end = start + Int64(count)
         for lag in 0...p {
             var sum = 0.0
             var k = start + Int64(lag)
-            while k < end { sum += sample(k) * sample(k - Int64(lag)); k += 1 }
+            while k < end { sum += x[Int(k) & historyMask] * x[Int(k - Int64(lag)) & historyMask]; k += 1 }
             correlation[lag] = sum
         }
         correlation[0] = correlation[0] * (1 + 1e-6) + Double(count) * leastFloor
@@ -302,14 +328,14 @@ public final class OnsetDetector {
         // The error energy over the fit itself (past its first `order` samples).
         var sum = 0.0
         var n = start + Int64(p)
-        while n < end { let r = predictionError(n, coefficients); sum += r * r; n += 1 }
+        while n < end { let r = predictionError(x, n, coefficients); sum += r * r; n += 1 }
         return max(sum / Double(max(1, count - p)), leastFloor)
     }
 
     @inline(__always)
-    private func predictionError(_ n: Int64, _ coefficients: UnsafeMutablePointer<Double>) -> Double {
-        var r = sample(n)
-        for j in 1...order { r += coefficients[j] * sample(n - Int64(j)) }
+    private func predictionError(_ x: UnsafeMutablePointer<Double>, _ n: Int64, _ coefficients: UnsafeMutablePointer<Double>) -> Double {
+        var r = x[Int(n) & historyMask]
+        for j in 1...order { r += coefficients[j] * x[Int(n - Int64(j)) & historyMask] }
         return r
     }
 
@@ -331,9 +357,10 @@ public final class OnsetDetector {
     /// Walks back from `first` to where `values` leave their floor `base`: the start of the
     /// span before `first` most likely drawn from a variance `ratio` times the floor's rather
     /// than the floor's (a backward CUSUM: floor samples count against going further back,
-    /// the stroke's for).
-    private func walkBack(_ values: UnsafeMutablePointer<Double>, from first: Int, base: Double) -> Int {
-        let ratio = 10.0
+    /// the stroke's for). Over noise or a wash (the error as loud as the sound) `ratio` is 6,
+    /// not 10: a cymbal's first millisecond adds only a few dB to its own wash (4 walks a
+    /// synthetic snare's own noise back 1-2 ms too early).
+    private func walkBack(_ values: UnsafeMutablePointer<Double>, from first: Int, base: Double, ratio: Double = 10) -> Int {
         let weight = (1 - 1 / ratio) / (2 * base)
         let penalty = 0.5 * naturalLog(ratio)
         var start = first
@@ -355,75 +382,128 @@ public final class OnsetDetector {
         let oldest = position - Int64(historyMask) + Int64(order) + 1
         let searchStart = max(oldest + Int64(fitLength), detection - Int64(searchBefore), lastOnset + flamGapSamples)
         guard searchStart + Int64(confirmLength) <= end else { return }
-        let fitStart = max(oldest, max(0, searchStart - Int64(fitLength)))
-        let fitCount = Int(searchStart - fitStart)
-        let before: Double
-        if fitCount > 2 * order {
-            before = fitPredictor(start: fitStart, count: fitCount, into: coefficients)
-        } else {
-            for k in 0...order { coefficients[k] = k == 0 ? 1 : 0 }
-            before = leastFloor
-        }
-        let n = Int(end - searchStart)
-        for k in 0..<n { let r = predictionError(searchStart + Int64(k), coefficients); error[k] = r * r }
-        let quiet = max(floor.isFinite ? floor : 0, leastFloor)
-        let base = max(before, leastFloor)
-        let lastStart = min(n - confirmLength, Int(detection - searchStart))
-        // A stroke: the error rises 9 dB over its floor and stays there for a millisecond. Over
-        // a background the predictor cannot follow (noise, a wash: the error is as loud as the
-        // sound, white and steady) 6 dB is enough; a ring's error is small but uneven.
-        var background = 0.0
-        var b0 = fitStart
-        while b0 < searchStart { let v = sample(b0); background += v * v; b0 += 1 }
-        background /= Double(max(1, fitCount))
-        let noisy = background < 10 * base
-        let first = firstRise(error, lastStart: lastStart, base: base, peak: noisy ? 5 : 8, mean: noisy ? 4 : 8)
-        var start = first >= 0 ? walkBack(error, from: first, base: base) : -1
+        let span = Span(fitStart: max(oldest, max(0, searchStart - Int64(fitLength))), searchStart: searchStart,
+                        end: end, lastStart: min(Int(end - searchStart) - confirmLength, Int(detection - searchStart)))
+        var start = rise(in: signal, span)
         var weak = false
-        if first < 0 {
-            // A smooth low stroke on the ring of one like it (a soft kick after a loud one) is
-            // predicted from its first cycle on: only its attack shows, as a short spike in the
-            // error. Such a spike is a stroke if the level then rises too: above the loudest
-            // millisecond before the search (a low ring's crest, not its mean) and well above
-            // the 2 ms just before the spike (a ring does not rise). A weak hit must also come
-            // within 10 dB of the recent hits (below that it is a resonance of their own).
-            var loudest = 0.0
-            var m = fitStart
-            while m + Int64(confirmLength) <= searchStart {
-                var sum = 0.0
-                for q in 0..<confirmLength { let v = sample(m + Int64(q)); sum += v * v }
-                loudest = max(loudest, sum / Double(confirmLength))
-                m += Int64(confirmLength / 2)
-            }
-            let levelBase = max(loudest, leastFloor)
-            var spike = 0
-            while spike <= lastStart && error[spike] <= 10 * base { spike += 1 }
-            guard spike <= lastStart else { return }
-            var after = 0.0
-            for k in spike..<n { let v = sample(searchStart + Int64(k)); after += v * v }
-            after /= Double(n - spike)
-            var local = 0.0
-            let span = 2 * confirmLength
-            for q in 1...span { let v = sample(searchStart + Int64(spike - q)); local += v * v }
-            local /= Double(span)
-            guard after > 1.5 * levelBase, after > 3 * local else { return }
-            weak = true
-            start = walkBack(error, from: spike, base: base)
+        if start < 0 {
+            start = weakOnset(span, oldest: oldest)
+            weak = start >= 0
         }
-        // Its level: the input's mean energy per sample from it to the end of the window.
+        // Nothing new in the whole band: a hi-hat or ride in loud noise, or a cymbal on its own
+        // wash, may still rise in the high band alone.
+        var bright = false
+        if start < 0 { (start, bright) = (rise(in: high.samples, span), true) }
+        guard start >= 0 else { return }
         let onsetSample = searchStart + Int64(start)
-        var level = 0.0
-        var s = onsetSample
-        while s < end { level += sample(s) * sample(s); s += 1 }
-        level /= Double(max(1, end - onsetSample))
-        guard level > 8 * quiet else { return }
+        // A band alone: not within 45 ms of a hit (a snare's wires buzz up to 15 dB in the high
+        // band over its first 30 ms), 9 dB over the band's floor, and not far below the recent
+        // hits' in that band (a tom's or kick's high partials ringing on are far below their
+        // attack).
+        if bright && onsetSample - lastOnset < Int64(configuration.sampleRate * 45 / 1000) { return }
+        let rate = configuration.sampleRate
+        let highLevel = energy(high.samples, from: onsetSample, to: end)
+        let highReference = high.reference(highLevel, at: onsetSample, rate: rate)
+        // Its level: the input's mean energy per sample from it to the end of the window.
+        let level = energy(signal, from: onsetSample, to: end)
+        if bright {
+            guard highLevel > 8 * max(high.floor.isFinite ? high.floor : 0, leastFloor), highLevel > 0.1 * highReference else { return }
+        } else {
+            guard level > 8 * max(floor.isFinite ? floor : 0, leastFloor) else { return }
+        }
+        let seconds = Double(onsetSample - recentSample) / Double(rate)
         // The recent loudest level falls 6 dB a second (a factor 10^(-0.6 t)); 36 dB below it
         // is the tail of a hit (a woodblock's resonance), not a stroke.
-        let seconds = Double(onsetSample - recentSample) / Double(configuration.sampleRate)
         let reference = recentLevel * power10(-0.6 * seconds)
         guard level > (weak ? 0.1 : 2.5e-4) * reference else { return }
         if level > reference { (recentLevel, recentSample) = (level, onsetSample) }
         found(onsetSample, level: level, onset)
+    }
+
+    /// Where a candidate is judged: the predictor is fitted from `fitStart` to `searchStart`;
+    /// the onset lies from `searchStart` on, its rise starting at `lastStart` at the latest.
+    private struct Span {
+        var fitStart: Int64
+        var searchStart: Int64
+        var end: Int64
+        var lastStart: Int
+        var fitCount: Int { Int(searchStart - fitStart) }
+        var count: Int { Int(end - searchStart) }
+    }
+
+    /// The loudest millisecond of `x` in the `crestSpan` before `before` (its mean energy per sample).
+    private func crest(_ x: UnsafeMutablePointer<Double>, before: Int64, oldest: Int64) -> Double {
+        var loudest = 0.0
+        var m = max(oldest, before - Int64(crestSpan))
+        while m + Int64(confirmLength) <= before {
+            loudest = max(loudest, energy(x, from: m, to: m + Int64(confirmLength)))
+            m += Int64(confirmLength / 2)
+        }
+        return max(loudest, leastFloor)
+    }
+
+    /// Mean energy per sample of `x` over [from, to).
+    @inline(__always)
+    private func energy(_ x: UnsafeMutablePointer<Double>, from: Int64, to: Int64) -> Double {
+        var sum = 0.0
+        var k = from
+        while k < to { let v = x[Int(k) & historyMask]; sum += v * v; k += 1 }
+        return sum / Double(max(1, to - from))
+    }
+
+    /// The onset (an index from `searchStart`) where the prediction error of `x` rises over
+    /// its floor and stays there, or -1; `error` holds the squared error and `errorBase` its
+    /// floor after.
+    private func rise(in x: UnsafeMutablePointer<Double>, _ span: Span) -> Int {
+        let before: Double
+        if span.fitCount > 2 * order {
+            before = fitPredictor(x, start: span.fitStart, count: span.fitCount, into: coefficients)
+        } else {
+            for k in 0...order { coefficients[k] = k == 0 ? 1 : 0 }
+            before = leastFloor
+        }
+        for k in 0..<span.count {
+            let r = predictionError(x, span.searchStart + Int64(k), coefficients)
+            error[k] = r * r
+        }
+        let base = max(before, leastFloor)
+        errorBase = base
+        // A stroke: the error rises 9 dB over its floor and stays there for a millisecond. Over
+        // a background the predictor cannot follow (noise, a wash: the error is as loud as the
+        // sound, white and steady) 6 dB is enough; a ring's error is small but uneven.
+        let background = energy(x, from: span.fitStart, to: span.searchStart)
+        let noisy = background < 10 * base
+        // The rise is judged over the error's floor or 25 dB under the sound, whichever is more:
+        // a ring the predictor follows to 45 dB (a sampled kick's ring at 44.1 kHz) shows its
+        // sample's loop points and envelope steps as rises of 10 dB in an error 35 dB down.
+        let judged = max(base, 3e-3 * background)
+        errorJudged = judged
+        let first = firstRise(error, lastStart: span.lastStart, base: judged, peak: noisy ? 5 : 8, mean: noisy ? 4 : 8)
+        return first >= 0 ? walkBack(error, from: first, base: base, ratio: noisy ? 6 : 10) : -1
+    }
+
+    /// A smooth low stroke on the ring of one like it (a soft kick after a loud one) is
+    /// predicted from its first cycle on: only its attack shows, as a short spike in the
+    /// error (`error` as `rise` left it). Such a spike is a stroke if the level then rises
+    /// too: above the loudest millisecond before the search and well above the 2 ms just
+    /// before the spike (a ring does not rise). A small spike (under 10 dB below the sound)
+    /// must also top the loudest millisecond of the 50 ms before: a kick's beating ring swells
+    /// back by 20 dB every 15 ms or so, with a small glitch in the error where it turns. A
+    /// weak hit must also come within 10 dB of the recent hits (below that it is a resonance
+    /// of their own).
+    private func weakOnset(_ span: Span, oldest: Int64) -> Int {
+        let base = errorBase
+        let loudest = crest(signal, before: span.searchStart, oldest: max(oldest, span.fitStart))
+        let ringCrest = crest(signal, before: span.searchStart, oldest: oldest)
+        var spike = 0
+        while spike <= span.lastStart && error[spike] <= 10 * errorJudged { spike += 1 }
+        guard spike <= span.lastStart else { return -1 }
+        let at = span.searchStart + Int64(spike)
+        let after = energy(signal, from: at, to: span.end)
+        let local = energy(signal, from: at - Int64(2 * confirmLength), to: at)
+        let small = error[spike] < 0.1 * energy(signal, from: span.fitStart, to: span.searchStart)
+        guard after > 1.5 * loudest, !small || after > ringCrest, after > 3 * local else { return -1 }
+        return walkBack(error, from: spike, base: base)
     }
 }
 
