@@ -34,6 +34,9 @@ public struct MIDIClockFollower: Sendable {
     static let stepOutliers = 3
     /// Inliers in a row that end an episode of outliers (the old tempo holds after all).
     static let episodeEnd = 4
+    /// Arrivals kept for a seed or a step's recount: an episode's outliers and the inliers
+    /// between them (up to 3 x (episodeEnd - 1) + stepOutliers), with room to spare.
+    static let pendingCapacity = 32
 
     public private(set) var lock = Lock.lost
     /// Clock bytes received since the follower was made or reset (duplicates included).
@@ -82,7 +85,7 @@ public struct MIDIClockFollower: Sendable {
         uy = ux
         lx = ux
         ly = ux
-        pending = [Int64](repeating: 0, count: 32)
+        pending = [Int64](repeating: 0, count: Self.pendingCapacity)
     }
 
     /// Forgets the clock.
