@@ -87,6 +87,7 @@ public final class ClickCanceller {
     private var gainsNext = 0
     private let sorted: UnsafeMutablePointer<Float>
     private var unmatchedInARow = 0
+    private var lastLearned: Int64 = .min
     private var predicted: Int64?
     private var detectorFed: Int64 = 0
 
@@ -182,10 +183,8 @@ public final class ClickCanceller {
         if scanned == nil || target - scanned! > Int64(maximumRoundTrip) { scanned = target }
         while var at = scanned, at + Int64(scanFrame) <= target {
             defer { scanned = at }
-            guard reference.read(from: at, count: scanFrame, into: scratch) else {
-                at += Int64(scanFrame)
-                continue
-            }
+            // Not played yet (or no longer held: the scan restarts once it is too far behind).
+            guard reference.read(from: at, count: scanFrame, into: scratch) else { return }
             var energy = 0.0
             for i in 0..<scanFrame { energy += Double(scratch[i]) * Double(scratch[i]) }
             let before = max(scanEnergies.1, scanEnergies.2)
@@ -238,17 +237,18 @@ public final class ClickCanceller {
             let wide = fitClick(onset, around: center, radius: wideRadius)
             if (wide?.match ?? 0) > (fit?.match ?? 0) { fit = wide }
         }
-        var gain: Float = 0
-        if let fit, fit.match >= 0.3 {
+        let gain: Float
+        if let fit, fit.match >= 0.9 {
+            // A clean click: its own lag and gain (the clocks drift, the room changes).
             lag = fit.lag
+            remember(fit.gain)
             unmatchedInARow = 0
-            if fit.match >= 0.9 {
-                remember(fit.gain)
-                gain = fit.gain
-            } else {
-                // A stroke on top: the click's own fit would take part of the stroke with it.
-                gain = cleanGain ?? storedGain ?? (fit.match >= 0.7 ? fit.gain : 0)
-            }
+            gain = fit.gain
+        } else if let fit, fit.match >= 0.3 {
+            // A stroke on top: its best match may be the stroke's, and its own gain would take
+            // part of the stroke with it; the clean clicks' lag and gain hold.
+            unmatchedInARow = 0
+            gain = cleanGain ?? storedGain ?? 0
         } else {
             unmatchedInARow += 1
             // Clicks that no longer match (headphones now): subtracting would add them.
@@ -330,8 +330,12 @@ public final class ClickCanceller {
                 for i in 1..<planCount { plan[i - 1] = plan[i] }
                 planCount -= 1
             }
+            // A chunk ends where the next plan starts.
             var count = Int(min(Int64(chunkCapacity), end - detectorFed))
-            if planCount > 1 { count = Int(min(Int64(count), plan[1].from - detectorFed)) }
+            for i in 0..<min(planCount, 2) where plan[i].from > detectorFed {
+                count = Int(min(Int64(count), plan[i].from - detectorFed))
+                break
+            }
             for i in 0..<count { chunk[i] = input[detectorFed + Int64(i)] }
             let applies = mode == .subtract && planCount > 0 && plan[0].from <= detectorFed && plan[0].gain != 0
             if applies, reference.read(from: detectorFed - plan[0].lag, count: count, into: chunkReference) {
@@ -358,8 +362,11 @@ public final class ClickCanceller {
         while index >= 0 {
             let roundTrip = sample - predicted - played[index]
             if roundTrip >= -early && roundTrip <= Int64(maximumRoundTrip) {
+                // One fit a click (its ring may be heard as a second onset).
+                guard played[index] != lastLearned else { return }
                 if let fit = fitClick(played[index], around: sample - played[index], radius: wideRadius), fit.match >= 0.9 {
                     lag = fit.lag
+                    lastLearned = played[index]
                     remember(fit.gain)
                 }
                 return

@@ -95,3 +95,23 @@ public final class AudioOutput: AudioClockSource, @unchecked Sendable {
         onDevice.store(false, ordering: .relaxed)
     }
 }
+
+/// The engine as the sinks pull it, each block's first channel kept in `history` for the
+/// live coach (what the box played, to take its click out of the microphone).
+public final class RecordingRenderer: AudioRenderer, @unchecked Sendable {
+    let renderer: ClickRenderer
+    let history: SampleHistory
+    let channels: Int
+
+    public init(_ renderer: ClickRenderer, history: SampleHistory, channels: Int) {
+        self.renderer = renderer
+        self.history = history
+        self.channels = channels
+    }
+
+    public func render(into buffer: UnsafeMutablePointer<Float>, frameCount: Int) {
+        renderer.render(into: buffer, frameCount: frameCount)
+        guard frameCount > 0 else { return }
+        history.write(buffer, stride: channels, count: frameCount, at: renderer.sampleClock - Int64(frameCount))
+    }
+}

@@ -18,11 +18,14 @@ extension Box {
         set { coaching.coachInputAvailable = newValue }
     }
 
-    /// Tells the capture side the round trip to align the click bleed with (nanoseconds) and
-    /// whether to take the bleed out (not while calibrating: it must hear the clicks).
-    public var coachInputTuning: (@Sendable (_ roundTripNanoseconds: Int64, _ subtractBleed: Bool) -> Void)? {
-        get { coaching.coachInputTuning }
-        set { coaching.coachInputTuning = newValue }
+    /// The capture side's ears: told the round trip and the calibrated click gain to take
+    /// the box's click out with (not while calibrating: then it learns the click's gain).
+    public var coachListener: CoachListener? {
+        get { coaching.listener }
+        set {
+            coaching.listener = newValue
+            coaching.tuneListener()
+        }
     }
 
     /// Menu > Coach > Calibrate is playing its clicks (they are no practice).

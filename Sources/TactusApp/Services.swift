@@ -227,6 +227,10 @@ public final class BoxService: Service, Sendable {
     public let loop: ControlLoop
     private let audio: AudioOutput
     private let renderer: ClickRenderer
+    /// What the sinks pull: the engine, recording what it plays when the coach listens (its
+    /// click is taken out of the microphone).
+    private let audioRenderer: any AudioRenderer
+    private let history: SampleHistory?
     private let input: any InputEventSource
     private let capture: (any AudioCapture)?
     private let logger: Logger
@@ -251,6 +255,11 @@ public final class BoxService: Service, Sendable {
 
     init(box: Box, parts: BoxParts, logger: Logger, startedAt: MonotonicTime?) {
         renderer = box.engine.renderer
+        // Half a second of round trip at most (as Calibrate), and the canceller's reach.
+        let history = parts.capture == nil ? nil : SampleHistory(minimumCapacity: parts.audio.format.sampleRate)
+        self.history = history
+        audioRenderer = history.map { RecordingRenderer(box.engine.renderer, history: $0, channels: parts.audio.format.channels) }
+            ?? box.engine.renderer
         model = parts.board.model
         loop = ControlLoop(box: box, clock: parts.clock)
         audio = parts.audio
@@ -273,7 +282,7 @@ public final class BoxService: Service, Sendable {
             box.initializeDisplay()
         }
         do {
-            try audio.start(renderer)
+            try audio.start(audioRenderer)
             try input.start { [loop] in loop.post($0) }
         } catch {
             audio.stop()
@@ -310,8 +319,11 @@ public final class BoxService: Service, Sendable {
     /// that the VM suite's scenario 24 checks against the take's known offsets.
     private func startCoachInput() {
         guard let capture else { return }
-        let listener = CoachListener(sampleRate: audio.format.sampleRate)
-        loop.post(work: { $0.coachInputAvailable = true })
+        let listener = CoachListener(sampleRate: audio.format.sampleRate, output: history.map { ($0, audio) })
+        loop.post(work: { box in
+            box.coachInputAvailable = true
+            box.coachListener = listener
+        })
         capture.start(listener, status: { [loop] status in
             loop.post(work: { $0.coachInput(status) })
         }, poll: { [loop, logger] in
@@ -338,7 +350,7 @@ public final class BoxService: Service, Sendable {
         while !audio.isOnDevice {
             try? await Task.sleep(for: .seconds(3))
             if Task.isCancelled { return }
-            switch audio.retryDevice(renderer) {
+            switch audio.retryDevice(audioRenderer) {
             case .success:
                 logger.info("audio: device is back, playing on it")
                 loop.post(Action.part("Sound device", working: true, at: clock.now()))

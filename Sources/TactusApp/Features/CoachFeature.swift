@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Coach
+import Glibc
 import HAL
 import TactusBase
 import TactusArithmetic
@@ -40,16 +41,18 @@ final class CoachFeature: BoxFeature {
     unowned let box: Box
     /// The coach's grid and latencies (`[coach]` settings, the calibrated round trip).
     var coachTuning = CoachTuning() {
-        didSet { coachJudging = JudgingGrid(perWholeNote: coachTuning.perWholeNote) }
+        didSet {
+            coachJudging = JudgingGrid(perWholeNote: coachTuning.perWholeNote)
+            tuneListener()
+        }
     }
     var coachJudging = JudgingGrid()
     /// The coach's input last reported a problem (so "back" is said only after one).
     var coachInputProblem = false
     /// The coach has an audio input (`[coach] input` opened, or the simulator's take).
     var coachInputAvailable = false
-    /// Tells the capture side the round trip to align the click bleed with (nanoseconds) and
-    /// whether to take the bleed out (not while calibrating: it must hear the clicks).
-    var coachInputTuning: (@Sendable (_ roundTripNanoseconds: Int64, _ subtractBleed: Bool) -> Void)?
+    /// The capture side (the box's own click taken out of the input), when there is one.
+    var listener: CoachListener?
     /// Menu > Coach > Calibrate playing its clicks.
     var coachCalibrationRun: CoachCalibrationRun?
 
@@ -134,7 +137,7 @@ final class CoachFeature: BoxFeature {
             box.report("coach calibration: \(error)")
             return box.handle(.coachCalibrated(.noInput, at: box.now))
         }
-        coachInputTuning?(coachRoundTripNanoseconds, false)
+        tuneListener(learning: true)
         let run = CoachCalibrationRun(
             endsAt: box.now.advanced(byNanoseconds: Int64(CoachCalibration.clicks) * 60_000_000_000 / Int64(CoachCalibrationRun.bpm)
                                  + CoachCalibrationRun.maximumLagNanoseconds + 500_000_000), // and the start's lead
@@ -148,13 +151,21 @@ final class CoachFeature: BoxFeature {
     /// At the run's end: the outcome, measured before the clicks' grid is forgotten.
     func finishCoachCalibration() {
         guard let run = coachCalibrationRun, box.now >= run.endsAt else { return }
-        let outcome = measureCoachCalibration(run)
+        var outcome = measureCoachCalibration(run)
+        // The click's gain from the clean clicks the listener fitted (half of them at least).
+        if case .roundTrip(let microseconds, _) = outcome, let learned = listener?.learned,
+           learned.clicks >= CoachCalibration.clicks / 2, learned.gain != 0 {
+            outcome = .roundTrip(microseconds: microseconds, clickGainDecibels: Double(learned.gain.magnitude).decibels)
+        }
         endCoachCalibration()
         box.handle(.coachCalibrated(outcome, at: box.now))
+        tuneListener()
         // The service log says it too (the VM suite's scenario 25 reads it).
         let onsets = run.heard.count
         switch outcome {
-        case .roundTrip(let microseconds): box.inform("coach: calibrated, round trip \(microseconds) us (\(onsets) onsets heard)")
+        case .roundTrip(let microseconds, let gain):
+            let click = box.state.saved.preferences.coachClickGainDecibels.map { ", click at \($0) dB" } ?? (gain == nil ? ", click gain not learned" : "")
+            box.inform("coach: calibrated, round trip \(microseconds) us\(click) (\(onsets) onsets heard)")
         default: box.inform("coach: calibration failed: \(box.state.lastCoachCalibration ?? "\(outcome)") (\(onsets) onsets heard)")
         }
     }
@@ -166,7 +177,14 @@ final class CoachFeature: BoxFeature {
         box.engine.stop()
         box.engine.midiClock.enabled = run.midiClockWasEnabled
         box.forgetGrid()
-        coachInputTuning?(coachRoundTripNanoseconds, true)
+        tuneListener()
+    }
+
+    /// The listener takes the click out at the round trip and calibrated gain the box holds
+    /// now, or (Calibrate) hears the clicks and learns their gain.
+    func tuneListener(learning: Bool = false) {
+        let gain = box.state.saved.preferences.coachClickGainDecibels.map { Float(decibels: $0) }
+        listener?.tune(roundTripNanoseconds: coachRoundTripNanoseconds, subtract: !learning, clickGain: gain)
     }
 
     private func measureCoachCalibration(_ run: CoachCalibrationRun) -> CoachCalibrationOutcome {
@@ -199,4 +217,14 @@ struct CoachCalibrationRun {
     var endsAt: MonotonicTime
     /// The MIDI clock's switch before: calibration clicks are not sent to other gear.
     var midiClockWasEnabled: Bool
+}
+
+extension Float {
+    /// The amplitude of `decibels` dB.
+    init(decibels: Double) { self = Float(pow(10, decibels / 20)) }
+}
+
+extension Double {
+    /// This amplitude in dB.
+    var decibels: Double { 20 * log10(self) }
 }

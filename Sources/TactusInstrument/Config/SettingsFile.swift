@@ -59,6 +59,7 @@ public enum SettingsFile {
             preferences["tone-volume"] = .integer(tone.volume)
         }
         if let roundTrip = saved.preferences.coachRoundTripMicroseconds { preferences["coach-round-trip-us"] = .integer(roundTrip) }
+        if let gain = saved.preferences.coachClickGainDecibels { preferences["coach-click-gain-db"] = .float(gain) }
         // The trainer's keys only once it differs from the defaults (older files stay as they were).
         let trainer = saved.preferences.trainer
         if trainer != Trainer() {
@@ -113,7 +114,7 @@ public enum SettingsFile {
         if let p = try root.section("preferences") {
             try p.rejectUnknownKeys(allowed: ["momentum", "tap-tolerance", "screen-dim-seconds", "footswitch", "silent-practice", "dark-gap",
                                               "tone-note", "tone-a4", "tone-timbre", "tone-volume",
-                                              "sync", "link-start-stop-sync", "companion", "coach-round-trip-us",
+                                              "sync", "link-start-stop-sync", "companion", "coach-round-trip-us", "coach-click-gain-db",
                                               "trainer-step", "trainer-bars", "trainer-window-ms", "trainer-down-bars"])
             if let v = try p.integer("trainer-step", in: Trainer.stepRange) { saved.preferences.trainer.step = v }
             if let v = try p.integer("trainer-bars", in: Trainer.barsRange) { saved.preferences.trainer.bars = v }
@@ -135,6 +136,7 @@ public enum SettingsFile {
             if let v = try p.bool("companion") { saved.preferences.companion = v }
             if let v = try p.bool("momentum") { saved.preferences.momentum = v }
             if let v = try p.integer("coach-round-trip-us", in: Preferences.coachRoundTripRange) { saved.preferences.coachRoundTripMicroseconds = v }
+            if let v = try p.number("coach-click-gain-db", in: Preferences.coachClickGainRange) { saved.preferences.coachClickGainDecibels = v }
             if let v = try p.integer("tap-tolerance", in: TapTempo.toleranceRange) { saved.preferences.tapTolerancePercent = v }
             if let v = try p.integer("screen-dim-seconds", in: Preferences.screenDimRange) { saved.preferences.screenDimSeconds = v }
             if let v = try p.string("footswitch", oneOf: FootswitchFunction.allCases.map(\.rawValue)) {

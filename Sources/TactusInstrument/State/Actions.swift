@@ -217,8 +217,9 @@ public enum CoachCalibrationOutcome: Sendable, Hashable {
     /// The clicks the calibration plays.
     public static let clicks = CoachCalibration.clicks
 
-    /// The round trip (speaker to microphone to capture), microseconds.
-    case roundTrip(microseconds: Int)
+    /// The round trip (speaker to microphone to capture), microseconds, and how loud the
+    /// click reached the microphone (dB, nil when no click was heard clean).
+    case roundTrip(microseconds: Int, clickGainDecibels: Double? = nil)
     /// The input held none of the clicks (microphone off or far from the speaker).
     case notHeard
     /// This many of the clicks were not heard alike (noise, a hit): do it again in quiet.

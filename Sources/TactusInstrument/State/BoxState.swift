@@ -496,9 +496,13 @@ extension BoxState {
         guard calibratingCoach else { return [] } // cancelled meanwhile
         calibratingCoach = false
         switch outcome {
-        case .roundTrip(let microseconds):
+        case .roundTrip(let microseconds, let gain):
             let kept = min(max(microseconds, Preferences.coachRoundTripRange.lowerBound), Preferences.coachRoundTripRange.upperBound)
             saved.preferences.coachRoundTripMicroseconds = kept
+            // This microphone and speaker now: a gain measured with others no longer holds.
+            saved.preferences.coachClickGainDecibels = gain.map {
+                (min(max($0, Preferences.coachClickGainRange.lowerBound), Preferences.coachClickGainRange.upperBound) * 100).rounded() / 100
+            }
             show("Calibrated: round trip \(MenuState.milliseconds(kept))", .info)
         case .notHeard: show("Calibrate: clicks not heard", .problem)
         case .clicksMissing(let count): show("Calibrate: \(count) of \(CoachCalibrationOutcome.clicks) clicks not heard, again in quiet", .problem)

@@ -54,6 +54,11 @@ public struct Preferences: Sendable, Hashable {
     /// microseconds, taken off the live input's hits; nil until calibrated.
     public var coachRoundTripMicroseconds: Int?
     public static let coachRoundTripRange: ClosedRange<Int> = 0...1_000_000
+    /// Calibrate's measure of how loud the box's click reaches the microphone (dB against the
+    /// output, to 0.01 dB): the live coach subtracts the click at this gain until it has
+    /// fitted clean clicks of its own; nil until calibrated (or when no click was clean).
+    public var coachClickGainDecibels: Double?
+    public static let coachClickGainRange: ClosedRange<Double> = -80...20
     /// The speed trainer (song mode's fields, the companion's Settings > Trainer): off by default.
     public var trainer = Trainer()
 
