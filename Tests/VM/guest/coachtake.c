@@ -27,20 +27,23 @@
 
    Scenario 27: the drummer of the take mode playing with the box's click bleeding into the
    microphone. Every captured frame of the box's output (first channel) is played back
-   exactly DELAY_MS later (the round trip, as the echo), scaled by one gain fixed on the first
-   click: its peak (the accent, the loudest click of a bar) comes out GAIN_DB against the
-   peak of the take's noise bursts (computed from the bursts themselves, which are made
-   before the take starts). On top of that bleed, hit j sounds at (its click's captured
-   frame + DELAY + offset_j): the truth is the offset from the bleed of its own click, which
-   is what the box judges once it takes a round trip of DELAY_MS off. The offsets (ms) are
-   the twelve of bleed_offsets[], shuffled by SEED (a run number: every run another order):
-   spread over -30..+30, three exactly 0 (a stroke right on top of its click's bleed) and
-   three late under the click (+8, +11, +15). The take starts two beats after the first
-   click. TRUTH gets "j beat offset_ms" per hit, as the take mode. Once the capture has
-   passed two beats after the last hit's beat the tool says "take done" on stderr and goes
-   on echoing (the bleed lasts as long as the box clicks) until the capture has been silent
-   for max(600 ms, 1.5 beats) (the box stopped), then exits 0. CLICKS.raw (2 channels) and
-   PLAYED.raw (mono, from playback frame 0, the prefill included) keep what passed the
+   exactly DELAY_MS later (the round trip, as the echo), scaled by one gain fixed on the
+   first click: the gain makes that click's peak (the accent, the loudest of the bar) GAIN_DB
+   against the peak of the take's hits, which is computed from the noise bursts themselves
+   (all made before the take starts, so the gain is known 10 ms into the first click, before
+   its bleed is due). On top of that bleed, hit j sounds at (its click's captured frame +
+   DELAY + offset_j): the truth is the offset from the bleed of its own click, which is what
+   the box judges once it takes a round trip of DELAY_MS off. The offsets (ms) are the twelve
+   of bleed_offsets[] (cycled past 12 hits), shuffled by SEED (a run number: every run
+   another order): spread over -30..+30, three exactly 0 (a stroke right on top of its
+   click's bleed) and three late under the click (+8, +11, +15). The take starts two beats
+   after the first click. A click's frame is its first sample that is not silence (0.0).
+   TRUTH gets "j beat offset_ms" per hit, as the take mode. Once the bleed of the second
+   click after the last hit's has been heard (50 ms of it), the tool says "take done" on
+   stderr and goes on echoing (the bleed lasts as long as the box clicks) until the capture
+   has been silent for max(600 ms, 1.5 beats) (the box stopped), then exits 0. Exit 4: no
+   click within 15 s; 3: the box still clicks 10 s after the take. CLICKS.raw (2 channels)
+   and PLAYED.raw (mono, from playback frame 0, the prefill included) keep what passed the
    loopback, frame n of one beside frame n of the other; "-" keeps nothing. */
 #define _GNU_SOURCE
 #include <alsa/asoundlib.h>
@@ -204,9 +207,15 @@ static int bleed(const char *dev, double bpm, int hits, double delay_ms, double 
             if (a > loudest) loudest = a;
             if (a <= 0.01f) continue;
             if (c - last_loud > RATE / 20) { /* a click's onset: on the grid of the first? */
+                /* Its first sample is the first that is not silence (the box's silence is 0.0):
+                   the click rises to 0.01 in a frame or two. */
+                long s0 = c;
+                while (s0 > c - RATE / 1000 && s0 > captured + i - RING + 1 && s0 > 0 && ring[(s0 - 1) % RING] != 0.0f) s0--;
+                c = s0;
                 if (c0 < 0) {
                     c0 = c;
-                    done_at = c0 + lround((hits + 3) * spb);
+                    /* Two click-only beats after the last hit: done once the second one's bleed is heard. */
+                    done_at = c0 + lround((hits + 3) * spb) + d + RATE / 20;
                     limit = done_at + 10 * RATE;
                     fprintf(stderr, "coachtake: first click at capture frame %ld, take from %ld\n", c0, c0 + lround(2 * spb));
                     for (int j = 0; j < hits; j++) fprintf(truth, "%d %d %.4f\n", j, 2 + j, offset_ms[j]);
@@ -216,7 +225,7 @@ static int bleed(const char *dev, double bpm, int hits, double delay_ms, double 
                 if (off > worst_grid) worst_grid = off;
                 heard_clicks++;
             }
-            last_loud = c;
+            last_loud = captured + i;
         }
         captured += n;
         /* The gain, from the first click's first 10 ms (its peak comes within 1 ms). */
@@ -232,7 +241,7 @@ static int bleed(const char *dev, double bpm, int hits, double delay_ms, double 
                 /* Always known by now when DELAY_MS leaves 10 ms past the prefill (100 ms: 14.7). */
                 if (gain < 0) { fprintf(stderr, "coachtake: DELAY_MS too short to measure the click before its bleed\n"); return 2; }
                 v = (float)gain * ring[c % RING];
-            } /* before the first click: silence (under 0.01, and the click rises within a sample) */
+            } /* before the first click: silence */
             for (int j = 0; c0 >= 0 && j < hits; j++) {
                 long x = f - (c0 + lround((2 + j) * spb) + d + offset[j]);
                 if (x >= 0 && x < BURST) v += bursts[j][x];

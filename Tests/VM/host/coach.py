@@ -211,12 +211,16 @@ def take_main(argv):
     truth = read_truth(a.truth)
     spb, d, c0 = 60.0 * RATE / a.bpm, round(a.delay_ms * RATE / 1000), int(first.group(1))
     problems = []
-    # The clicks: each onset (over 0.01 after 50 ms under it) on the first one's grid.
+    # The clicks: each onset (over 0.01 after 50 ms under it, back to its first sample that is
+    # not silence, 0.0) on the first one's grid.
     onsets, last = [], -RATE
     for i, x in enumerate(clicks):
         if abs(x) > 0.01:
             if i - last > RATE // 20:
-                onsets.append(i)
+                s0 = i
+                while s0 > max(i - RATE // 1000, 0) and clicks[s0 - 1] != 0.0:
+                    s0 -= 1
+                onsets.append(s0)
             last = i
     if not onsets or onsets[0] != c0:
         problems.append(f"first click at {onsets[:1]}, coachtake says {c0}")

@@ -44,7 +44,7 @@ while [ $k -le "$RUNS" ]; do
 	TAKE=$!
 	has listening "$tlog" 100 || log "run $r: coachtake not listening after 10 s"
 	click_button btn-start
-	# 2 beats before the take, 12 hits, 2 beats after: 6.4 s from the first click.
+	# 2 beats before the take, 12 hits, 2 beats after and the last bleed: 6.15 s from the first click.
 	sleep 6
 	has "take done" "$tlog" 150 || log "run $r: the take did not end"
 	click_button btn-start
