@@ -35,7 +35,7 @@ public struct CoachTakeCase {
     public func make() throws -> Made {
         var settings = MetronomeSettings()
         try settings.assign("bpm", "\(bpm)")
-        try settings.assign("subdivisions", "\(perBeat)")
+        if perBeat > 1 { try settings.assign("subdivisions", "\(perBeat)") }
         let engine = try ClickEngine(sampleRate: sampleRate, channels: 1, maxFrameCount: 128, settings: settings)
         var output: [Float] = []
         var events: [OnsetEvent] = []
