@@ -19,6 +19,8 @@
 #        TACTUS_VM_MEM (MiB, default 512), TACTUS_VM_CPUS (default 1)
 #        TACTUS_VM_LOAD=1     load mode: a CPU hog on every host core (nproc) from before
 #                             the boot until the guest has finished (killed on every exit)
+#        COACH_BLEED_RUNS     scenario 27's runs (default 20, as issue 31 asks; 2 for a quick
+#                             try), passed to the guest on the kernel command line
 # Exit:  0 all scenarios passed (or pending) or the suite was skipped; 1 a failure.
 set -euo pipefail
 
@@ -55,6 +57,8 @@ MEM=${TACTUS_VM_MEM:-512}
 CPUS=${TACTUS_VM_CPUS:-1}   # 1: fewer xruns on a busy 2-core host than 2 vCPUs (MTTCG), and faster
 GUEST_TIMEOUT=${TACTUS_VM_TIMEOUT:-1500}
 SCENARIO_TIMEOUT=${TACTUS_VM_SCENARIO_TIMEOUT:-150}
+BLEED_RUNS=${COACH_BLEED_RUNS:-}
+case $BLEED_RUNS in '' | [1-9] | [1-9][0-9]) ;; *) echo "run.sh: COACH_BLEED_RUNS='$BLEED_RUNS': use 1..99" >&2; exit 2 ;; esac
 SWIFT=${SWIFT:-swift}
 export DEBIAN_FRONTEND=noninteractive LC_ALL=C
 SUDO=()
@@ -348,7 +352,7 @@ set +e
 # shellcheck disable=SC2046
 $NICE timeout -k 5 "$GUEST_TIMEOUT" qemu-system-x86_64 $(accel_args "$ACCEL") -m "$MEM" -smp "$CPUS" \
 	-nographic -no-reboot -net none -kernel "$KERNEL_IMAGE" -initrd "$INITRD" \
-	-append "console=ttyS0 quiet panic=-1 tactus.only=$ONLY tactus.scenario_timeout=$SCENARIO_TIMEOUT" \
+	-append "console=ttyS0 quiet panic=-1 tactus.only=$ONLY tactus.scenario_timeout=$SCENARIO_TIMEOUT${BLEED_RUNS:+ tactus.coach_bleed_runs=$BLEED_RUNS}" \
 	-virtfs "local,path=$OUT,mount_tag=tactus_out,security_model=none" \
 	</dev/null 2>&1 | while IFS= read -r line; do
 		line=${line//$'\r'/}

@@ -21,7 +21,30 @@
    of the box's output (its first channel) is played back at half its level exactly DELAY_MS
    later (capture frame c sounds again at playback frame c + d; snd-aloop's one timer makes
    that the round trip to the frame), for SECONDS. DELAY_MS must exceed the playback buffer
-   the tool keeps filled (16 periods, 85 ms). */
+   the tool keeps filled (16 periods, 85 ms).
+
+     coachtake DEVICE bleed BPM HITS DELAY_MS GAIN_DB CLICKS.raw TRUTH.txt [SEED [PLAYED.raw]]
+
+   Scenario 27: the drummer of the take mode playing with the box's click bleeding into the
+   microphone. Every captured frame of the box's output (first channel) is played back
+   exactly DELAY_MS later (the round trip, as the echo), scaled by one gain fixed on the
+   first click: the gain makes that click's peak (the accent, the loudest of the bar) GAIN_DB
+   against the peak of the take's hits, which is computed from the noise bursts themselves
+   (all made before the take starts, so the gain is known 10 ms into the first click, before
+   its bleed is due). On top of that bleed, hit j sounds at (its click's captured frame +
+   DELAY + offset_j): the truth is the offset from the bleed of its own click, which is what
+   the box judges once it takes a round trip of DELAY_MS off. The offsets (ms) are the twelve
+   of bleed_offsets[] (cycled past 12 hits), shuffled by SEED (a run number: every run
+   another order): spread over -30..+30, three exactly 0 (a stroke right on top of its
+   click's bleed) and three late under the click (+8, +11, +15). The take starts two beats
+   after the first click. A click's frame is its first sample that is not silence (0.0).
+   TRUTH gets "j beat offset_ms" per hit, as the take mode. Once the bleed of the second
+   click after the last hit's has been heard (50 ms of it), the tool says "take done" on
+   stderr and goes on echoing (the bleed lasts as long as the box clicks) until the capture
+   has been silent for max(600 ms, 1.5 beats) (the box stopped), then exits 0. Exit 4: no
+   click within 15 s; 3: the box still clicks 10 s after the take. CLICKS.raw (2 channels)
+   and PLAYED.raw (mono, from playback frame 0, the prefill included) keep what passed the
+   loopback, frame n of one beside frame n of the other; "-" keeps nothing. */
 #define _GNU_SOURCE
 #include <alsa/asoundlib.h>
 #include <math.h>
@@ -115,6 +138,139 @@ static int echo(const char *dev, double delay_ms, double seconds) {
     return 0;
 }
 
+/* Scenario 27's offsets (ms): -30..+30, three on top of the click's bleed, three late under it. */
+static const double bleed_offsets[12] = {-30, -22, -14, -7, 0, 0, 0, 8, 11, 15, 22, 30};
+#define BURST (RATE / 5)
+static float bursts[64][BURST];
+
+static FILE *open_out(const char *path) {
+    if (strcmp(path, "-") == 0) return NULL;
+    FILE *f = fopen(path, "wb");
+    if (!f) { perror(path); exit(1); }
+    return f;
+}
+
+/* The bleed take (see the top): the echo of the box's clicks, GAIN_DB against the hits. */
+static int bleed(const char *dev, double bpm, int hits, double delay_ms, double gain_db,
+                 const char *clicks_path, const char *truth_path, unsigned seed, const char *played_path) {
+    const double spb = 60.0 * RATE / bpm; /* frames a beat; the box's grid rounds its clicks to frames */
+    const long d = lround(delay_ms * RATE / 1000.0), window = RATE / 100;
+    const long silence_end = lround(fmax(0.6 * RATE, 1.5 * spb));
+    /* The offsets in a run's order, and each hit's noise burst made now: their peak is known
+       before the first click, so the bleed's level is fixed the moment that click is heard. */
+    double offset_ms[64];
+    long offset[64];
+    unsigned lcg = seed * 2654435761u + 1;
+    int order[64];
+    for (int j = 0; j < hits; j++) order[j] = j;
+    for (int j = hits - 1; j > 0; j--) {
+        lcg = lcg * 1664525u + 1013904223u;
+        int k = (int)((lcg >> 8) % (unsigned)(j + 1)), t = order[j];
+        order[j] = order[k], order[k] = t;
+    }
+    float hits_peak = 0;
+    for (int j = 0; j < hits; j++) {
+        offset_ms[j] = bleed_offsets[order[j] % 12];
+        offset[j] = lround(offset_ms[j] * RATE / 1000.0);
+        unsigned noise = 12345u + 7919u * (seed * 64u + (unsigned)j);
+        for (long x = 0; x < BURST; x++) {
+            noise = noise * 1664525u + 1013904223u;
+            float r = (float)((noise >> 8) & 0xffff) / 32768.0f - 1.0f;
+            bursts[j][x] = 0.5f * r * expf(-(float)x / (0.040f * RATE));
+            if (fabsf(bursts[j][x]) > hits_peak) hits_peak = fabsf(bursts[j][x]);
+        }
+    }
+    FILE *clicks = open_out(clicks_path), *played = open_out(played_path), *truth = fopen(truth_path, "w");
+    if (!truth) { perror(truth_path); return 1; }
+    unsigned cch = 2, pch = 1;
+    snd_pcm_t *cap, *play;
+    long written = open_linked(dev, d, &cap, &play, &cch, &pch), captured = 0;
+    enum { RING = 1 << 18 };
+    static float ring[RING];
+    float *out = calloc(PERIOD * pch, sizeof(float)), *in = calloc(PERIOD * cch, sizeof(float));
+    if (played) { float z = 0; for (long i = 0; i < written; i++) fwrite(&z, sizeof z, 1, played); }
+    fprintf(stderr, "coachtake: bleed %ld frames later at %+.1f dB against the hits' peak %.4f; listening\n", d, gain_db, hits_peak);
+    long c0 = -1, quiet_since = 0, heard_clicks = 0, worst_grid = 0, last_loud = -RATE;
+    long done_at = -1, limit = 15 * RATE; /* no click in 15 s: the box never started */
+    double gain = -1;
+    float first_peak = 0, loudest = 0;
+    int done = 0;
+    for (;;) {
+        snd_pcm_sframes_t n = snd_pcm_readi(cap, in, PERIOD);
+        if (n < 0) { fprintf(stderr, "coachtake: capture: %s\n", snd_strerror((int)n)); return 1; }
+        if (clicks) fwrite(in, sizeof(float) * cch, (size_t)n, clicks);
+        for (long i = 0; i < n; i++) {
+            long c = captured + i;
+            float x = in[i * cch], a = fabsf(x);
+            ring[c % RING] = x;
+            if (a > 0.001f) quiet_since = c + 1;
+            if (a > loudest) loudest = a;
+            if (a <= 0.01f) continue;
+            if (c - last_loud > RATE / 20) { /* a click's onset: on the grid of the first? */
+                /* Its first sample is the first that is not silence (the box's silence is 0.0):
+                   the click rises to 0.01 in a frame or two. */
+                long s0 = c;
+                while (s0 > c - RATE / 1000 && s0 > captured + i - RING + 1 && s0 > 0 && ring[(s0 - 1) % RING] != 0.0f) s0--;
+                c = s0;
+                if (c0 < 0) {
+                    c0 = c;
+                    /* Two click-only beats after the last hit: done once the second one's bleed is heard. */
+                    done_at = c0 + lround((hits + 3) * spb) + d + RATE / 20;
+                    limit = done_at + 10 * RATE;
+                    fprintf(stderr, "coachtake: first click at capture frame %ld, take from %ld\n", c0, c0 + lround(2 * spb));
+                    for (int j = 0; j < hits; j++) fprintf(truth, "%d %d %.4f\n", j, 2 + j, offset_ms[j]);
+                    fclose(truth);
+                }
+                long k = lround((double)(c - c0) / spb), off = labs(c - c0 - lround(k * spb));
+                if (off > worst_grid) worst_grid = off;
+                heard_clicks++;
+            }
+            last_loud = captured + i;
+        }
+        captured += n;
+        /* The gain, from the first click's first 10 ms (its peak comes within 1 ms). */
+        if (c0 >= 0 && gain < 0 && captured >= c0 + window) {
+            for (long c = c0; c < c0 + window; c++) if (fabsf(ring[c % RING]) > first_peak) first_peak = fabsf(ring[c % RING]);
+            gain = hits_peak * pow(10.0, gain_db / 20.0) / first_peak;
+            fprintf(stderr, "coachtake: first click's peak %.4f: bleed gain %.5f, its peak %.4f\n", first_peak, gain, gain * first_peak);
+        }
+        for (long i = 0; i < n; i++) {
+            long f = written + i, c = f - d; /* the capture frame this playback frame repeats */
+            float v = 0;
+            if (c0 >= 0 && c >= c0) {
+                /* Always known by now when DELAY_MS leaves 10 ms past the prefill (100 ms: 14.7). */
+                if (gain < 0) { fprintf(stderr, "coachtake: DELAY_MS too short to measure the click before its bleed\n"); return 2; }
+                v = (float)gain * ring[c % RING];
+            } /* before the first click: silence */
+            for (int j = 0; c0 >= 0 && j < hits; j++) {
+                long x = f - (c0 + lround((2 + j) * spb) + d + offset[j]);
+                if (x >= 0 && x < BURST) v += bursts[j][x];
+            }
+            for (unsigned k = 0; k < pch; k++) out[i * pch + k] = v;
+        }
+        snd_pcm_sframes_t w = snd_pcm_writei(play, out, (snd_pcm_uframes_t)n);
+        if (w != n) { fprintf(stderr, "coachtake: playback: %s\n", w < 0 ? snd_strerror((int)w) : "short write"); return 1; }
+        if (played) fwrite(out, sizeof(float) * pch, (size_t)n, played);
+        written += n;
+        if (!done && done_at >= 0 && captured >= done_at) {
+            done = 1;
+            fprintf(stderr, "coachtake: take done at capture frame %ld\n", captured);
+        }
+        if (done && captured - quiet_since >= silence_end) break;
+        if (captured >= limit) {
+            fprintf(stderr, "coachtake: %s\n", c0 < 0 ? "no click heard in 15 s" : "the box still clicks 10 s after the take");
+            return c0 < 0 ? 4 : 3;
+        }
+    }
+    if (clicks) fclose(clicks);
+    if (played) fclose(played);
+    fprintf(stderr, "coachtake: box stopped; %ld clicks heard, at most %ld frames off the first one's grid; "
+                    "loudest sample %.4f (first click %.4f); %ld frames captured\n",
+            heard_clicks, worst_grid, loudest, first_peak, captured);
+    if (loudest > first_peak * 1.001f) fprintf(stderr, "coachtake: WARNING: a click louder than the first: its bleed is above %+.1f dB\n", gain_db);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 5 && strcmp(argv[2], "echo") == 0) {
         struct sched_param sp = {.sched_priority = 99};
@@ -122,7 +278,24 @@ int main(int argc, char **argv) {
         mlockall(MCL_CURRENT | MCL_FUTURE);
         return echo(argv[1], atof(argv[3]), atof(argv[4]));
     }
-    if (argc != 6) { fprintf(stderr, "usage: coachtake DEVICE BPM HITS CLICKS.raw TRUTH.txt\n"); return 2; }
+    if ((argc >= 9 && argc <= 11) && strcmp(argv[2], "bleed") == 0) {
+        double bpm = atof(argv[3]), delay = atof(argv[5]), gain = atof(argv[6]);
+        int hits = atoi(argv[4]);
+        if (bpm <= 0 || hits < 1 || hits > 64 || delay <= 0 || gain >= 0) {
+            fprintf(stderr, "coachtake: bleed: bad BPM '%s', HITS '%s' (1..64), DELAY_MS '%s' (> 0) or GAIN_DB '%s' (< 0)\n", argv[3], argv[4], argv[5], argv[6]);
+            return 2;
+        }
+        struct sched_param sp = {.sched_priority = 99};
+        if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0) perror("coachtake: SCHED_FIFO");
+        mlockall(MCL_CURRENT | MCL_FUTURE);
+        return bleed(argv[1], bpm, hits, delay, gain, argv[7], argv[8], argc > 9 ? (unsigned)atoi(argv[9]) : 1, argc > 10 ? argv[10] : "-");
+    }
+    if (argc != 6) {
+        fprintf(stderr, "usage: coachtake DEVICE BPM HITS CLICKS.raw TRUTH.txt\n"
+                        "       coachtake DEVICE echo DELAY_MS SECONDS\n"
+                        "       coachtake DEVICE bleed BPM HITS DELAY_MS GAIN_DB CLICKS.raw TRUTH.txt [SEED [PLAYED.raw]]\n");
+        return 2;
+    }
     const char *dev = argv[1];
     double bpm = atof(argv[2]);
     int hits = atoi(argv[3]);
