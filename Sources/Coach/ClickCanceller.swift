@@ -50,6 +50,18 @@ public final class ClickCanceller {
     public private(set) var cleanClicks = 0
     /// Delay of the detector behind the input (samples).
     public let lookahead: Int
+    /// A click fitted (for the log): where it was played, the lag found and the one
+    /// predicted, how well it matched and the gain it was taken out at.
+    public struct Fit: Sendable, BitwiseCopyable {
+        public var onset: Int64
+        public var lag: Int64
+        public var predicted: Int64
+        public var match: Double
+        public var gain: Float
+    }
+    /// Clicks fitted so far and the last one's figures.
+    public private(set) var fits = 0
+    public private(set) var lastFit = Fit(onset: 0, lag: 0, predicted: 0, match: 0, gain: 0)
 
     private let reference: any OutputReference
     private let window: Int        // the click's samples fitted, from `preRoll` before its onset
@@ -165,12 +177,19 @@ public final class ClickCanceller {
         detector.finish { sample, _ in onset(sample, detector.lastOnsetWasFlam) }
     }
 
-    /// The later of the last click's lag and the predicted one: a click is fitted once the
-    /// input holds it at both.
+    /// The last clean click's lag, unless the prediction says it no longer holds (an
+    /// overrun cost input or output frames: the lag moves by whole periods).
+    private var currentLag: Int64? {
+        guard let lag, let predicted, abs(lag - predicted) > Int64(wideRadius) else { return lag }
+        return nil
+    }
+
+    /// The later of the current lag and the predicted one: a click is fitted once the input
+    /// holds it at both.
     private var latestLag: Int64? {
-        guard let lag else { return predicted }
-        guard let predicted else { return lag }
-        return max(lag, predicted)
+        guard let current = currentLag else { return predicted }
+        guard let predicted else { return current }
+        return max(current, predicted)
     }
 
     // MARK: the output's clicks
@@ -231,7 +250,7 @@ public final class ClickCanceller {
     /// Looks for the click near the last click's lag first (the clocks drift slowly), then
     /// near the predicted one (the first click, an overrun that cost input, a new device).
     private func fitAndPlan(click onset: Int64) {
-        var fit = lag.flatMap { fitClick(onset, around: $0, radius: narrowRadius) }
+        var fit = currentLag.flatMap { fitClick(onset, around: $0, radius: narrowRadius) }
         // Less than a clean match may be the click's own later cycles (a woodblock rings).
         if (fit?.match ?? 0) < 0.9, let center = predicted ?? lag {
             let wide = fitClick(onset, around: center, radius: wideRadius)
@@ -254,8 +273,13 @@ public final class ClickCanceller {
             // Clicks that no longer match (headphones now): subtracting would add them.
             gain = unmatchedInARow >= 4 ? 0 : (cleanGain ?? storedGain ?? 0)
         }
-        guard let lag else { return }
-        addPlan(from: onset - Int64(preRoll) + lag, lag: lag, gain: gain)
+        // Without a clean click's lag that still holds, a click taken out a little off its
+        // place would be heard twice: nothing is taken out until a clean one is found.
+        let holds = fit.map { $0.match >= 0.9 } ?? false || currentLag != nil
+        fits += 1
+        lastFit = Fit(onset: onset, lag: fit?.lag ?? -1, predicted: predicted ?? -1, match: fit?.match ?? 0, gain: gain)
+        guard let at = holds ? lag : predicted else { return }
+        addPlan(from: onset - Int64(preRoll) + at, lag: at, gain: holds ? gain : 0)
     }
 
     /// The click at engine index `onset` against the input at lags `around +- radius`: the

@@ -34,6 +34,9 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
     // The capture thread's: the learned gain (Float bits) and the clean clicks behind it.
     private let learnedGain = Atomic<UInt32>(Float.nan.bitPattern)
     private let cleanClicks = Atomic<Int>(0)
+    /// Each click fitted, for the supervisor's debug log (dropped when full).
+    public let fits = SPSCRing<ClickCanceller.Fit>(minimumCapacity: 64)
+    private var fitsSeen = 0
     // Capture thread only: the input sample index and time of the block being processed.
     private var blockStart: Int64 = 0
     private var blockTime: Int64 = 0
@@ -74,6 +77,10 @@ public final class CoachListener: CaptureConsumer, @unchecked Sendable {
         canceller.process(samples, predictedLag: predicted) { sample, _ in
             // The onset may lie in an earlier block: its time counts back from this one's.
             record(blockTime + (sample - blockStart) * 1_000_000_000 / Int64(sampleRate))
+        }
+        if canceller.fits != fitsSeen {
+            fitsSeen = canceller.fits
+            fits.push(canceller.lastFit)
         }
         if let gain = canceller.learnedGain {
             learnedGain.store(gain.bitPattern, ordering: .relaxed)

@@ -327,6 +327,9 @@ public final class BoxService: Service, Sendable {
         capture.start(listener, status: { [loop] status in
             loop.post(work: { $0.coachInput(status) })
         }, poll: { [loop, logger] in
+            while let fit = listener.fits.pop() {
+                logger.debug("coach: click at engine sample \(fit.onset): lag \(fit.lag) (predicted \(fit.predicted)), match \(Int(fit.match * 1000)) of 1000, gain \(fit.gain)")
+            }
             for time in listener.drain() {
                 loop.post(work: { box in
                     guard let hit = box.coachHit(at: time) else { return }

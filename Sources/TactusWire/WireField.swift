@@ -9,7 +9,7 @@ public enum WireField: String, CaseIterable, Sendable, Hashable {
     case state, fields, playing, song, toml, map, name, set, file, path, bytes, complete
     case token, code, client, browser, browsers, on, listen
     case sounds, builtIn = "built_in", current, preferences, source, message, control
-    case coach, input, calibrating, roundTripMs = "round_trip_ms", last
+    case coach, input, calibrating, roundTripMs = "round_trip_ms", clickGainDb = "click_gain_db", last
     case minutes, sessions, kept, day, hits, meanMs = "mean_ms", sdMs = "sd_ms", within10ms = "within_10ms", within25ms = "within_25ms"
     // Live lines (`type` is a `WireEvent`).
     case type, ns, mono, from, beats, bar, beat, kind, muted

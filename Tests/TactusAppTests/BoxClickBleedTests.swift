@@ -90,14 +90,7 @@ import TactusBase
             return (clock.outputNanoseconds(ofSample: sample) + roundTrip + offset) * 48000 / 1_000_000_000
         }
 
-        func calibrate() {
-            box.handle(.gesture(.wheel, .longPress, at: at))
-            let root = box.state.screen.menu!.entries.map(\.label)
-            for _ in 0..<root.firstIndex(of: "Coach")! { box.handle(.detent(1, at: at)) }
-            box.handle(.gesture(.wheel, .shortPress, at: at))
-            box.handle(.detent(1, at: at))
-            box.handle(.gesture(.wheel, .shortPress, at: at))
-        }
+        func calibrate() { box.calibrateCoachWithTheWheel(at: at) }
     }
 
     @Test(arguments: [(100_000_000, 0.25), (23_400_000, 0.5)] as [(Int64, Float)])

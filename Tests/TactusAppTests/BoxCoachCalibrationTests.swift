@@ -44,16 +44,7 @@ import TactusBase
             }
         }
 
-        /// Menu > Coach > Calibrate with the wheel: long push, down to Coach, push, down one, push.
-        func calibrate() {
-            box.handle(.gesture(.wheel, .longPress, at: at))
-            let root = box.state.screen.menu!.entries.map(\.label)
-            for _ in 0..<root.firstIndex(of: "Coach")! { box.handle(.detent(1, at: at)) }
-            box.handle(.gesture(.wheel, .shortPress, at: at))
-            #expect(box.state.screen.menu?.entries.map(\.label) == ["Coach page", "Calibrate", "Back"])
-            box.handle(.detent(1, at: at))
-            box.handle(.gesture(.wheel, .shortPress, at: at))
-        }
+        func calibrate() { box.calibrateCoachWithTheWheel(at: at) }
     }
 
     @Test(arguments: [0, 23_400_000, 187_000_000] as [Int64])
@@ -118,5 +109,18 @@ import TactusBase
         rig.run(seconds: 12)
         #expect(rig.box.state.notice?.text != "Calibrate: clicks not heard")
         #expect(rig.box.grid.isEmpty)
+    }
+}
+
+extension Box {
+    /// Menu > Coach > Calibrate with the wheel: long push, down to Coach, push, down one, push.
+    func calibrateCoachWithTheWheel(at time: MonotonicTime) {
+        handle(.gesture(.wheel, .longPress, at: time))
+        let root = state.screen.menu!.entries.map(\.label)
+        for _ in 0..<root.firstIndex(of: "Coach")! { handle(.detent(1, at: time)) }
+        handle(.gesture(.wheel, .shortPress, at: time))
+        #expect(state.screen.menu?.entries.map(\.label) == ["Coach page", "Calibrate", "Back"])
+        handle(.detent(1, at: time))
+        handle(.gesture(.wheel, .shortPress, at: time))
     }
 }

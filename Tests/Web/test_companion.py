@@ -335,7 +335,7 @@ class Companion(unittest.TestCase):
         page.wait_for_function("document.getElementById('coach-calibration').textContent.includes('no coach input')")
         self.assertTrue(page.is_disabled("#coach-calibrate"))
         status, coach, _ = BOX.request("GET", "/api/coach", headers=self.auth())
-        self.assertEqual((status, coach), (200, {"input": False, "calibrating": False, "round_trip_ms": None, "last": None}))
+        self.assertEqual((status, coach), (200, {"input": False, "calibrating": False, "round_trip_ms": None, "click_gain_db": None, "last": None}))
         status, err, _ = BOX.request("POST", "/api/coach/calibrate", {}, headers=self.auth())
         self.assertEqual((status, err["error"]), (409, "the coach has no audio input: set [coach] input in the configuration file (README Coach)"))
         self.assertFalse(json.loads(BOX.ctl("send", '{"cmd":"coach"}').stdout)["coach"]["calibrating"])

@@ -353,6 +353,7 @@ public final class ControlHub: BoxControlObserver, @unchecked Sendable {
                 $0.add(.input, box.coachInputAvailable)
                 $0.add(.calibrating, box.state.calibratingCoach)
                 $0.add(.roundTripMs, roundTrip)
+                $0.add(.clickGainDb, box.state.saved.preferences.coachClickGainDecibels.map { JSONNumber("\($0)") })
                 $0.add(.last, box.state.lastCoachCalibration)
             })
         }

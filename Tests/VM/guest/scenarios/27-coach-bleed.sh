@@ -24,7 +24,7 @@ BPM=150 HITS=12 DELAY_MS=100 GAIN_DB=-12
 COACH_DEVICE=${BOARD_AUDIO_DEVICE:-hw:Loopback,0,0}
 printf 'schema = 1\n\n[current]\nbpm = %s\n\n[preferences]\ncoach-round-trip-us = %s\n' "$BPM" $((DELAY_MS * 1000)) >/tmp/seed.toml
 SETTINGS_SEED=/tmp/seed.toml CONFIG_EXTRA="[coach]
-input = \"$COACH_DEVICE\"" start_service || finish
+input = \"$COACH_DEVICE\"" start_service --log-level debug || finish
 check coach-capturing wait_until 10 grep -q "coach: capturing from '$COACH_DEVICE'" "$OUTDIR/service.log"
 check round-trip-seeded grep -q "coach-round-trip-us = $((DELAY_MS * 1000))" "$STATE/settings.toml"
 
