@@ -126,9 +126,10 @@ if aubioMissing {
 // The live cost: the detector's CPU time per second of input at 48 kHz, as a share of one core.
 print(String(format: "live cost: %.3f %% of one core at 48 kHz (%.2f s of audio in %.3f s)",
              100 * detectorSeconds / audioSeconds, audioSeconds, detectorSeconds))
-// The live path as the capture thread runs it: 256-frame periods into one OnsetDetector.
-// Its cost, and the needle's delay: from a hit's first sample to the end of the period in
-// which the detector decides (the capture thread hands it on then), plus the 5 ms drain.
+// The live path as the capture thread runs it: 256-frame periods into the ClickCanceller
+// (the box's click, bleeding in at -12 dB, taken out) and its OnsetDetector. Its cost, and the
+// needle's delay: from a hit's first sample to the end of the period in which the detector
+// decides (the capture thread hands it on then), plus the 5 ms drain.
 let period = 256
 var liveSeconds = 0.0
 var liveAudio = 0.0
@@ -136,7 +137,7 @@ var worstDelay = 0.0
 var delays: [Double] = []
 for c in cases().prefix(8) {
     let made = try c.make()
-    let detector = OnsetDetector(.init(sampleRate: c.sampleRate))
+    let canceller = ClickCanceller(sampleRate: c.sampleRate, reference: ArrayOutput(made.output))
     var decided: [(Int64, Int64)] = []
     let clock = ContinuousClock()
     let spent = clock.measure {
@@ -144,7 +145,8 @@ for c in cases().prefix(8) {
             var start = 0
             while start + period <= all.count {
                 let end = Int64(start + period)
-                detector.process(UnsafeBufferPointer(rebasing: all[start..<(start + period)])) { sample, _ in decided.append((sample, end)) }
+                canceller.process(UnsafeBufferPointer(rebasing: all[start..<(start + period)]),
+                                  predictedLag: Int64(c.origin + c.latency)) { sample, _ in decided.append((sample, end)) }
                 start += period
             }
         }
@@ -157,7 +159,7 @@ for c in cases().prefix(8) {
         worstDelay = max(worstDelay, ms)
     }
 }
-print(String(format: "live capture (256-frame periods): cost %.3f %% of one core at 48 kHz; needle delay (hit to the control loop) median %.1f ms, worst %.1f ms (limit 50 ms)",
+print(String(format: "live capture (256-frame periods, the click taken out): cost %.3f %% of one core at 48 kHz; needle delay (hit to the control loop) median %.1f ms, worst %.1f ms (limit 50 ms)",
              100 * liveSeconds / liveAudio, percentile(delays, 50), worstDelay))
 if liveSeconds / liveAudio >= 0.05 || worstDelay >= 50 {
     print("FAIL: the live coach must cost under 5 % of one core and move the needle within 50 ms")

@@ -74,6 +74,8 @@ public final class ClickCanceller {
     private let chunk: UnsafeMutablePointer<Float>
     private let chunkReference: UnsafeMutablePointer<Float>
     private let chunkCapacity = 128
+    /// Input is taken in pieces of at most this many samples (a capture period).
+    private let blockLimit = 256
     // Onsets in the output waiting until the input holds them (engine indices).
     private let pending: UnsafeMutablePointer<Int64>
     private let pendingCapacity = 32
@@ -107,15 +109,16 @@ public final class ClickCanceller {
         self.sampleRate = sampleRate
         self.reference = reference
         self.detector = detector ?? OnsetDetector(.init(sampleRate: sampleRate, bleedGain: 1))
-        window = sampleRate / 100            // 10 ms of the click
+        window = sampleRate * 6 / 1000       // 6 ms of the click
         preRoll = sampleRate / 1000
-        wideRadius = sampleRate * 8 / 1000   // capture stamps jitter by a few ms
+        // The output clock and capture stamps predict the lag within 1.3 ms even under QEMU.
+        wideRadius = sampleRate * 5 / 1000
         narrowRadius = sampleRate / 1000
         maximumRoundTrip = sampleRate / 2
         scanFrame = max(16, sampleRate / 750)
         // A click's fit needs the input to its window's end past the farthest lag searched,
-        // reached within a capture block (up to 512 frames) after it could first be done.
-        lookahead = preRoll + window + 2 * wideRadius + 512
+        // reached within a block (up to 256 frames) after it could first be done.
+        lookahead = preRoll + window + 2 * wideRadius + blockLimit
         var ringSize = 1
         while ringSize < maximumRoundTrip + lookahead + window + 2 * wideRadius + 1024 { ringSize <<= 1 }
         input = SampleRing(capacity: ringSize)
@@ -160,7 +163,7 @@ public final class ClickCanceller {
     public func process(_ block: UnsafeBufferPointer<Float>, predictedLag: Int64?, onset: (Int64, Bool) -> Void) {
         var start = 0
         while start < block.count {
-            let count = min(512, block.count - start)
+            let count = min(blockLimit, block.count - start)
             if let predictedLag { predicted = predictedLag }
             for i in 0..<count { input.append(block[start + i]) }
             inputEnd += Int64(count)
@@ -294,23 +297,45 @@ public final class ClickCanceller {
         guard referenceEnergy > 0 else { return nil }
         let lowest = first + around - Int64(radius)
         guard input.holds(from: lowest, count: length + 2 * radius, end: inputEnd) else { return nil }
+        // A wide search looks at every third lag, then around the best one: a third of the
+        // work on the capture thread (a click's peak is wider than 3 samples).
+        let step = radius > narrowRadius ? 3 : 1
+        var best: (lag: Int64, gain: Float, match: Double)?
+        var bestK = -1
         var inputEnergy = 0.0
         for m in 0..<length { inputEnergy += square(input[lowest + Int64(m)]) }
-        var best: (lag: Int64, gain: Float, match: Double)?
         for k in 0...(2 * radius) {
-            let base = lowest + Int64(k)
             if k > 0 {
+                let base = lowest + Int64(k)
                 inputEnergy += square(input[base + Int64(length) - 1]) - square(input[base - 1])
             }
-            var dot = 0.0
-            for m in 0..<length { dot += Double(input[base + Int64(m)]) * Double(scratch[m]) }
-            guard inputEnergy > 0 else { continue }
-            let match = abs(dot) / (inputEnergy * referenceEnergy).squareRoot()
-            if match > (best?.match ?? -1) {
-                best = (base - first, Float(dot / referenceEnergy), match)
+            guard k % step == 0 else { continue }
+            if let match = correlate(at: lowest + Int64(k), length: length, inputEnergy: inputEnergy, referenceEnergy: referenceEnergy),
+               match.match > (best?.match ?? -1) {
+                best = (lowest + Int64(k) - first, match.gain, match.match)
+                bestK = k
+            }
+        }
+        guard step > 1, bestK >= 0 else { return best }
+        for k in max(0, bestK - step + 1)...min(2 * radius, bestK + step - 1) where k != bestK {
+            let base = lowest + Int64(k)
+            var energy = 0.0
+            for m in 0..<length { energy += square(input[base + Int64(m)]) }
+            if let match = correlate(at: base, length: length, inputEnergy: energy, referenceEnergy: referenceEnergy),
+               match.match > (best?.match ?? -1) {
+                best = (base - first, match.gain, match.match)
             }
         }
         return best
+    }
+
+    /// The click (in `scratch`) against the input from `base`: normalised correlation and gain.
+    @inline(__always)
+    private func correlate(at base: Int64, length: Int, inputEnergy: Double, referenceEnergy: Double) -> (match: Double, gain: Float)? {
+        guard inputEnergy > 0 else { return nil }
+        var dot = 0.0
+        for m in 0..<length { dot += Double(input[base + Int64(m)]) * Double(scratch[m]) }
+        return (abs(dot) / (inputEnergy * referenceEnergy).squareRoot(), Float(dot / referenceEnergy))
     }
 
     @inline(__always) private func square(_ x: Float) -> Double { Double(x) * Double(x) }

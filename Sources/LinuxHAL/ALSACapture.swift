@@ -17,7 +17,9 @@ public final class ALSACapture: AudioCapture, @unchecked Sendable {
         public var device: String
         public var sampleRate = 48000
         public var periodFrames = 256
-        public var periodCount = 4
+        /// 16 periods (85 ms at 48 kHz): a capture buffer adds no latency (each period is read
+        /// as soon as it is full), and a long one rides out a stalled thread without losing input.
+        public var periodCount = 16
         public var sampleFormats: [ALSASampleFormat] = [.float32, .int32, .int16]
         public var retryIntervalNanoseconds: Int64 = 3_000_000_000
         /// A device that delivers nothing for this long is lost (a wedged USB device).

@@ -4,19 +4,6 @@ import RealtimeAudit
 import Testing
 import TestSupport
 
-/// The box's output as an array (engine sample 0 first), read as the render thread's history.
-final class ArrayOutput: OutputReference {
-    let samples: [Float]
-    init(_ samples: [Float]) { self.samples = samples }
-    func read(from start: Int64, count: Int, into destination: UnsafeMutablePointer<Float>) -> Bool {
-        for i in 0..<count {
-            let j = start + Int64(i)
-            destination[i] = j >= 0 && j < Int64(samples.count) ? samples[Int(j)] : 0
-        }
-        return true
-    }
-}
-
 /// A take through the canceller as the capture thread feeds it: blocks of 256, each with
 /// the lag the output clock predicts, off the true one by up to `jitter` samples (capture
 /// stamps jitter), the onsets it reports.

@@ -88,3 +88,17 @@ public struct TakeScore {
         within1ms += other.within1ms
     }
 }
+
+/// The box's output as an array (engine sample 0 first), read as the live coach reads the
+/// render thread's history.
+public final class ArrayOutput: OutputReference {
+    public let samples: [Float]
+    public init(_ samples: [Float]) { self.samples = samples }
+    public func read(from start: Int64, count: Int, into destination: UnsafeMutablePointer<Float>) -> Bool {
+        for i in 0..<count {
+            let j = start + Int64(i)
+            destination[i] = j >= 0 && j < Int64(samples.count) ? samples[Int(j)] : 0
+        }
+        return true
+    }
+}
