@@ -164,10 +164,8 @@ struct LiveRun {
                 start += 256
             }
             let counts = realtime_audit_end()
-            #expect(counts.allocations == 0)
-            #expect(counts.frees == 0)
-            #expect(counts.locks == 0)
-            #expect(counts.writes == 0)
+            let forbidden = (allocations: counts.allocations, frees: counts.frees, locks: counts.locks, writes: counts.writes)
+            #expect(forbidden == (0, 0, 0, 0), "\(forbidden)")
         }
         let score = TakeScore(truth: made.take.hits, found: Array(UnsafeBufferPointer(start: found, count: count)), sampleRate: 48000)
         #expect(score.missed <= 1 && score.extra == 0, "missed \(score.missed), extra \(score.extra)")
