@@ -13,13 +13,15 @@ public protocol OutputReference: AnyObject {
 /// kept whole, at its own time.
 ///
 /// The click reaches the input as `gain x output[i - lag]`. For every click (an onset in the
-/// output), once the input holds it, the canceller correlates the click's first `window`
-/// samples with the input around the lag it expects (the last click's, or the one the
-/// output clock and the round trip predict) and takes the lag where they match best and the
-/// click's own gain there. A click with a stroke on top matches less well: its lag is still
-/// the best match, but its gain is the median of the recent clean clicks' (or the calibrated
-/// one), so the stroke is not taken with it. The detector runs `lookahead` samples behind the
-/// input, so every click's fit is in place before the detector reaches it.
+/// output), once the input holds it, the canceller correlates the click's first samples with
+/// the input near the last clean click's lag (1 ms either way: the clocks drift slowly), or,
+/// when nothing like the click is there or no lag holds, near the lag the output clock and
+/// the round trip predict (5 ms either way). A click heard alone matches cleanly: its own lag
+/// and gain are taken. A click with a stroke on top matches less well, and its own fit would
+/// take part of the stroke with it: it is taken out at the clean clicks' lag and median gain
+/// (or the calibrated one). The detector runs behind the input by the look's reach (14 ms at
+/// 48 kHz while a lag holds, 22 ms without), so every click's fit is in place before the
+/// detector reaches it.
 ///
 /// `.learn` (Menu > Coach > Calibrate, where the round trip is not known yet): nothing is
 /// subtracted; each onset the detector hears is matched to the click played up to
@@ -48,8 +50,10 @@ public final class ClickCanceller {
     public private(set) var lag: Int64?
     /// Clicks fitted cleanly so far (their gains are `cleanGains`' source).
     public private(set) var cleanClicks = 0
-    /// Delay of the detector behind the input (samples).
+    /// Delay of the detector behind the input (samples) without a clean click's lag, and
+    /// while one holds.
     public let lookahead: Int
+    public let narrowLookahead: Int
     /// A click fitted (for the log): where it was played, the lag found and the one
     /// predicted, how well it matched and the gain it was taken out at.
     public struct Fit: Sendable, BitwiseCopyable {
@@ -119,6 +123,7 @@ public final class ClickCanceller {
         // A click's fit needs the input to its window's end past the farthest lag searched,
         // reached within a block (up to 256 frames) after it could first be done.
         lookahead = preRoll + window + 2 * wideRadius + blockLimit
+        narrowLookahead = preRoll + window + 2 * narrowRadius + blockLimit
         var ringSize = 1
         while ringSize < maximumRoundTrip + lookahead + window + 2 * wideRadius + 1024 { ringSize <<= 1 }
         input = SampleRing(capacity: ringSize)
@@ -159,7 +164,7 @@ public final class ClickCanceller {
     /// One block of input. `predictedLag`: input index of the block's first sample minus the
     /// engine sample the output clock says the input hears then (the round trip taken into
     /// account), or nil without an output clock. `onset` gets each hit's first sample (input
-    /// index) and whether it is a flam, `lookahead` samples after the input has it.
+    /// index) and whether it is a flam, up to `lookahead` samples after the input has it.
     public func process(_ block: UnsafeBufferPointer<Float>, predictedLag: Int64?, onset: (Int64, Bool) -> Void) {
         var start = 0
         while start < block.count {
@@ -169,7 +174,7 @@ public final class ClickCanceller {
             inputEnd += Int64(count)
             scanOutput()
             fitReadyClicks()
-            feedDetector(until: inputEnd - Int64(lookahead), onset: onset)
+            feedDetector(until: inputEnd - Int64(detectorDelay), onset: onset)
             start += count
         }
     }
@@ -187,21 +192,20 @@ public final class ClickCanceller {
         return nil
     }
 
-    /// The later of the current lag and the predicted one: a click is fitted once the input
-    /// holds it at both.
-    private var latestLag: Int64? {
-        guard let current = currentLag else { return predicted }
-        guard let predicted else { return current }
-        return max(current, predicted)
-    }
+    /// Where the next click is looked for: near the current lag, else near the predicted one.
+    private var expectedLag: Int64? { currentLag ?? predicted }
+
+    /// How far the detector runs behind the input: while a clean lag holds, only the narrow
+    /// look's reach; without one, the wide look's (the detector waits for it).
+    private var detectorDelay: Int { currentLag == nil ? lookahead : narrowLookahead }
 
     // MARK: the output's clicks
 
     /// Finds onsets in the output up to what the input can hold by now: a frame whose
     /// energy is 4 times the louder of the two before it and above -80 dBFS.
     private func scanOutput() {
-        guard mode != .off, let latest = latestLag else { return }
-        let target = inputEnd - latest
+        guard mode != .off, let expected = expectedLag else { return }
+        let target = inputEnd - expected
         if scanned == nil || target - scanned! > Int64(maximumRoundTrip) { scanned = target }
         while var at = scanned, at + Int64(scanFrame) <= target {
             defer { scanned = at }
@@ -239,23 +243,25 @@ public final class ClickCanceller {
         pendingCount += 1
     }
 
-    /// Fits every waiting click whose window the input holds at every lag searched.
+    /// Fits every waiting click once the input holds what its look needs.
     private func fitReadyClicks() {
-        while pendingCount > 0, let latest = latestLag,
-              pending[0] + latest + Int64(window + wideRadius) <= inputEnd {
+        while pendingCount > 0, let expected = expectedLag {
             let onset = pending[0]
+            let reach = currentLag == nil ? wideRadius : narrowRadius
+            guard onset + expected + Int64(window + reach) <= inputEnd, fitAndPlan(click: onset) else { return }
             for i in 1..<pendingCount { pending[i - 1] = pending[i] }
             pendingCount -= 1
-            fitAndPlan(click: onset)
         }
     }
 
-    /// Looks for the click near the last click's lag first (the clocks drift slowly), then
-    /// near the predicted one (the first click, an overrun that cost input, a new device).
-    private func fitAndPlan(click onset: Int64) {
+    /// Looks for the click near the current lag (the clocks drift slowly); a clean match or
+    /// a partial one (a stroke on top spoils it) settles it. Nothing like it there, or no
+    /// current lag: near the predicted lag (the first click, an overrun that cost input, a
+    /// new device). False when that wider look needs more input first.
+    private func fitAndPlan(click onset: Int64) -> Bool {
         var fit = currentLag.flatMap { fitClick(onset, around: $0, radius: narrowRadius) }
-        // Less than a clean match may be the click's own later cycles (a woodblock rings).
-        if (fit?.match ?? 0) < 0.9, let center = predicted ?? lag {
+        if (fit?.match ?? 0) < 0.3, let center = predicted ?? lag {
+            guard onset + center + Int64(window + wideRadius) <= inputEnd else { return false }
             let wide = fitClick(onset, around: center, radius: wideRadius)
             if (wide?.match ?? 0) > (fit?.match ?? 0) { fit = wide }
         }
@@ -281,8 +287,9 @@ public final class ClickCanceller {
         let holds = fit.map { $0.match >= 0.9 } ?? false || currentLag != nil
         fits += 1
         lastFit = Fit(onset: onset, lag: fit?.lag ?? -1, predicted: predicted ?? -1, match: fit?.match ?? 0, gain: gain)
-        guard let at = holds ? lag : predicted else { return }
+        guard let at = holds ? lag : predicted else { return true }
         addPlan(from: onset - Int64(preRoll) + at, lag: at, gain: holds ? gain : 0)
+        return true
     }
 
     /// The click at engine index `onset` against the input at lags `around +- radius`: the
