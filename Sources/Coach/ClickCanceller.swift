@@ -91,7 +91,8 @@ public final class ClickCanceller {
     // The output's onset scan: the next engine index to scan and the last frames' energies.
     private var scanned: Int64?
     private let scanFrame: Int
-    private var scanEnergies: (Double, Double, Double) = (0, 0, 0)
+    private var lastFrameEnergy = 0.0
+    private var frameEnergyBefore = 0.0
     // The last onset found: a click's attack spread over two frames is one click.
     private var lastClick: Int64 = .min / 2
     // What is subtracted from which input index on: (from, lag, gain), oldest first.
@@ -213,7 +214,7 @@ public final class ClickCanceller {
             guard reference.read(from: at, count: scanFrame, into: scratch) else { return }
             var energy = 0.0
             for i in 0..<scanFrame { energy += Double(scratch[i]) * Double(scratch[i]) }
-            let before = max(scanEnergies.1, scanEnergies.2)
+            let before = max(lastFrameEnergy, frameEnergyBefore)
             if energy > 4 * before && energy > 1e-8 * Double(scanFrame) && at - lastClick >= Int64(sampleRate / 200) {
                 var first = 0
                 var peak: Float = 0
@@ -221,7 +222,7 @@ public final class ClickCanceller {
                 while first < scanFrame - 1 && abs(scratch[first]) < 0.05 * peak { first += 1 }
                 queueClick(at: at + Int64(first))
             }
-            scanEnergies = (energy, energy, scanEnergies.1)
+            (lastFrameEnergy, frameEnergyBefore) = (energy, lastFrameEnergy)
             at += Int64(scanFrame)
         }
     }

@@ -77,6 +77,7 @@ export const field = strict("field", {
   input: "input",
   calibrating: "calibrating",
   roundTripMs: "round_trip_ms",
+  clickGainDb: "click_gain_db",
   last: "last",
   minutes: "minutes",
   sessions: "sessions",
