@@ -108,6 +108,43 @@ import TestSupport
         #expect(abs(follower.quarterBPM - steps.to) < 0.5)
     }
 
+    /// A jitter-free clock whose sender turns its wheel: a step of 1 BPM moves 120 BPM's clock
+    /// by 0.17 ms a tick, inside the strip's tolerance, so the fit once tilted along with it
+    /// and the beats drifted up to 8 ms (15 ms at 60 -> 61) while `locked`; a ramp of 1 BPM
+    /// every 100 ms likewise. Every beat within 1 ms, within 2 ms while the wheel turns.
+    @Test(arguments: [[(120.0, 480), (121, 480)], [(120, 480), (119, 480)], [(60, 480), (61, 480)],
+                      [(120, 480)] + (121...129).map { (Double($0), 5) } + [(130, 480)]])
+    func smallTempoSteps(clockSegments: [(bpm: Double, clocks: Int)]) {
+        var spec = ClockStream.Spec(segments: [])
+        spec.clockSegments = clockSegments
+        let (score, _) = Self.score(spec)
+        // While the tempo moves, a line through the last dozen clocks lags the curve (up to
+        // 1.5 ms at 10 BPM a second); a beat after the turn it is on the clock again.
+        let turning = 20...22
+        let errors = score.absoluteErrors(from: 4, excluding: { clockSegments.count > 2 && turning.contains($0) })
+        #expect(errors.allSatisfy { $0 <= 1 }, "max \(errors.max() ?? 0) ms")
+        #expect(score.absoluteErrors(from: 4).allSatisfy { $0 <= 2 })
+    }
+
+    /// A clean clock with one of its first few clocks late (a busy host at Start): the young
+    /// fit takes it, and a minimax line keeps half its distance for the next 1024 clocks.
+    @Test(arguments: 1...6, [0.3e6, 1e6, 3e6])
+    func lateClockAtStart(late: Int, by delay: Double) {
+        var stream = ClockStream(ClockStream.Spec(segments: [(120, 24)]))
+        stream.arrivals[late].time += Int64(delay)
+        var follower = MIDIClockFollower()
+        let score = ClockScore(&follower, stream)
+        #expect(score.absoluteErrors(from: 4).allSatisfy { $0 <= 0.05 }, "max \(score.absoluteErrors(from: 4).max() ?? 0) ms")
+    }
+
+    /// A lost clock among the seven that seed the count (clock 5 here, at +-15 %): the median
+    /// gap it was judged by stretched, the gap read as one clock, and the whole run was a
+    /// clock (20.8 ms) off.
+    @Test func lostClockWhileSeeding() {
+        let (score, _) = Self.score(ClockStream.Spec(segments: [(120, 48)], jitter: 0.15, loss: 0.01, seed: 102))
+        #expect(score.absoluteErrors(from: 4).allSatisfy { $0 <= 1 }, "max \(score.absoluteErrors(from: 4).max() ?? 0) ms")
+    }
+
     /// Whatever the timing: simultaneous, reordered, bursting, absurdly fast or slow clocks
     /// give a tempo within 1-1000 quarter BPM or no tempo (`lost`), never a trap.
     @Test func absurdTimingNeverTraps() {

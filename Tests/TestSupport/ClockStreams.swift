@@ -8,6 +8,8 @@ import TactusTimeline
 public struct ClockStream: Sendable {
     public struct Spec: Sendable {
         public var segments: [(bpm: Double, beats: Int)]
+        /// Segments in clocks (a wheel's detents last a fraction of a beat); by default `segments`.
+        public var clockSegments: [(bpm: Double, clocks: Int)]?
         /// Uniform jitter of +- this fraction of the clock period.
         public var jitter: Double = 0
         /// Probability that a clock is lost.
@@ -49,9 +51,9 @@ public struct ClockStream: Sendable {
         var t = Double(spec.start)
         var k: Int64 = 0
         let scale = 1 + spec.drift * 1e-6
-        for segment in spec.segments {
+        for segment in spec.clockSegments ?? spec.segments.map({ ($0.bpm, $0.beats * 24) }) {
             let period = 60e9 / (24 * segment.bpm) * scale
-            for _ in 0..<(segment.beats * 24) {
+            for _ in 0..<segment.clocks {
                 clockTimes.append(t)
                 periods.append(period)
                 let beat = Double(k) / 24

@@ -194,6 +194,7 @@ public struct MIDIClockFollower: Sendable {
         lastCounted = time
         append(k: k, t: time)
         fit()
+        cutStaleTicks()
         inliers += 1
         updateLock()
     }
@@ -295,6 +296,33 @@ public struct MIDIClockFollower: Sendable {
         // tempo's gaps and the new's, and judged by one tempo alone the other's would count as
         // lost clocks (a step down) or be merged (a step up).
         let countPeriod = base != nil && modelled ? max(slope, newestMedianGap()) : median
+        recount(keptCount, period: countPeriod, longGap: 1.75)
+        fit()
+        // A lost clock among the first few stretches the median gap it is judged by (six gaps,
+        // one of them two periods, at +-15 % jitter: 1.70 medians, taken for one clock), and
+        // the whole count is a clock off for good. Counted again by the fitted period (which
+        // that error makes longer still, so a gap of one period never reads as two): kept
+        // if the strip narrows.
+        if slope >= Self.shortestPeriod {
+            let firstSpread = spread / slope
+            recount(keptCount, period: slope, longGap: 1.5)
+            fit()
+            if !(spread / slope < 0.8 * firstSpread) {
+                recount(keptCount, period: countPeriod, longGap: 1.75)
+                fit()
+            }
+        }
+        base = nil
+        pendingCount = 0
+        modelled = true
+        suspects = 0
+        inliers = 0
+        lock = .locking
+    }
+
+    /// The ring holds the `kept` pending arrivals, each counted from the one before (the base
+    /// tick first) as one clock unless its gap is over `longGap` periods: lost clocks, rounded.
+    private mutating func recount(_ kept: Int, period: Double, longGap: Double) {
         count = 0
         head = 0
         var k = base?.k ?? 0
@@ -303,25 +331,16 @@ public struct MIDIClockFollower: Sendable {
         // tempo's last clock (a step down to half the tempo first reads as lost clocks, so the
         // streak begins on it), and one point off the new line would hold a minimax fit half
         // its distance off (5 ms at 240 -> 120 BPM) for the next 1024 clocks.
-        for i in 0..<keptCount {
-            // One clock a gap (+-25 % jitter makes gaps of 0.5 to 1.5 periods) unless the gap
-            // is clearly longer: lost clocks, counted by the median period.
+        for i in 0..<kept {
             if let p = prior {
-                let gap = Double(pending[i] - p) / countPeriod
-                k += gap > 1.75 ? Int64(gap.rounded()) : 1
+                let gap = Double(pending[i] - p) / period
+                k += gap > longGap ? Int64(gap.rounded()) : 1
             }
             append(k: k, t: pending[i])
             prior = pending[i]
         }
         lastIndex = k
-        lastCounted = pending[keptCount - 1]
-        base = nil
-        pendingCount = 0
-        modelled = true
-        suspects = 0
-        inliers = 0
-        fit()
-        lock = .locking
+        lastCounted = pending[kept - 1]
     }
 
     /// The median of the last three gaps between the pending arrivals (of two, their mean):
@@ -367,20 +386,60 @@ public struct MIDIClockFollower: Sendable {
         count += 1
     }
 
-    /// The minimax line through the ring. The strip's width W(s) = max over the upper hull
-    /// of (y - s x) minus min over the lower hull is convex in the slope s: a ternary search
-    /// on s, each W found by binary search on the hulls' edges (O(n) a tick for the hulls,
-    /// O(log n) a step, however many points lie near the line).
+    /// The minimax line through the ring (see `minimax(newest:)`); a slope outside the tempos
+    /// followed (random stamps) leaves the line as it was.
     private mutating func fit() {
-        guard count >= 2 else { return }
-        originK = ks[head]
-        originT = ts[head]
+        guard let line = minimax(newest: count),
+              line.slope >= Self.shortestPeriod, line.slope <= Self.longestPeriod else { return }
+        (originK, originT) = (line.originK, line.originT)
+        slope = line.slope
+        intercept = line.intercept
+        spread = line.halfWidth
+    }
+
+    /// Ticks in the recent fit that watches the whole window's.
+    static let recentTicks = 32
+    /// The fewest ticks a window is cut to.
+    static let fewestAfterCut = 12
+
+    /// Cuts the window to its newest ticks when they no longer share its line. A tempo moved
+    /// by less than the tolerance a tick (a wheel turned by 1 BPM moves 120 BPM's clock by
+    /// 0.17 ms a tick) never leaves the strip: the fit tilts and widens with it, and the beats
+    /// drift off by whole milliseconds while the count is right. A young tick far off (a late
+    /// second clock) holds the line off by half its distance. Either way the whole window's
+    /// strip is clearly wider than the newest ticks' (uniform jitter fills both alike): the
+    /// window keeps the longest run of newest ticks that fits within the recent strip's width.
+    private mutating func cutStaleTicks() {
+        let recentCount = min(Self.recentTicks, count / 2)
+        guard recentCount >= Self.fewestAfterCut, let recent = minimax(newest: recentCount) else { return }
+        guard spread > 1.5 * recent.halfWidth + 100_000 else { return }
+        let limit = 1.25 * recent.halfWidth + 50_000
+        var fits = recentCount
+        var tooMany = count
+        while tooMany - fits > 1 {
+            let middle = (fits + tooMany) / 2
+            if let line = minimax(newest: middle), line.halfWidth <= limit { fits = middle } else { tooMany = middle }
+        }
+        head = (head + count - fits) % Self.capacity
+        count = fits
+        fit()
+    }
+
+    /// The minimax line through the newest `n` ticks of the ring. The strip's width W(s) =
+    /// max over the upper hull of (y - s x) minus min over the lower hull is convex in the
+    /// slope s: a ternary search on s, each W found by binary search on the hulls' edges (O(n)
+    /// for the hulls, O(log n) a step, however many points lie near the line).
+    private mutating func minimax(newest n: Int) -> (originK: Int64, originT: Int64, slope: Double, intercept: Double, halfWidth: Double)? {
+        guard n >= 2, n <= count else { return nil }
+        let first = (head + count - n) % Self.capacity
+        let k0 = ks[first]
+        let t0 = ts[first]
         var nu = 0
         var nl = 0
-        for j in 0..<count {
-            let i = (head + j) % Self.capacity
-            let x = Double(ks[i] - originK)
-            let y = Double(ts[i] - originT)
+        for j in 0..<n {
+            let i = (first + j) % Self.capacity
+            let x = Double(ks[i] - k0)
+            let y = Double(ts[i] - t0)
             while nu >= 2 && (ux[nu - 1] - ux[nu - 2]) * (y - uy[nu - 2]) - (uy[nu - 1] - uy[nu - 2]) * (x - ux[nu - 2]) >= 0 { nu -= 1 }
             ux[nu] = x
             uy[nu] = y
@@ -402,11 +461,8 @@ public struct MIDIClockFollower: Sendable {
         }
         let best = (low + high) / 2
         let (width, middle) = strip(best, nu, nl)
-        // A slope outside the tempos followed (random stamps) leaves the line as it was.
-        guard best >= Self.shortestPeriod, best <= Self.longestPeriod, width.isFinite else { return }
-        slope = best
-        intercept = middle
-        spread = width / 2
+        guard best.isFinite, width.isFinite else { return nil }
+        return (k0, t0, best, middle, width / 2)
     }
 
     /// The vertical width of the narrowest strip of slope `s` holding the points, and its middle at x = 0.
