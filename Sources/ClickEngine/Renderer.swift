@@ -66,6 +66,9 @@ public final class ClickRenderer: @unchecked Sendable {
     /// after a change the new program skips them rather than play them twice. With clicks
     /// only (no lead) it is the block's first sample and skips nothing.
     var startedUntil: Int64 = 0
+    /// The sample of the latest onset started (or due and dropped), for a realignment to
+    /// judge the next one by.
+    private var lastOnsetSample: Int64 = .min
     /// MIDI clock out (clocks, Start, SPP, Continue, Stop into `midi`), on this thread.
     private var clockWriter: MIDIClockWriter
     var voices: VoicePool
@@ -265,6 +268,26 @@ public final class ClickRenderer: @unchecked Sendable {
         let pinned = anchor.twice > 2 * clock ? program.position(from: anchor, rewoundTo: 2 * clock) : anchor
         placement = program.placement(of: pinned)
         skipLateOnsets(of: program, within: lateWithin)
+        skipOnsetPlayedAlready(of: program)
+    }
+
+    /// A move that brings the next onset nearer the one played last than half its spacing on
+    /// the new grid (joining a Link session: a beat 238 ms after the last at 120 BPM): the
+    /// onset played stands for it, so it is passed over rather than heard as a stumble.
+    private func skipOnsetPlayedAlready(of program: EngineProgram) {
+        guard program.onsetCount > 0, lastOnsetSample != .min, !leadInActive else { return }
+        // One due already is the late onset the caller's window lets play (a followed clock's correction).
+        let next = sampleOfCursor(program)
+        guard next >= clock else { return }
+        var (bar, index) = (cursorBar, cursorIndex)
+        var previous = next
+        for _ in 0..<program.onsetCount where previous == next {
+            (bar, index) = index == 0 ? (bar - 1, program.onsetCount - 1) : (bar, index - 1)
+            previous = program.sample(bar: bar, offset: program.onsets[index].offset, placement: placement)
+        }
+        guard previous < next, next - lastOnsetSample < (next - previous) / 2 else { return }
+        // Every layer's onset at that position.
+        while sampleOfCursor(program) == next { stepCursor(in: program) }
     }
 
     /// Where a start puts bar 0 (twice the sample): the program's, moved later so its first
@@ -395,6 +418,7 @@ public final class ClickRenderer: @unchecked Sendable {
                 // started ahead of its onset by its lead).
             } else if voices.start(clip: onset.clip, frames: onset.clipFrames, gain: onset.gain, level: onset.level,
                                    offset: clipOffset(sample, lead: onset.lead)) {
+                lastOnsetSample = sample
                 events.push(OnsetEvent(sample: sample, bar: cursorBar, beat: onset.beat, layer: onset.layer, kind: onset.kind,
                                         index: onset.index, polySteps: onset.polySteps, polySpanBeats: onset.polySpanBeats))
             } else {

@@ -148,4 +148,29 @@ import TactusArithmetic
         engine.record(10_000, into: &recording)
         #expect(recording.events.map(\.sample).filter { $0 >= 20_000 } == [20_000, 21_000, 27_000])
     }
+    /// Joining a Link session while playing: the move puts the next beat 238 ms after the
+    /// one just played (under half a beat at 120 BPM). The beat played stands for it: it is
+    /// passed over, and the beat after it comes on the new grid. A move that leaves more
+    /// than half the spacing plays the next onset as before; so do subdivisions, judged by
+    /// their own spacing.
+    @Test func aMoveThatBringsTheNextOnsetWithinHalfItsSpacingPassesItOver() {
+        let engine = ClickEngine.testEngine()
+        engine.start()
+        var recording = Recording()
+        engine.record(30_000, into: &recording) // beats at 0 and 24000 played
+        // From 30000 on the grid is 0.7 beats ahead: beat 2 due at 24000 + 11424 = 35424.
+        engine.align(atTwice: 2 * 30_000, bar: 0, position: Rational(48_000 - 5_424, 96_000))
+        engine.record(60_000, into: &recording)
+        #expect(recording.events.map(\.sample) == [0, 24_000, 59_424, 83_424])
+        #expect(recording.events.map(\.beat) == [0, 1, 3, 0])
+
+        let eighths = ClickEngine.testEngine(settings: settings(bpm: "120", subdivisions: "2"))
+        eighths.start()
+        var halves = Recording()
+        eighths.record(30_000, into: &halves) // 0, 12000, 24000 played
+        // The next eighth (36000) moved to 30000: 6000 after the last, half its spacing: it plays.
+        eighths.align(atTwice: 2 * 30_000, bar: 0, position: Rational(36_000, 96_000))
+        eighths.record(20_000, into: &halves)
+        #expect(halves.events.map(\.sample) == [0, 12_000, 24_000, 30_000, 42_000])
+    }
 }
