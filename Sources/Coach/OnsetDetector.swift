@@ -263,9 +263,10 @@ public final class OnsetDetector {
         let short = meanOfFrames(from: 0, count: shortFrames)
         let long = meanOfFrames(from: 0, count: longFrames)
         let background = meanOfFrames(from: longFrames, count: backgroundFrames)
-        let quiet = max(floor.isFinite ? floor : background, leastFloor)
-        let strong = short > 4 * background && short > 8 * quiet
-        let soft = long > 1.45 * background && long > 8 * quiet
+        // 5 dB over the noise floor: a ghost note 24 dB under a stroke still rises that far.
+        let quiet = 3 * max(floor.isFinite ? floor : background, leastFloor)
+        let strong = short > 4 * background && short > quiet
+        let soft = long > 1.45 * background && long > quiet
         var novelty = 0.0
         var errorFloor = 0.0
         for k in 0..<shortFrames {
@@ -273,7 +274,7 @@ public final class OnsetDetector {
             errorFloor = max(errorFloor, errorFloors[Int(frameCount - 1 - Int64(k)) & frameMask])
         }
         novelty /= Double(shortFrames * frameLength)
-        let novel = novelty > 3 * errorFloor && novelty > 8 * quiet
+        let novel = novelty > 3 * errorFloor && novelty > quiet
         if strong || soft || novel || rises(high) { pendingDetection = position }
     }
 
@@ -409,7 +410,7 @@ public final class OnsetDetector {
         if bright {
             guard highLevel > 8 * max(high.floor.isFinite ? high.floor : 0, leastFloor), highLevel > 0.1 * highReference else { return }
         } else {
-            guard level > 8 * max(floor.isFinite ? floor : 0, leastFloor) else { return }
+            guard level > 2 * max(floor.isFinite ? floor : 0, leastFloor) else { return }
         }
         let seconds = Double(onsetSample - recentSample) / Double(rate)
         // The recent loudest level falls 6 dB a second (a factor 10^(-0.6 t)); 36 dB below it

@@ -80,8 +80,17 @@ struct LiveRun {
                                                  sampleRate: 48000, lags: 0...9600))
         let offline = TakeAnalysis.onsets(input: made.take.samples, sampleRate: 48000, output: output, clickStarts: clickStarts, bleed: fit)
         #expect(found.count == offline.count)
-        for (live, whole) in zip(found, offline) { #expect(abs(live - whole) <= 2, "live \(live), offline \(whole)") }
+        // The same first samples, or where the two residuals differ under a click (a stroke
+        // right on it), both within 1 ms of the stroke's true start.
+        let truths = made.take.hits.map { Double($0.sample) }
+        for (live, whole) in zip(found, offline) {
+            let truth = nearest(truths, live)
+            let bothWithin = abs(Double(live) - truth) <= 48 && abs(Double(whole) - truth) <= 48
+            #expect(abs(live - whole) <= 2 || bothWithin, "live \(live), offline \(whole), truth \(truth)")
+        }
     }
+
+    func nearest(_ hits: [Double], _ x: Int64) -> Double { hits.min(by: { abs($0 - Double(x)) < abs($1 - Double(x)) }) ?? 0 }
 
     /// A stroke late under the click (+8 to +15 ms, the cowbell of the issue) and right on it
     /// (0 ms): each reported at its own time; the subtraction never takes it with the click.
