@@ -412,7 +412,9 @@ public struct MIDIClockFollower: Sendable {
     private mutating func cutStaleTicks() {
         let recentCount = min(Self.recentTicks, count / 2)
         guard recentCount >= Self.fewestAfterCut, let recent = minimax(newest: recentCount) else { return }
-        guard spread > 1.5 * recent.halfWidth + 100_000 else { return }
+        // Clearly wider, with the newest ticks pulled to one side, or far wider.
+        guard spread > 2 * recent.halfWidth + 200_000
+                || (spread > 1.5 * recent.halfWidth + 100_000 && newestLeaveTheMiddle()) else { return }
         let limit = 1.25 * recent.halfWidth + 50_000
         var fits = recentCount
         var tooMany = count
@@ -423,6 +425,20 @@ public struct MIDIClockFollower: Sendable {
         head = (head + count - fits) % Self.capacity
         count = fits
         fit()
+    }
+
+    /// Whether the newest 4 ticks all lie in the same outer quarter of the strip: a tempo
+    /// that moved pulls them all one way (uniform jitter puts 4 there by chance 1 time in 128).
+    private func newestLeaveTheMiddle() -> Bool {
+        guard count >= 4 else { return false }
+        var above = 0
+        var below = 0
+        for j in (count - 4)..<count {
+            let i = (head + j) % Self.capacity
+            let residual = Double(ts[i]) - time(ofClock: ks[i])
+            if residual > 0.5 * spread { above += 1 } else if residual < -0.5 * spread { below += 1 }
+        }
+        return above == 4 || below == 4
     }
 
     /// The minimax line through the newest `n` ticks of the ring. The strip's width W(s) =
