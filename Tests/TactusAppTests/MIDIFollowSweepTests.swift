@@ -57,6 +57,17 @@ import Testing
         #expect(score.passes, "\(score)")
     }
 
+    /// A slow clock that begins with Start (no clock before it): the box's own tempo (120)
+    /// once played beat 1 at 0.5 s, before the seed's 7 clocks (0.58 s at 30 BPM) gave the
+    /// clock's. Now the gaps so far set the tempo from the second clock: every beat from beat
+    /// 1 on its clock, at 20-34 BPM, with +-25 % jitter from beat 1 within 10 ms and the count right.
+    @Test(arguments: [20.0, 30, 34], [0.0, 0.25])
+    func aSlowClockThatBeginsWithStartPlaysBeatOneOnItsClock(bpm: Double, jitterShare: Double) throws {
+        let score = try Self.follow(bpm: bpm, jitterShare: jitterShare, seed: 7, beats: 8, scoredFrom: 1)
+        #expect(score.beats == score.expected, "\(score)")
+        #expect(score.worst <= (jitterShare == 0 ? 1 : 10), "\(score)")
+    }
+
     /// The broad sweep (TACTUS_SWEEP=N: N seeds a tempo), for work on the follower.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["TACTUS_SWEEP"] != nil, "TACTUS_SWEEP unset: the broad follower sweep is skipped"))
     func sweep() throws {

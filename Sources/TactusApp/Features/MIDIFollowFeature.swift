@@ -193,7 +193,11 @@ final class MIDIFollowFeature: BoxFeature {
             }
             return
         }
-        guard follower.isTracking else { return }
+        guard follower.isTracking else {
+            // Started on a clock not yet counted: the first beat at the gaps' tempo so far.
+            if box.state.isPlaying, midiFollow.startArrival != nil { applyTempo(quarterBPM: 60e9 / (24 * follower.provisionalPeriod), force: true) }
+            return
+        }
         if midiFollow.startIndex == nil, let arrival = midiFollow.startArrival {
             midiFollow.startIndex = follower.index(near: Double(arrival))
         }
@@ -209,8 +213,12 @@ final class MIDIFollowFeature: BoxFeature {
     private func applyFollowedTempo(force: Bool = false) {
         let follower = midiFollow.follower
         guard follower.period > 0 else { return }
-        let bpm = follower.quarterBPM * 0.25 / box.state.settings.beatUnit.wholeNotes.doubleValue
-        guard bpm.isFinite else { return }
+        applyTempo(quarterBPM: follower.quarterBPM, force: force)
+    }
+
+    private func applyTempo(quarterBPM: Double, force: Bool) {
+        let bpm = quarterBPM * 0.25 / box.state.settings.beatUnit.wholeNotes.doubleValue
+        guard bpm.isFinite, bpm > 0 else { return }
         let thousandths = Int64((min(max(bpm, 1), 999) * 1000).rounded())
         guard let tempo = try? Tempo(Rational(thousandths, 1000)), tempo != box.state.settings.tempo else { return }
         let change = abs(tempo.bpm.doubleValue - box.state.settings.tempo.bpm.doubleValue)
