@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Helpers of the MIDI scenarios (20-23), sourced after lib.sh.
+# Helpers of the MIDI scenarios (20-23, 26, 28), sourced after lib.sh.
 #
 # snd-virmidi makes a card whose rawmidi node (/dev/snd/midiCxD0) and sequencer port
 # ("VirMIDI x-0" of client "Virtual Raw MIDI x-0") are joined: bytes written to the node
@@ -7,14 +7,25 @@
 # the configuration's [midi] out names it), and events sent to the port can be read from
 # the node. midiio (guest/midiio.c) reads and writes the node with CLOCK_MONOTONIC stamps.
 
-# midi_load: the sequencer, Midi Through and one virtual MIDI port; VIRMIDI_DEV is its node.
+# midi_load: the sequencer, Midi Through and MIDI_DEVS virtual MIDI ports (default 1);
+# VIRMIDI_DEV is the first one's node, VIRMIDI_DEV2 the second's (MIDI_DEVS=2, scenario 28:
+# "VirMIDI C-0" and "VirMIDI C-1" on one card, each with its own sequencer client). A module
+# loaded with another count is loaded again (between scenarios nothing holds it), so a
+# scenario with one port never sees two: `out = ["VirMIDI"]` would connect both.
 midi_load() {
+	want=${MIDI_DEVS:-1}
 	modprobe snd-hrtimer 2>/dev/null
 	modprobe snd-seq-dummy || return 1
-	[ -d /proc/asound/VirMIDI ] || modprobe snd-virmidi midi_devs=1 || return 1
+	if [ -d /sys/module/snd_virmidi ]; then
+		have=$(cut -d, -f1 /sys/module/snd_virmidi/parameters/midi_devs 2>/dev/null)
+		[ "$have" = "$want" ] || rmmod snd-virmidi || return 1
+	fi
+	[ -d /proc/asound/VirMIDI ] || modprobe snd-virmidi midi_devs="$want" || return 1
 	VIRMIDI_CARD=$(awk '$2 ~ /^\[VirMIDI/ {print $1; exit}' /proc/asound/cards)
 	VIRMIDI_DEV=/dev/snd/midiC${VIRMIDI_CARD}D0
-	wait_until 10 test -e "$VIRMIDI_DEV" && wait_until 10 test -e /dev/snd/seq
+	VIRMIDI_DEV2=/dev/snd/midiC${VIRMIDI_CARD}D1
+	wait_until 10 test -e "$VIRMIDI_DEV" && wait_until 10 test -e /dev/snd/seq || return 1
+	[ "$want" -lt 2 ] || wait_until 10 test -e "$VIRMIDI_DEV2"
 }
 
 MIDI_CONFIG='[midi]

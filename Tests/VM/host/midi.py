@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Checks of the MIDI scenarios (20, 21) on the host: MIDI byte logs from midiio and a raw
+"""Checks of the MIDI scenarios (20, 21, 26, 28) on the host: MIDI byte logs from midiio and a raw
 FLOAT_LE capture from snd-aloop put on the same clock (CLOCK_MONOTONIC in the guest).
 
 The capture's clock: midiio stamp logged when each chunk of arecord's output arrived and
@@ -26,6 +26,17 @@ lower envelope; chunks that came without delay define it).
       onto the clock within the first bar); from click --settle (4: the second bar) on the
       mean interval is within 0.5 % of 60 / B and click j lies within 5 ms of clock 24 j on
       average.
+
+  midi.py twobox LEADER FOLLOWER --bpm B
+      two boxes, one following the other (scenario 28): LEADER and FOLLOWER ("NS HH" per
+      byte, both read by midiio on one CLOCK_MONOTONIC) are the leader's clock out and the
+      follower's. Both send Start; beat k of each is its clock 24 k since its Start (the
+      first downbeat is clock 0). From the first downbeat on, every beat of the follower
+      lies within --within (1) ms of the leader's (median, p99 and worst printed), and up
+      to the leader's Stop the follower sends the same clocks: exactly 24 between two of
+      the leader's beats (a window from half a clock before one to half a clock before the
+      next), the same count from Start to Stop, each clock within half a clock of the
+      leader's; the follower sends Stop too.
 
 Exit status 0 when the check holds; one summary line on stdout either way.
 """
@@ -198,6 +209,91 @@ def cmd_follow(a):
     return 1 if problems else 0
 
 
+def transport(path):
+    """(Start's time, clocks from Start until Stop, Stop's time or None, other bytes) of a
+    reader's log, or None when there is no Start."""
+    bytes_in = []
+    with open(path) as f:
+        for line in f:
+            ns, hx = line.split()
+            bytes_in.append((int(ns), int(hx, 16)))
+    start = next((i for i, (_, b) in enumerate(bytes_in) if b == 0xFA), None)
+    if start is None:
+        return None, len(bytes_in)
+    after = bytes_in[start + 1:]
+    stop = next((i for i, (_, b) in enumerate(after) if b == 0xFC), None)
+    until = after[:stop] if stop is not None else after
+    clocks = [t for t, b in until if b == 0xF8]
+    others = sorted({b for _, b in until if b != 0xF8})
+    return (bytes_in[start][0], clocks, after[stop][0] if stop is not None else None, others), len(bytes_in)
+
+
+def pct(sorted_values, q):
+    return sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * q))]
+
+
+def cmd_twobox(a):
+    lead, lead_bytes = transport(a.leader)
+    follow, follow_bytes = transport(a.follower)
+    if lead is None:
+        print(f"FAIL no Start from the leader among {lead_bytes} bytes")
+        return 1
+    if follow is None:
+        print(f"FAIL the follower sent no Start (among {follow_bytes} bytes) after the leader's")
+        return 1
+    l_start, lc, l_stop, l_other = lead
+    f_start, fc, f_stop, f_other = follow
+    period = 60e9 / (24 * a.bpm)
+    problems = []
+    if l_stop is None:
+        problems.append("the leader sent no Stop")
+    if f_stop is None:
+        problems.append("the follower sent no Stop")
+    if l_other:
+        problems.append("leader: bytes other than clock between Start and Stop: " + " ".join(f"{b:02X}" for b in l_other))
+    if f_other:
+        problems.append("follower: bytes other than clock between Start and Stop: " + " ".join(f"{b:02X}" for b in f_other))
+    beats = (len(lc) - 1) // 24 + 1 if lc else 0
+    if beats < 8:
+        print(f"FAIL the leader sent {len(lc)} clocks between Start and Stop: under 8 beats")
+        return 1
+    # Beats: clock 24 k since each box's Start.
+    offsets = [(fc[24 * k] - lc[24 * k]) / 1e6 for k in range(beats) if 24 * k < len(fc)]
+    if len(offsets) < beats:
+        problems.append(f"the follower sent {len(fc)} clocks between its Start and Stop: {len(offsets)} beats of the leader's {beats}")
+    far = [(k, o) for k, o in enumerate(offsets) if abs(o) > a.within]
+    if far:
+        problems.append(f"{len(far)} of {len(offsets)} follower beats over {a.within} ms from the leader's: "
+                        + ", ".join(f"beat {k} {o:+.3f} ms" for k, o in far[:8]))
+    # The same clocks: 24 of the follower's in each of the leader's beats (windows shifted
+    # half a clock back), none doubled or dropped, the same count from Start to Stop.
+    per_beat = []
+    for k in range(beats - 1):
+        lo, hi = lc[24 * k] - period / 2, lc[24 * (k + 1)] - period / 2
+        per_beat.append(sum(1 for t in fc if lo <= t < hi))
+    wrong = [(k, c) for k, c in enumerate(per_beat) if c != 24]
+    if wrong:
+        problems.append(f"follower clocks in the leader's beats not 24: {wrong[:8]}")
+    if len(fc) != len(lc):
+        problems.append(f"{len(fc)} follower clocks from Start to Stop, the leader sent {len(lc)}")
+    clock_offsets = [(f - l) / 1e6 for f, l in zip(fc, lc)]
+    off_clocks = [(i, o) for i, o in enumerate(clock_offsets) if abs(o) * 1e6 >= period / 2]
+    if off_clocks:
+        problems.append(f"{len(off_clocks)} follower clocks half a clock or more from the leader's: {off_clocks[:6]}")
+    mags = sorted(abs(o) for o in offsets) or [float("nan")]
+    cmags = sorted(abs(o) for o in clock_offsets) or [float("nan")]
+    worst = max(offsets, key=abs) if offsets else float("nan")
+    start_gap = (f_start - l_start) / 1e6
+    stop_gap = (f_stop - l_stop) / 1e6 if f_stop is not None and l_stop is not None else float("nan")
+    detail = (f"{len(offsets)} beats from the first downbeat after START, follower - leader: median {pct(mags, 0.5):.3f} ms, "
+              f"p99 {pct(mags, 0.99):.3f} ms, worst {worst:+.3f} ms (within {a.within} ms); "
+              f"clocks leader {len(lc)}, follower {len(fc)}, 24 a beat in {sum(1 for c in per_beat if c == 24)} of {len(per_beat)} beats; "
+              f"every clock: median {pct(cmags, 0.5):.3f} ms, worst {cmags[-1]:.3f} ms; "
+              f"follower's Start {start_gap:+.3f} ms, Stop {stop_gap:+.3f} ms after the leader's")
+    print(("FAIL " + "; ".join(problems) + " | " if problems else "PASS ") + detail)
+    return 1 if problems else 0
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -218,11 +314,16 @@ def main():
     alone.add_argument("reader")
     alone.add_argument("--bpm", type=float, required=True)
     alone.add_argument("--seconds", type=float, default=10)
-    for s in (lead, follow, alone):
+    two = sub.add_parser("twobox")
+    two.add_argument("leader")
+    two.add_argument("follower")
+    two.add_argument("--bpm", type=float, required=True)
+    two.add_argument("--within", type=float, default=1.0, help="ms: a follower beat's greatest distance from the leader's")
+    for s in (lead, follow, alone, two):
         s.add_argument("--rate", type=int, default=48000)
         s.add_argument("--channels", type=int, default=2)
     a = p.parse_args()
-    return {"lead": cmd_lead, "follow": cmd_follow, "clocks": cmd_clocks}[a.cmd](a)
+    return {"lead": cmd_lead, "follow": cmd_follow, "clocks": cmd_clocks, "twobox": cmd_twobox}[a.cmd](a)
 
 
 if __name__ == "__main__":
