@@ -290,11 +290,11 @@ def joining_and_rejoining(work):
     time_zero(folder + "/a")
     # B's restart comes 5.5 s into the outage, once A has timed out of its session (Link
     # drops a peer it has not heard for about 5 s), so B starts alone on a phase of its own.
-    # B starts at A's moment on its own clock: its phase trails A's by the time between the two
-    # processes' starts (20-200 ms), so the join moves it back onto A's grid with the next beat
-    # at least 300 ms on. (A phase that would put the next beat closer than half a beat after
-    # the last one played is not handled yet: the engine plays it, 238 ms apart once.)
-    b = box(NS[1], folder + "/b", "0 sync internal\n0.2 press start\n3 sync link\n12 press start\n12.61 press start\n20 end\n",
+    # B's phase trails A's by the time between the two processes' starts (20-200 ms) plus
+    # 0.37 s, so the join moves it onto A's grid by a phase that differs from run to run; one
+    # that would put the next beat closer than half a beat after the last one played passes
+    # that beat over (it once played 238 ms after the last).
+    b = box(NS[1], folder + "/b", "0 sync internal\n0.37 press start\n3 sync link\n12 press start\n12.61 press start\n20 end\n",
             'bpm = 120\n')
     b_zero = time_zero(folder + "/b")
     time.sleep(max(0, b_zero + 6.5 - time.monotonic()))
