@@ -256,7 +256,7 @@ struct RenderJob {
         let engine: ClickEngine
         do {
             // Built with the render's own settings and sounds: no other set is synthesized.
-            engine = try ClickEngine(sampleRate: sampleRate, channels: channels, maxFrameCount: 128,
+            engine = try ClickEngine(sampleRate: sampleRate, channels: channels, maxFrameCount: OfflineRender.filePeriodFrames,
                                      settings: settings, sounds: userSounds)
         } catch { throw ExitError(error.description) }
         engine.setTone(tone)
@@ -292,29 +292,21 @@ struct RenderJob {
         do {
             var writer = try WAVStreamWriter(WAVEncoder(sampleRate: sampleRate, channels: channels, format: format),
                                              write: wav.write, rewrite: wav.rewrite)
-            var lines: [UInt8] = []
+            var events = OrderedEventLines()
             // MIDI clocks are placed only for an events file (nothing else reads them here).
-            let onMIDI: ((MIDIOutEvent) throws -> Void)? = eventsFile.map { eventsFile in
-                { message in
-                    lines += Array(EventJSON.line(message, sampleRate: sampleRate).utf8)
-                    if lines.count >= 1 << 16 {
-                        try eventsFile.write(lines)
-                        lines.removeAll(keepingCapacity: true)
-                    }
-                }
+            let onMIDI: ((MIDIOutEvent) throws -> Void)? = eventsFile.map { _ in
+                { message in events.add(EventJSON.line(message, sampleRate: sampleRate), at: message.sample) }
             }
-            try OfflineRender.run(engine: engine, changes: changes, end: renderEnd, output: { block in
+            try OfflineRender.run(engine: engine, changes: changes, end: renderEnd, periodFrames: OfflineRender.filePeriodFrames, output: { block in
+                // Every event before this block has been reported (a block's own come after it).
+                if let eventsFile, let ready = events.take(before: writer.frameCount) { try eventsFile.write(ready) }
                 try writer.append(block)
             }, onEvent: { event in
-                guard let eventsFile else { return }
-                lines += Array(EventJSON.line(event, sampleRate: sampleRate, schedule: song == nil ? nil : engine.song).utf8)
-                if lines.count >= 1 << 16 {
-                    try eventsFile.write(lines)
-                    lines.removeAll(keepingCapacity: true)
-                }
+                guard eventsFile != nil else { return }
+                events.add(EventJSON.line(event, sampleRate: sampleRate, schedule: song == nil ? nil : engine.song), at: event.sample)
             }, onMIDI: onMIDI)
             try writer.finish()
-            try eventsFile?.write(lines)
+            try eventsFile?.write(events.take(before: .max) ?? [])
             try wav.commit()
             let frames = writer.frameCount
             try eventsFile?.commit()
@@ -327,6 +319,34 @@ struct RenderJob {
             if let error = error as? SystemError { throw ExitError("writing the output failed: \(error)", code: 1) }
             throw error
         }
+    }
+}
+
+/// The events file's lines in sample order: a spoken word's onset is reported when its
+/// clip begins, up to its lead before its sample (after MIDI clocks due sooner), so lines
+/// wait here until everything before them has been rendered.
+struct OrderedEventLines {
+    private var pending: [(sample: Int64, order: Int, line: String)] = []
+    private var added = 0
+    private var ready: [UInt8] = []
+
+    mutating func add(_ line: String, at sample: Int64) {
+        pending.append((sample, added, line))
+        added += 1
+    }
+
+    /// The lines of the events before `sample`, in order, once 64 KiB have gathered (all of
+    /// them for `.max`), else nil.
+    mutating func take(before sample: Int64) -> [UInt8]? {
+        if pending.contains(where: { $0.sample < sample }) {
+            pending.sort { ($0.sample, $0.order) < ($1.sample, $1.order) }
+            let count = pending.firstIndex { $0.sample >= sample } ?? pending.count
+            for event in pending[..<count] { ready += Array(event.line.utf8) }
+            pending.removeFirst(count)
+        }
+        guard ready.count >= 1 << 16 || (sample == .max && !ready.isEmpty) else { return nil }
+        defer { ready.removeAll(keepingCapacity: true) }
+        return ready
     }
 }
 
