@@ -32,4 +32,22 @@ import Testing
         let samples = objects.map { ($0["sample"] as! NSNumber).int64Value }
         #expect(samples == samples.sorted())
     }
+    /// A spoken count's words begin up to their lead before their beat: their onset lines
+    /// once came when the clip began, ahead of the clocks due sooner. Every line in sample
+    /// order, a render in 2048-frame periods or not.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "voices/voice-en/voice.toml")
+                   || ProcessInfo.processInfo.environment["TACTUS_REQUIRE_VOICES"] == "1",
+                   "SKIPPED: no voices/voice-en (run `make voices`)"))
+    func aSpokenCountsLinesAreInSampleOrder() throws {
+        let dir = scratchFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let events = dir.appendingPathComponent("e.jsonl")
+        let run = try tactus(["render", "--sound", "voice-en", "--bpm", "120", "--subdivisions", "2", "--bars", "4",
+                              "--events", events.path, "-o", dir.appendingPathComponent("o.wav").path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = try String(contentsOf: events, encoding: .utf8).split(separator: "\n")
+        let samples = try lines.map { ((try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any])["sample"] as! NSNumber).int64Value }
+        #expect(samples.count > 16 * 2 + 4 * 96)
+        #expect(samples == samples.sorted())
+    }
 }
