@@ -14,7 +14,7 @@ struct CoachDrumKitTests {
         let total = try DrumKit.scores.get().total
         let strokes = Double(total.strokes)
         #expect(total.strokes > 900)
-        // What the detector does today (docs/manual/coach.md: 93.5 %, 0.7 %, 1.9 %, flams 26
+        // What the detector does today (docs/manual/coach.md: 93.5 %, 0.4 %, 1.9 %, flams 26
         // of 29), so it cannot get worse unseen ...
         #expect(Double(total.within1ms) >= 0.93 * strokes, "\(total)")
         #expect(Double(total.missed) <= 0.01 * strokes, "\(total)")
