@@ -35,16 +35,18 @@ public enum RenderEnd: Sendable {
 /// Drives the live renderer faster than real time: the same render calls, in periods of
 /// the live size, split exactly at each change so it takes effect at its own sample.
 public enum OfflineRender {
+    /// The live period: a render's default, and its ring-out's after the end.
+    public static let livePeriodFrames = 128
     /// The period a file render uses: the engine is exact at any period (changes split it at
     /// their samples), and each render call has a fixed cost (the rings, the counters), which
-    /// at the live 128 frames was half of `tactus render`'s CPU time.
+    /// at the live period was half of `tactus render`'s CPU time.
     public static let filePeriodFrames = 2048
 
     public static func run(
         engine: ClickEngine,
         changes: [TimedChange],
         end: RenderEnd,
-        periodFrames: Int = 128,
+        periodFrames: Int = livePeriodFrames,
         output: (UnsafeBufferPointer<Float>) throws -> Void,
         onEvent: (OnsetEvent) throws -> Void,
         onMIDI: ((MIDIOutEvent) throws -> Void)? = nil
@@ -129,7 +131,7 @@ public enum OfflineRender {
         // In live-sized periods: the tone's frames to silence come from a ratio of Doubles, so
         // where they are asked decides the last frame, and the file's length stays what it is
         // at the live period.
-        let ringOutPeriod = min(period, 128)
+        let ringOutPeriod = min(period, livePeriodFrames)
         while max(renderer.framesUntilSilent, renderer.toneFramesUntilSilent) > 0 {
             try renderBlock(min(ringOutPeriod, max(renderer.framesUntilSilent, renderer.toneFramesUntilSilent)))
         }

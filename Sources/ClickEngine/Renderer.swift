@@ -66,8 +66,8 @@ public final class ClickRenderer: @unchecked Sendable {
     /// after a change the new program skips them rather than play them twice. With clicks
     /// only (no lead) it is the block's first sample and skips nothing.
     var startedUntil: Int64 = 0
-    /// The sample of the latest onset started (or due and dropped), for a realignment to
-    /// judge the next one by.
+    /// The sample of the latest onset the cursor started, for a realignment to judge the
+    /// next one by.
     private var lastOnsetSample: Int64 = .min
     /// MIDI clock out (clocks, Start, SPP, Continue, Stop into `midi`), on this thread.
     private var clockWriter: MIDIClockWriter
