@@ -225,10 +225,12 @@ public final class OnsetDetector {
 
     /// A refined onset: held for its window, or the main stroke of the held one's flam, or
     /// the held one's ring.
-    private func found(_ sample: Int64, level: Double, _ onset: (Int64, Double) -> Void) {
+    private func found(_ sample: Int64, level: Double, weak: Bool, _ onset: (Int64, Double) -> Void) {
         lastOnset = sample
         holdUntil = sample + flamGapSamples
-        if let hit = held, sample - hit.sample <= flamWindowSamples, level >= 4 * hit.level {
+        // A weak onset (a spike in a sound's own body, a tom's or crash's swelling) is never a
+        // flam's main stroke: that rises clearly.
+        if let hit = held, !weak, sample - hit.sample <= flamWindowSamples, level >= 4 * hit.level {
             held = (sample, level, true)
             return
         }
@@ -384,7 +386,7 @@ public final class OnsetDetector {
         let searchStart = max(oldest + Int64(fitLength), detection - Int64(searchBefore), lastOnset + flamGapSamples)
         guard searchStart + Int64(confirmLength) <= end else { return }
         let span = Span(fitStart: max(oldest, max(0, searchStart - Int64(fitLength))), searchStart: searchStart,
-                        end: end, lastStart: min(Int(end - searchStart) - confirmLength, Int(detection - searchStart)))
+                        end: end, lastStart: Int(end - searchStart) - confirmLength)
         var start = rise(in: signal, span)
         var weak = false
         if start < 0 {
@@ -394,7 +396,12 @@ public final class OnsetDetector {
         // Nothing new in the whole band: a hi-hat or ride in loud noise, or a cymbal on its own
         // wash, may still rise in the high band alone.
         var bright = false
-        if start < 0 { (start, bright) = (rise(in: high.samples, span), true) }
+        if start < 0 {
+            // Only up to the detection: a stroke starting after it is the whole band's, next time.
+            var upToDetection = span
+            upToDetection.lastStart = min(span.lastStart, Int(detection - searchStart))
+            (start, bright) = (rise(in: high.samples, upToDetection), true)
+        }
         guard start >= 0 else { return }
         let onsetSample = searchStart + Int64(start)
         // A band alone: not within 45 ms of a hit (a snare's wires buzz up to 15 dB in the high
@@ -411,6 +418,12 @@ public final class OnsetDetector {
             guard highLevel > 8 * max(high.floor.isFinite ? high.floor : 0, leastFloor), highLevel > 0.1 * highReference else { return }
         } else {
             guard level > 2 * max(floor.isFinite ? floor : 0, leastFloor) else { return }
+            // Every stroke's attack reaches the high band; a low ring swelling back (a kick's
+            // beating, 30 dB and more under the high band) does not.
+            let highAfter = energy(high.samples, from: onsetSample, to: min(end, onsetSample + Int64(2 * confirmLength)))
+            let highBefore = energy(high.samples, from: onsetSample - Int64(fitLength), to: onsetSample)
+            let lowRing = highBefore < 1e-3 * energy(signal, from: onsetSample - Int64(fitLength), to: onsetSample)
+            guard !lowRing || highAfter > 2 * max(highBefore, leastFloor) else { return }
         }
         let seconds = Double(onsetSample - recentSample) / Double(rate)
         // The recent loudest level falls 6 dB a second (a factor 10^(-0.6 t)); 36 dB below it
@@ -418,7 +431,7 @@ public final class OnsetDetector {
         let reference = recentLevel * power10(-0.6 * seconds)
         guard level > (weak ? 0.1 : 2.5e-4) * reference else { return }
         if level > reference { (recentLevel, recentSample) = (level, onsetSample) }
-        found(onsetSample, level: level, onset)
+        found(onsetSample, level: level, weak: weak, onset)
     }
 
     /// Where a candidate is judged: the predictor is fitted from `fitStart` to `searchStart`;
@@ -480,7 +493,33 @@ public final class OnsetDetector {
         let judged = max(base, 3e-3 * background)
         errorJudged = judged
         let first = firstRise(error, lastStart: span.lastStart, base: judged, peak: noisy ? 5 : 8, mean: noisy ? 4 : 8)
-        return first >= 0 ? walkBack(error, from: first, base: base, ratio: noisy ? 6 : 10) : -1
+        guard first >= 0 else { return -1 }
+        if first >= 0 && noisy { return walkBack(error, from: first, base: base, ratio: 6) }
+        let split = changePoint(error, count: min(span.count, first + 2 * confirmLength))
+        var lead = 0.0
+        for k in 0..<split { lead += error[k] }
+        lead /= Double(max(1, split))
+        return walkBack(error, from: split, base: max(base, lead), ratio: noisy ? 6 : 10)
+    }
+
+    /// The most likely change of variance in `values[0..<count]` (the squared prediction error):
+    /// the split that best explains the values before it by one variance and after it by
+    /// another (the AIC picker of seismic arrivals, on the predictor's error).
+    private func changePoint(_ values: UnsafeMutablePointer<Double>, count: Int) -> Int {
+        var total = 0.0
+        for k in 0..<count { total += values[k]; power[k] = total }
+        let least = leastFloor
+        var best = 0
+        var bestScore = Double.infinity
+        var k = 2
+        while k <= count - 2 {
+            let before = power[k - 1] / Double(k)
+            let after = (total - power[k - 1]) / Double(count - k)
+            let score = Double(k) * naturalLog(before + least) + Double(count - k) * naturalLog(after + least)
+            if score < bestScore { bestScore = score; best = k }
+            k += 1
+        }
+        return best
     }
 
     /// A smooth low stroke on the ring of one like it (a soft kick after a loud one) is
