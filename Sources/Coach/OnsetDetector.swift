@@ -360,9 +360,7 @@ public final class OnsetDetector {
     /// Walks back from `first` to where `values` leave their floor `base`: the start of the
     /// span before `first` most likely drawn from a variance `ratio` times the floor's rather
     /// than the floor's (a backward CUSUM: floor samples count against going further back,
-    /// the stroke's for). Over noise or a wash (the error as loud as the sound) `ratio` is 6,
-    /// not 10: a cymbal's first millisecond adds only a few dB to its own wash (4 walks a
-    /// synthetic snare's own noise back 1-2 ms too early).
+    /// the stroke's for); `ratio` sets how far above the floor a sample must be to count for.
     private func walkBack(_ values: UnsafeMutablePointer<Double>, from first: Int, base: Double, ratio: Double = 10) -> Int {
         let weight = (1 - 1 / ratio) / (2 * base)
         let penalty = 0.5 * naturalLog(ratio)
@@ -426,10 +424,10 @@ public final class OnsetDetector {
             guard !lowRing || highAfter > 2 * max(highBefore, leastFloor) else { return }
         }
         let seconds = Double(onsetSample - recentSample) / Double(rate)
-        // The recent loudest level falls 6 dB a second (a factor 10^(-0.6 t)); 36 dB below it
-        // is the tail of a hit (a woodblock's resonance), not a stroke.
+        // The recent loudest level falls 6 dB a second (a factor 10^(-0.6 t)); 30 dB below it
+        // is the tail of a hit (a woodblock's resonance), not a stroke (a ghost note is 24 dB under its own stroke).
         let reference = recentLevel * power10(-0.6 * seconds)
-        guard level > (weak ? 0.1 : 2.5e-4) * reference else { return }
+        guard level > (weak ? 0.1 : 1e-3) * reference else { return }
         if level > reference { (recentLevel, recentSample) = (level, onsetSample) }
         found(onsetSample, level: level, weak: weak, onset)
     }
@@ -494,12 +492,18 @@ public final class OnsetDetector {
         errorJudged = judged
         let first = firstRise(error, lastStart: span.lastStart, base: judged, peak: noisy ? 5 : 8, mean: noisy ? 4 : 8)
         guard first >= 0 else { return -1 }
-        if first >= 0 && noisy { return walkBack(error, from: first, base: base, ratio: 6) }
+        // Over noise or a wash the new sound's first millisecond adds only a few dB: walk back
+        // over what tops 2.1x the floor (ratio 6; 3.5 finds more of a wash's strokes but walks
+        // a noise-burst snare back over its own background).
+        if noisy { return walkBack(error, from: first, base: base, ratio: 6) }
+        // Over a quiet ring: the most likely change of variance (a ring's own swells within
+        // the span do not pull the onset early), then back over what clearly tops the error
+        // before that change.
         let split = changePoint(error, count: min(span.count, first + 2 * confirmLength))
         var lead = 0.0
         for k in 0..<split { lead += error[k] }
         lead /= Double(max(1, split))
-        return walkBack(error, from: split, base: max(base, lead), ratio: noisy ? 6 : 10)
+        return walkBack(error, from: split, base: max(base, lead))
     }
 
     /// The most likely change of variance in `values[0..<count]` (the squared prediction error):
