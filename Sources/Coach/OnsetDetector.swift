@@ -417,11 +417,12 @@ public final class OnsetDetector {
         } else {
             guard level > 2 * max(floor.isFinite ? floor : 0, leastFloor) else { return }
             // Every stroke's attack reaches the high band; a low ring swelling back (a kick's
-            // beating, 30 dB and more under the high band) does not.
+            // beating) does not. Asked of a weak onset (its whole band barely changed) and of any
+            // onset over a low ring (30 dB and more over the high band before it).
             let highAfter = energy(high.samples, from: onsetSample, to: min(end, onsetSample + Int64(2 * confirmLength)))
             let highBefore = energy(high.samples, from: onsetSample - Int64(fitLength), to: onsetSample)
             let lowRing = highBefore < 1e-3 * energy(signal, from: onsetSample - Int64(fitLength), to: onsetSample)
-            guard !lowRing || highAfter > 2 * max(highBefore, leastFloor) else { return }
+            guard !(lowRing || weak) || highAfter > 2 * max(highBefore, leastFloor) else { return }
         }
         let seconds = Double(onsetSample - recentSample) / Double(rate)
         // The recent loudest level falls 6 dB a second (a factor 10^(-0.6 t)); 30 dB below it

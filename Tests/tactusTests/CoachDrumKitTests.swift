@@ -14,16 +14,15 @@ struct CoachDrumKitTests {
         let total = try DrumKit.scores.get().total
         let strokes = Double(total.strokes)
         #expect(total.strokes > 900)
-        // What the detector does today (docs/manual/coach.md: 95.6 %, 0.4 %, 1.6 %), so it
+        // What the detector does today (docs/manual/coach.md: 95.6 %, 0.4 %, 0.7 %), so it
         // cannot get worse unseen ...
         #expect(Double(total.within1ms) >= 0.95 * strokes, "\(total)")
         #expect(Double(total.missed) <= 0.01 * strokes, "\(total)")
-        #expect(Double(total.extra) <= 0.02 * strokes, "\(total)")
+        #expect(Double(total.extra) <= 0.01 * strokes, "\(total)")
         #expect(total.flamsMarked * 100 >= total.flams * 89, "\(total)")
         // ... and the issue's figures, not met yet.
-        withKnownIssue("99 % within 1 ms, 1 % extra, 90 % of ghost notes: not met yet (issue 31)") {
-            #expect(Double(total.within1ms) >= 0.99 * strokes && Double(total.extra) <= 0.01 * strokes
-                    && Double(total.ghostsFound) >= 0.9 * Double(total.ghosts), "\(total)")
+        withKnownIssue("99 % within 1 ms, 90 % of ghost notes: not met yet (issue 31)") {
+            #expect(Double(total.within1ms) >= 0.99 * strokes && Double(total.ghostsFound) >= 0.9 * Double(total.ghosts), "\(total)")
         }
     }
 
