@@ -494,9 +494,13 @@ public final class OnsetDetector {
         let first = firstRise(error, lastStart: span.lastStart, base: judged, peak: noisy ? 5 : 8, mean: noisy ? 4 : 8)
         guard first >= 0 else { return -1 }
         // Over noise or a wash the new sound's first millisecond adds only a few dB: walk back
-        // over what tops 2.1x the floor (ratio 6; 3.5 finds more of a wash's strokes but walks
-        // a noise-burst snare back over its own background).
-        if noisy { return walkBack(error, from: first, base: base, ratio: 6) }
+        // over what tops 2.1x the floor (ratio 6), or 1.75x over a wash 10 dB and more above the
+        // noise floor (ratio 3.5: a cymbal on its own wash; over plain noise that walks a
+        // noise-burst snare back over the noise).
+        if noisy {
+            let wash = background > 10 * max(floor.isFinite ? floor : 0, leastFloor)
+            return walkBack(error, from: first, base: base, ratio: wash ? 3.5 : 6)
+        }
         // Over a quiet ring: the most likely change of variance (a ring's own swells within
         // the span do not pull the onset early), then back over what clearly tops the error
         // before that change.
