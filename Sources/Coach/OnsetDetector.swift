@@ -75,7 +75,8 @@ public final class OnsetDetector {
     private let previous: UnsafeMutablePointer<Double>
     private let correlation: UnsafeMutablePointer<Double>
     private let error: UnsafeMutablePointer<Double>
-    private let power: UnsafeMutablePointer<Double>
+    // Running sums of `error`, for its change of variance (`changePoint`).
+    private let errorSums: UnsafeMutablePointer<Double>
     private let errorCapacity: Int
 
     // Noise floor: mean energy per sample of quiet 10 ms blocks; follows down at once and
@@ -140,8 +141,8 @@ public final class OnsetDetector {
         errorCapacity = searchBefore + windowAfter + 4
         error = .allocate(capacity: errorCapacity)
         error.initialize(repeating: 0, count: errorCapacity)
-        power = .allocate(capacity: errorCapacity)
-        power.initialize(repeating: 0, count: errorCapacity)
+        errorSums = .allocate(capacity: errorCapacity)
+        errorSums.initialize(repeating: 0, count: errorCapacity)
         coefficients = .allocate(capacity: order + 1)
         coefficients.initialize(repeating: 0, count: order + 1)
         live = .allocate(capacity: order + 1)
@@ -171,7 +172,7 @@ public final class OnsetDetector {
         frames.deallocate()
         high.deallocate()
         error.deallocate()
-        power.deallocate()
+        errorSums.deallocate()
         coefficients.deallocate()
         live.deallocate()
         errorFrames.deallocate()
@@ -290,6 +291,10 @@ public final class OnsetDetector {
 
     @inline(__always)
     private func sample(_ index: Int64) -> Double { signal[Int(index) & historyMask] }
+
+    /// The noise floor once measured (0 before the first quiet block), never under the
+    /// quantization noise.
+    private var knownFloor: Double { max(floor.isFinite ? floor : 0, leastFloor) }
 
     /// A band's last 4 ms are 3 dB over the 8 ms before them and 6 dB over its floor.
     @inline(__always)
@@ -415,7 +420,7 @@ public final class OnsetDetector {
         if bright {
             guard highLevel > 8 * max(high.floor.isFinite ? high.floor : 0, leastFloor), highLevel > 0.1 * highReference else { return }
         } else {
-            guard level > 2 * max(floor.isFinite ? floor : 0, leastFloor) else { return }
+            guard level > 2 * knownFloor else { return }
             // Every stroke's attack reaches the high band; a low ring swelling back (a kick's
             // beating) does not. Asked of a weak onset (its whole band barely changed) and of any
             // onset over a low ring (30 dB and more over the high band before it).
@@ -426,7 +431,8 @@ public final class OnsetDetector {
         }
         let seconds = Double(onsetSample - recentSample) / Double(rate)
         // The recent loudest level falls 6 dB a second (a factor 10^(-0.6 t)); 30 dB below it
-        // is the tail of a hit (a woodblock's resonance), not a stroke (a ghost note is 24 dB under its own stroke).
+        // is the tail of a hit (a woodblock's resonance), not a stroke (a ghost note is 24 dB
+        // under its own stroke).
         let reference = recentLevel * power10(-0.6 * seconds)
         guard level > (weak ? 0.1 : 1e-3) * reference else { return }
         if level > reference { (recentLevel, recentSample) = (level, onsetSample) }
@@ -498,37 +504,35 @@ public final class OnsetDetector {
         // noise floor (ratio 3.5: a cymbal on its own wash; over plain noise that walks a
         // noise-burst snare back over the noise).
         if noisy {
-            let wash = background > 10 * max(floor.isFinite ? floor : 0, leastFloor)
+            let wash = background > 10 * knownFloor
             return walkBack(error, from: first, base: base, ratio: wash ? 3.5 : 6)
         }
         // Over a quiet ring: the most likely change of variance (a ring's own swells within
         // the span do not pull the onset early), then back over what clearly tops the error
         // before that change.
-        let split = changePoint(error, count: min(span.count, first + 2 * confirmLength))
-        var lead = 0.0
-        for k in 0..<split { lead += error[k] }
-        lead /= Double(max(1, split))
+        let (split, lead) = changePoint(error, count: min(span.count, first + 2 * confirmLength))
         return walkBack(error, from: split, base: max(base, lead))
     }
 
     /// The most likely change of variance in `values[0..<count]` (the squared prediction error):
     /// the split that best explains the values before it by one variance and after it by
-    /// another (the AIC picker of seismic arrivals, on the predictor's error).
-    private func changePoint(_ values: UnsafeMutablePointer<Double>, count: Int) -> Int {
+    /// another (the AIC picker of seismic arrivals, on the predictor's error). Returns the
+    /// split and the mean of the values before it (0 when there is none).
+    private func changePoint(_ values: UnsafeMutablePointer<Double>, count: Int) -> (split: Int, before: Double) {
         var total = 0.0
-        for k in 0..<count { total += values[k]; power[k] = total }
+        for k in 0..<count { total += values[k]; errorSums[k] = total }
         let least = leastFloor
         var best = 0
         var bestScore = Double.infinity
         var k = 2
         while k <= count - 2 {
-            let before = power[k - 1] / Double(k)
-            let after = (total - power[k - 1]) / Double(count - k)
+            let before = errorSums[k - 1] / Double(k)
+            let after = (total - errorSums[k - 1]) / Double(count - k)
             let score = Double(k) * naturalLog(before + least) + Double(count - k) * naturalLog(after + least)
             if score < bestScore { bestScore = score; best = k }
             k += 1
         }
-        return best
+        return (best, best > 0 ? errorSums[best - 1] / Double(best) : 0)
     }
 
     /// A smooth low stroke on the ring of one like it (a soft kick after a loud one) is
