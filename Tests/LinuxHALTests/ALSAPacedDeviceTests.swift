@@ -23,6 +23,12 @@ import LinuxHAL
         return configuration
     }
 
+    /// Frames per second that count as paced by the device: well under the millions an unpaced
+    /// device runs at, and not stalled.
+    func pacedRange(_ format: AudioFormat) -> ClosedRange<Double> {
+        Double(format.sampleRate) * 0.5...Double(format.sampleRate) * 1.1
+    }
+
     @Test func playsInRealTimeAndRecoversAnInjectedStall() throws {
         let server = DummyJackServer(name: "tactus-paced-\(getpid())")
         guard DummyJackServer.jackdPath != nil else {
@@ -52,9 +58,10 @@ import LinuxHAL
         let seconds = Double(second.timestamp.nanoseconds(since: first.timestamp)) / 1e9
         let rate = Double(second.framesRendered - first.framesRendered) / seconds
         print("paced device: \(rate) frames/s over \(seconds) s, delay \(second.delayFrames) frames, xruns \(sink.xrunCount), priority \(sink.threadPriority), memory locked \(sink.memoryLocked)")
-        // Paced, not CPU-bound (the unpaced file device runs at millions of frames/s); the margin
-        // allows for a loaded shared CI machine slowing jackd's own timer thread.
-        #expect(abs(rate - Double(format.sampleRate)) < Double(format.sampleRate) * 0.1)
+        // Paced, not CPU-bound (the unpaced file device runs at millions of frames/s). The pace
+        // is jackd's dummy timer: on a shared CI machine with both cores busy it was measured at
+        // 0.73x the nominal rate (35,222 frames/s), so the bound is about pacing, not jackd's clock.
+        #expect(pacedRange(format).contains(rate), "\(rate) frames/s is not paced near \(format.sampleRate)")
         #expect(second.delayFrames > 0 && second.delayFrames <= format.bufferFrames + 4096)
         let xrunsBeforeStall = sink.xrunCount
 
@@ -70,7 +77,7 @@ import LinuxHAL
         let fourth = sink.outputPosition
         let rateAfter = Double(fourth.framesRendered - third.framesRendered) / (Double(fourth.timestamp.nanoseconds(since: third.timestamp)) / 1e9)
         print("after the stall: \(rateAfter) frames/s, xruns \(sink.xrunCount); log: \(recorder.all)")
-        #expect(abs(rateAfter - Double(format.sampleRate)) < Double(format.sampleRate) * 0.1)
+        #expect(pacedRange(format).contains(rateAfter), "after the stall \(rateAfter) frames/s is not paced near \(format.sampleRate)")
     }
 
     @Test func comesBackAfterTheDeviceDisappears() throws {
