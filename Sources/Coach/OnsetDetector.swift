@@ -53,6 +53,8 @@ public final class OnsetDetector {
     private var errorBase: Double = 0
     // The level a rise in that error is judged over (`rise`).
     private var errorJudged: Double = 0
+    // The input sample `error[0]` belongs to.
+    private var errorStart: Int64 = 0
     // Frame energies (sums over `frameLength` samples), the last `frameMask + 1` frames.
     private let frames: UnsafeMutablePointer<Double>
     private let frameMask: Int
@@ -423,10 +425,11 @@ public final class OnsetDetector {
             guard level > 2 * knownFloor else { return }
             // Every stroke's attack reaches the high band; a low ring swelling back (a kick's
             // beating) does not. Asked of a weak onset (its whole band barely changed) and of any
-            // onset over a low ring (30 dB and more over the high band before it).
+            // onset over a low ring (20 dB and more over the high band before it: 30 dB let a kick's
+            // swell out of its null in, 28 dB over the high band, 400 ms after the stroke).
             let highAfter = energy(high.samples, from: onsetSample, to: min(end, onsetSample + Int64(2 * confirmLength)))
             let highBefore = energy(high.samples, from: onsetSample - Int64(fitLength), to: onsetSample)
-            let lowRing = highBefore < 1e-3 * energy(signal, from: onsetSample - Int64(fitLength), to: onsetSample)
+            let lowRing = highBefore < 1e-2 * energy(signal, from: onsetSample - Int64(fitLength), to: onsetSample)
             guard !(lowRing || weak) || highAfter > 2 * max(highBefore, leastFloor) else { return }
         }
         let seconds = Double(onsetSample - recentSample) / Double(rate)
@@ -481,6 +484,7 @@ public final class OnsetDetector {
             for k in 0...order { coefficients[k] = k == 0 ? 1 : 0 }
             before = leastFloor
         }
+        errorStart = span.searchStart
         for k in 0..<span.count {
             let r = predictionError(x, span.searchStart + Int64(k), coefficients)
             error[k] = r * r
@@ -511,6 +515,28 @@ public final class OnsetDetector {
         // the span do not pull the onset early), then back over what clearly tops the error
         // before that change.
         let (split, lead) = changePoint(error, count: min(span.count, first + 2 * confirmLength))
+        let start = walkBack(error, from: split, base: max(base, lead))
+        guard x == signal else { return start }
+        return earlierStep(before: start, base: base)
+    }
+
+    /// A stroke on the ring of its own drum (a tom struck again) is predicted from its first
+    /// cycle: its attack lifts the error only a few dB for the first millisecond, until the
+    /// stick's noise comes. The most likely change of variance before the onset found is taken
+    /// instead if it is that step: 0.25 to 2 ms before it, the error after it 1.8x the error
+    /// before, and the high band 1.4x the 8 ms before it (a ring's own swell stays out of that
+    /// band). Bench set: a tom struck on its ring 34 -> 52 % within 1 ms, a kick 76 -> 81 %.
+    private func earlierStep(before start: Int, base: Double) -> Int {
+        guard start >= 2 * confirmLength else { return start }
+        let (split, lead) = changePoint(error, count: start)
+        let length = start - split
+        guard split > 0, length >= confirmLength / 4, length <= 2 * confirmLength else { return start }
+        let after = (errorSums[start - 1] - errorSums[split - 1]) / Double(length)
+        guard after > 1.8 * max(lead, base) else { return start }
+        let at = errorStart + Int64(split)
+        let highAfter = energy(high.samples, from: at, to: at + Int64(length))
+        let highBefore = energy(high.samples, from: at - Int64(fitLength), to: at)
+        guard highAfter > 1.4 * max(highBefore, leastFloor) else { return start }
         return walkBack(error, from: split, base: max(base, lead))
     }
 
