@@ -504,12 +504,13 @@ public final class OnsetDetector {
         let first = firstRise(error, lastStart: span.lastStart, base: judged, peak: noisy ? 5 : 8, mean: noisy ? 4 : 8)
         guard first >= 0 else { return -1 }
         // Over noise or a wash the new sound's first millisecond adds only a few dB: walk back
-        // over what tops 2.1x the floor (ratio 6), or 1.75x over a wash 10 dB and more above the
-        // noise floor (ratio 3.5: a cymbal on its own wash; over plain noise that walks a
+        // over what tops 2.1x the floor (ratio 6), or 1.5x over a wash 10 dB and more above the
+        // noise floor (ratio 2.5: a cymbal on its own wash, whose first half millisecond is
+        // 35-50 dB under its peak; 2.0 walks crashes early; over plain noise 3.5 already walks a
         // noise-burst snare back over the noise).
         if noisy {
             let wash = background > 10 * knownFloor
-            return walkBack(error, from: first, base: base, ratio: wash ? 3.5 : 6)
+            return walkBack(error, from: first, base: base, ratio: wash ? 2.5 : 6)
         }
         // Over a quiet ring: the most likely change of variance (a ring's own swells within
         // the span do not pull the onset early), then back over what clearly tops the error
