@@ -44,6 +44,9 @@ public final class OnsetDetector {
 
     // The residual (input minus click), the last `historyMask + 1` samples.
     private let signal: UnsafeMutablePointer<Double>
+    // The subtracted click's energy per sample (gain x reference, squared), alongside: what is
+    // left of it after an imperfect subtraction is no stroke.
+    private let clickEnergy: UnsafeMutablePointer<Double>
     private let historyMask: Int
     // The high band: the residual's second difference (+12 dB an octave; -5 dB at 6 kHz, -35 dB
     // at 1 kHz at 48 kHz). A hi-hat or a ride in loud noise, or a cymbal on its own wash, rises
@@ -66,6 +69,8 @@ public final class OnsetDetector {
     // The predictor: coefficients, autocorrelation and Levinson scratch, and the squared
     // prediction error over the search and confirmation span (all sized once).
     private let order = 16
+    // The share of the click's energy its subtraction may leave (a gain 10 % off).
+    private let clickResidual = 0.01
     private let coefficients: UnsafeMutablePointer<Double>
     // The live predictor, refitted every 2 ms on the 8 ms before: its error, per frame, finds
     // candidates the level cannot (a ghost note under a kick's ring), and the error's floor.
@@ -131,6 +136,8 @@ public final class OnsetDetector {
         historyMask = history - 1
         signal = .allocate(capacity: history)
         signal.initialize(repeating: 0, count: history)
+        clickEnergy = .allocate(capacity: history)
+        clickEnergy.initialize(repeating: 0, count: history)
         frameMask = 63 // 32 ms: the longest look back is 12 ms
         frames = .allocate(capacity: frameMask + 1)
         frames.initialize(repeating: 0, count: frameMask + 1)
@@ -171,6 +178,7 @@ public final class OnsetDetector {
 
     deinit {
         signal.deallocate()
+        clickEnergy.deallocate()
         frames.deallocate()
         high.deallocate()
         error.deallocate()
@@ -192,9 +200,11 @@ public final class OnsetDetector {
         let gain = configuration.bleedGain
         for i in 0..<input.count {
             var y = input[i]
-            if let reference, gain != 0 { y -= gain * reference[i] }
+            var click: Float = 0
+            if let reference, gain != 0 { click = gain * reference[i]; y -= click }
             let value = Double(y)
             signal[Int(position) & historyMask] = value
+            clickEnergy[Int(position) & historyMask] = Double(click) * Double(click)
             high.add(value - 2 * sample(position - 1) + sample(position - 2), at: position)
             position += 1
             frameSum += value * value
@@ -485,11 +495,13 @@ public final class OnsetDetector {
             before = leastFloor
         }
         errorStart = span.searchStart
-        for k in 0..<span.count {
-            let r = predictionError(x, span.searchStart + Int64(k), coefficients)
-            error[k] = r * r
-        }
         let base = max(before, leastFloor)
+        for k in 0..<span.count {
+            let n = span.searchStart + Int64(k)
+            let r = predictionError(x, n, coefficients)
+            // Judged against the floor plus what a subtraction 10 % off would leave of the click.
+            error[k] = r * r * base / (base + clickResidual * clickEnergy[Int(n) & historyMask])
+        }
         errorBase = base
         // A stroke: the error rises 9 dB over its floor and stays there for a millisecond. Over
         // a background the predictor cannot follow (noise, a wash: the error is as loud as the
