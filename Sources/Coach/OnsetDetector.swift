@@ -56,8 +56,9 @@ public final class OnsetDetector {
     private var errorBase: Double = 0
     // The level a rise in that error is judged over (`rise`).
     private var errorJudged: Double = 0
-    // The input sample `error[0]` belongs to.
+    // The input sample `error[0]` belongs to, and how many values `rise` left there.
     private var errorStart: Int64 = 0
+    private var errorCount = 0
     // Frame energies (sums over `frameLength` samples), the last `frameMask + 1` frames.
     private let frames: UnsafeMutablePointer<Double>
     private let frameMask: Int
@@ -374,19 +375,30 @@ public final class OnsetDetector {
         return -1
     }
 
+    /// The loudest of the 2 ms of `values` (as `rise` left them) from `first`.
+    private func loudest(_ values: UnsafeMutablePointer<Double>, from first: Int) -> Double {
+        var loudest = 0.0
+        for k in first..<min(errorCount, first + 2 * confirmLength) { loudest = max(loudest, values[k]) }
+        return loudest
+    }
+
     /// Walks back from `first` to where `values` leave their floor `base`: the start of the
     /// span before `first` most likely drawn from a variance `ratio` times the floor's rather
     /// than the floor's (a backward CUSUM: floor samples count against going further back,
     /// the stroke's for); `ratio` sets how far above the floor a sample must be to count for.
+    /// A stroke starts at its first sample above -60 dB of its peak, so what is 60 dB and more
+    /// under the loudest value of its first 2 ms (a tail's wiggle in digital silence) never
+    /// counts for.
     private func walkBack(_ values: UnsafeMutablePointer<Double>, from first: Int, base: Double, ratio: Double = 10) -> Int {
         let weight = (1 - 1 / ratio) / (2 * base)
         let penalty = 0.5 * naturalLog(ratio)
+        let least = 1e-6 * loudest(values, from: first)
         var start = first
         var sum = 0.0
         var bestSum = 0.0
         var i = first - 1
         while i >= 0 {
-            sum += weight * values[i] - penalty
+            sum += (values[i] > least ? weight * values[i] : 0) - penalty
             if sum > bestSum { bestSum = sum; start = i }
             i -= 1
         }
@@ -495,6 +507,7 @@ public final class OnsetDetector {
             before = leastFloor
         }
         errorStart = span.searchStart
+        errorCount = span.count
         let base = max(before, leastFloor)
         for k in 0..<span.count {
             let n = span.searchStart + Int64(k)
@@ -537,15 +550,15 @@ public final class OnsetDetector {
     /// cycle: its attack lifts the error only a few dB for the first millisecond, until the
     /// stick's noise comes. The most likely change of variance before the onset found is taken
     /// instead if it is that step: 0.25 to 2 ms before it, the error after it 1.8x the error
-    /// before, and the high band 1.4x the 8 ms before it (a ring's own swell stays out of that
-    /// band). Bench set: a tom struck on its ring 34 -> 52 % within 1 ms, a kick 76 -> 81 %.
+    /// before (and not 60 dB under the stroke: a tail's wiggle in digital silence), and the high
+    /// band 1.4x the 8 ms before it (a ring's own swell stays out of that band). Bench set: a tom struck on its ring 34 -> 52 % within 1 ms, a kick 76 -> 81 %.
     private func earlierStep(before start: Int, base: Double) -> Int {
         guard start >= 2 * confirmLength else { return start }
         let (split, lead) = changePoint(error, count: start)
         let length = start - split
         guard split > 0, length >= confirmLength / 4, length <= 2 * confirmLength else { return start }
         let after = (errorSums[start - 1] - errorSums[split - 1]) / Double(length)
-        guard after > 1.8 * max(lead, base) else { return start }
+        guard after > 1.8 * max(lead, base), after > 1e-6 * loudest(error, from: start) else { return start }
         let at = errorStart + Int64(split)
         let highAfter = energy(high.samples, from: at, to: at + Int64(length))
         let highBefore = energy(high.samples, from: at - Int64(fitLength), to: at)
