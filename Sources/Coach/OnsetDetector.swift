@@ -551,7 +551,8 @@ public final class OnsetDetector {
     /// stick's noise comes. The most likely change of variance before the onset found is taken
     /// instead if it is that step: 0.25 to 2 ms before it, the error after it 1.8x the error
     /// before (and not 60 dB under the stroke: a tail's wiggle in digital silence), and the high
-    /// band 1.4x the 8 ms before it (a ring's own swell stays out of that band). Bench set: a tom struck on its ring 34 -> 52 % within 1 ms, a kick 76 -> 81 %.
+    /// band 1.4x the 8 ms before it (a ring's own swell stays out of that band). Bench set: a
+    /// tom struck on its ring 34 -> 52 % within 1 ms, a kick 76 -> 81 %.
     private func earlierStep(before start: Int, base: Double) -> Int {
         guard start >= 2 * confirmLength else { return start }
         let (split, lead) = changePoint(error, count: start)
