@@ -13,6 +13,9 @@
 ///    ghost note under another drum's ring still is;
 ///    When the whole band shows nothing new, the same is asked of the high band alone (the
 ///    residual's second difference): a hi-hat or ride under loud noise rises only there;
+///    and when neither does, over noise or a cymbal's wash a smaller rise that holds for 2 ms
+///    (a soft crash on the wash of a loud one). A candidate's search reaches back to where
+///    the last empty one stopped, so a soft stroke noticed late is still searched;
 /// 3. the onset is the first sample of that rise in the prediction error, walked back to
 ///    where the error leaves its own floor (the true start is the stroke's first sample
 ///    above -60 dB of its peak: in quiet, the very first rise).
@@ -110,6 +113,9 @@ public final class OnsetDetector {
     private let flamWindowSamples: Int64
     // A detection waiting for enough samples after it to be refined.
     private var pendingDetection: Int64 = -1
+    // Where the last search that found nothing could no longer see a rise start: the next one
+    // reaches back there (up to `reachBack`), so a soft stroke noticed late is not skipped.
+    private var searchedUpTo: Int64 = 0
     private var lastOnset: Int64 = Int64.min / 2
     private var holdUntil: Int64 = 0
     // The loudest recent hit's level and when it was found: a sound far below it (a woodblock's
@@ -121,6 +127,7 @@ public final class OnsetDetector {
     private let longFrames = 8       // 4 ms
     private let backgroundFrames = 16 // 8 ms, ending where the long window starts
     private let searchBefore: Int    // samples before the detection the onset may lie
+    private let reachBack: Int       // ... or back to where the last empty search stopped, up to this many
     private let fitLength: Int       // the predictor is fitted on this many samples before the search
     private let windowAfter: Int     // samples after the detection needed to judge it
     private let confirmLength: Int   // the error's rise is measured over this many samples
@@ -148,7 +155,8 @@ public final class OnsetDetector {
         windowAfter = rate * 3 / 1000
         confirmLength = max(8, rate / 1000)
         bridge = max(4, rate / 4000)
-        errorCapacity = searchBefore + windowAfter + 4
+        reachBack = rate * 16 / 1000
+        errorCapacity = reachBack + windowAfter + 4
         error = .allocate(capacity: errorCapacity)
         error.initialize(repeating: 0, count: errorCapacity)
         errorSums = .allocate(capacity: errorCapacity)
@@ -360,15 +368,26 @@ public final class OnsetDetector {
         return r
     }
 
-    /// The first index up to `lastStart` whose value tops `peak` x base and whose next
-    /// `confirmLength` values average above `mean` x base (a rise that stays), or -1.
-    private func firstRise(_ values: UnsafeMutablePointer<Double>, lastStart: Int, base: Double, peak: Double, mean: Double) -> Int {
+    /// The first index up to `lastStart` whose value tops `peak` x base and whose next `length`
+    /// values (`confirmLength` unless given) average above `mean` x base in every millisecond
+    /// (a rise that stays), or -1.
+    private func firstRise(_ values: UnsafeMutablePointer<Double>, lastStart: Int, base: Double, peak: Double, mean: Double,
+                           length: Int = 0) -> Int {
+        let length = length > 0 ? length : confirmLength
         var k = 0
         while k <= lastStart {
             if values[k] > peak * base {
-                var sum = 0.0
-                for m in k..<(k + confirmLength) { sum += values[m] }
-                if sum / Double(confirmLength) > mean * base { return k }
+                // Every millisecond, so a lift in the span's last one (the next stroke's start,
+                // judged next time) does not carry a wash's flicker before it.
+                var holds = true
+                var from = k
+                while holds && from < k + length {
+                    var sum = 0.0
+                    for m in from..<(from + confirmLength) { sum += values[m] }
+                    holds = sum / Double(confirmLength) > mean * base
+                    from += confirmLength
+                }
+                if holds { return k }
             }
             k += 1
         }
@@ -410,7 +429,9 @@ public final class OnsetDetector {
         pendingDetection = -1
         let end = min(position, detection + Int64(windowAfter))
         let oldest = position - Int64(historyMask) + Int64(order) + 1
-        let searchStart = max(oldest + Int64(fitLength), detection - Int64(searchBefore), lastOnset + flamGapSamples)
+        let usual = detection - Int64(searchBefore)
+        let reach = searchedUpTo >= detection - Int64(reachBack) ? min(searchedUpTo, usual) : usual
+        let searchStart = max(oldest + Int64(fitLength), reach, lastOnset + flamGapSamples)
         guard searchStart + Int64(confirmLength) <= end else { return }
         let span = Span(fitStart: max(oldest, max(0, searchStart - Int64(fitLength))), searchStart: searchStart,
                         end: end, lastStart: Int(end - searchStart) - confirmLength)
@@ -427,23 +448,23 @@ public final class OnsetDetector {
             // Only up to the detection: a stroke starting after it is the whole band's, next time.
             var upToDetection = span
             upToDetection.lastStart = min(span.lastStart, Int(detection - searchStart))
-            (start, bright) = (rise(in: high.samples, upToDetection), true)
+            let brightStart = rise(in: high.samples, upToDetection)
+            bright = brightStart >= 0 && brightHolds(searchStart + Int64(brightStart), end: end)
+            if bright { start = brightStart }
         }
-        guard start >= 0 else { return }
+        // Nothing in either: a smaller rise that holds over noise or a wash, as far from the
+        // last hit as a high band's alone.
+        if start < 0 {
+            start = rise(in: signal, span, relaxed: true)
+            if start >= 0 && searchStart + Int64(start) - lastOnset < Int64(configuration.sampleRate * 45 / 1000) { start = -1 }
+        }
+        guard start >= 0 else { searchedUpTo = searchStart + Int64(span.lastStart) + 1; return }
         let onsetSample = searchStart + Int64(start)
-        // A band alone: not within 45 ms of a hit (a snare's wires buzz up to 15 dB in the high
-        // band over its first 30 ms), 9 dB over the band's floor, and not far below the recent
-        // hits' in that band (a tom's or kick's high partials ringing on are far below their
-        // attack).
-        if bright && onsetSample - lastOnset < Int64(configuration.sampleRate * 45 / 1000) { return }
         let rate = configuration.sampleRate
-        let highLevel = energy(high.samples, from: onsetSample, to: end)
-        let highReference = high.reference(highLevel, at: onsetSample, rate: rate)
         // Its level: the input's mean energy per sample from it to the end of the window.
         let level = energy(signal, from: onsetSample, to: end)
-        if bright {
-            guard highLevel > 8 * max(high.floor.isFinite ? high.floor : 0, leastFloor), highLevel > 0.1 * highReference else { return }
-        } else {
+        if !bright {
+            _ = high.reference(energy(high.samples, from: onsetSample, to: end), at: onsetSample, rate: rate)
             guard level > 2 * knownFloor else { return }
             // Every stroke's attack reaches the high band; a low ring swelling back (a kick's
             // beating) does not. Asked of a weak onset (its whole band barely changed) and of any
@@ -462,6 +483,17 @@ public final class OnsetDetector {
         guard level > (weak ? 0.1 : 1e-3) * reference else { return }
         if level > reference { (recentLevel, recentSample) = (level, onsetSample) }
         found(onsetSample, level: level, weak: weak, onset)
+    }
+
+    /// A rise in the high band alone is a stroke if it is not within 45 ms of a hit (a snare's
+    /// wires buzz up to 15 dB in the high band over its first 30 ms), 9 dB over the band's
+    /// floor, and not far below the recent hits' in that band (a tom's or kick's high partials
+    /// ringing on are far below their attack).
+    private func brightHolds(_ onsetSample: Int64, end: Int64) -> Bool {
+        guard onsetSample - lastOnset >= Int64(configuration.sampleRate * 45 / 1000) else { return false }
+        let highLevel = energy(high.samples, from: onsetSample, to: end)
+        let highReference = high.reference(highLevel, at: onsetSample, rate: configuration.sampleRate)
+        return highLevel > 8 * max(high.floor.isFinite ? high.floor : 0, leastFloor) && highLevel > 0.1 * highReference
     }
 
     /// Where a candidate is judged: the predictor is fitted from `fitStart` to `searchStart`;
@@ -497,8 +529,10 @@ public final class OnsetDetector {
 
     /// The onset (an index from `searchStart`) where the prediction error of `x` rises over
     /// its floor and stays there, or -1; `error` holds the squared error and `errorBase` its
-    /// floor after.
-    private func rise(in x: UnsafeMutablePointer<Double>, _ span: Span) -> Int {
+    /// floor after. `relaxed`, asked when nothing else showed a stroke: over noise or a
+    /// cymbal's wash only, a smaller rise that holds for 2 ms (a soft open hat or crash on the
+    /// wash of the one before lifts the error only 5-7 dB).
+    private func rise(in x: UnsafeMutablePointer<Double>, _ span: Span, relaxed: Bool = false) -> Int {
         let before: Double
         if span.fitCount > 2 * order {
             before = fitPredictor(x, start: span.fitStart, count: span.fitCount, into: coefficients)
@@ -526,7 +560,16 @@ public final class OnsetDetector {
         // sample's loop points and envelope steps as rises of 10 dB in an error 35 dB down.
         let judged = max(base, 3e-3 * background)
         errorJudged = judged
-        let first = firstRise(error, lastStart: span.lastStart, base: judged, peak: noisy ? 5 : 8, mean: noisy ? 4 : 8)
+        let first: Int
+        if relaxed {
+            // A wash: its high band within 20 dB of the whole (a low ring's is further down).
+            let wash = energy(high.samples, from: span.fitStart, to: span.searchStart) > 1e-2 * background
+            guard noisy || wash else { return -1 }
+            first = firstRise(error, lastStart: span.lastStart - confirmLength, base: judged, peak: 5, mean: noisy ? 3 : 4,
+                              length: 2 * confirmLength)
+        } else {
+            first = firstRise(error, lastStart: span.lastStart, base: judged, peak: noisy ? 5 : 8, mean: noisy ? 4 : 8)
+        }
         guard first >= 0 else { return -1 }
         // Over noise or a wash the new sound's first millisecond adds only a few dB: walk back
         // over what tops 2.1x the floor (ratio 6), or 1.5x over a wash 10 dB and more above the
