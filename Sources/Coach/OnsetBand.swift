@@ -16,6 +16,9 @@ struct OnsetBand {
     private var recent = 0.0
     private var recentSample: Int64 = 0
 
+    /// The floor once measured (0 before the first quiet block), never under `least`.
+    func knownFloor(least: Double) -> Double { max(floor.isFinite ? floor : 0, least) }
+
     init(history: Int, frameCount: Int) {
         historyMask = history - 1
         frameMask = frameCount - 1

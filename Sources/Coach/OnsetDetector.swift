@@ -524,7 +524,7 @@ public final class OnsetDetector {
         guard onsetSample - lastOnset >= Int64(configuration.sampleRate * 45 / 1000) else { return false }
         let highLevel = energy(high.samples, from: onsetSample, to: end)
         let highReference = high.reference(highLevel, at: onsetSample, rate: configuration.sampleRate)
-        return highLevel > 8 * max(high.floor.isFinite ? high.floor : 0, leastFloor) && highLevel > 0.1 * highReference
+        return highLevel > 8 * high.knownFloor(least: leastFloor) && highLevel > 0.1 * highReference
     }
 
     /// Where a candidate is judged: the predictor is fitted from `fitStart` to `searchStart`;
