@@ -610,14 +610,14 @@ public final class OnsetDetector {
         // noise-burst snare back over the noise).
         if noisy {
             let wash = background > 10 * knownFloor
-            let start = walkBack(error, from: first, base: base, ratio: wash ? 2.5 : 6)
-            guard !wash else { return start }
-            // Over plain noise a hi-hat's first millisecond may not top 2.1x the floor anywhere
-            // near its first strong sample: also walked back from the most likely change of
-            // variance (hi-hats under 15 dB SNR noise were 1-3 ms late), the earlier one taken.
+            let ratio = wash ? 2.5 : 6
+            let start = walkBack(error, from: first, base: base, ratio: ratio)
+            // A hi-hat's first millisecond under noise may not top the floor's 2.1x anywhere near
+            // its first strong sample: also walked back from the most likely change of variance
+            // (hi-hats under 15 dB SNR noise were 1-3 ms late), the earlier one taken.
             let (split, lead) = changePoint(error, count: min(span.count, first + 2 * confirmLength))
             guard split < first else { return start }
-            return min(start, walkBack(error, from: split, base: max(base, lead), ratio: 6))
+            return min(start, walkBack(error, from: split, base: max(base, lead), ratio: ratio))
         }
         // Over a quiet ring: the most likely change of variance (a ring's own swells within
         // the span do not pull the onset early), then back over what clearly tops the error
