@@ -476,7 +476,12 @@ public final class OnsetDetector {
             // onset over a low ring (20 dB and more over the high band before it: 30 dB let a kick's
             // swell out of its null in, 28 dB over the high band, 400 ms after the stroke).
             let attack = highAttack(onsetSample, end: end)
-            guard !(attack.overLowRing || weak) || attack.rises else { return }
+            guard !(attack.overLowRing || weak) || attack.rise > 2 else { return }
+            // Near the noise floor (within 10 dB), a rise that lifts the whole band five times
+            // as much as the high band is a low swell (a reverb tail's, under noise), not a
+            // stroke: a soft hi-hat or ride there lifts the high band a third as much or more.
+            let wholeRise = level / max(energy(signal, from: onsetSample - Int64(fitLength), to: onsetSample), leastFloor)
+            guard level > 10 * knownFloor || attack.rise > 0.22 * wholeRise else { return }
         }
         let seconds = Double(onsetSample - recentSample) / Double(rate)
         // The recent loudest level falls 6 dB a second (a factor 10^(-0.6 t)); 30 dB below it
@@ -504,16 +509,16 @@ public final class OnsetDetector {
         var first = riseFirst
         while first < start && error[first] <= least { first += 1 }
         let attack = highAttack(span.searchStart + Int64(first), end: span.end)
-        return !attack.overLowRing || attack.rises ? first : start
+        return !attack.overLowRing || attack.rise > 2 ? first : start
     }
 
     /// Whether the 8 ms before `onset` are a low ring (the high band 20 dB and more under the
-    /// whole), and whether the high band's 2 ms from `onset` are 3 dB over those 8 ms.
-    private func highAttack(_ onset: Int64, end: Int64) -> (overLowRing: Bool, rises: Bool) {
+    /// whole), and how many times the high band's 2 ms from `onset` top those 8 ms.
+    private func highAttack(_ onset: Int64, end: Int64) -> (overLowRing: Bool, rise: Double) {
         let highAfter = energy(high.samples, from: onset, to: min(end, onset + Int64(2 * confirmLength)))
         let highBefore = energy(high.samples, from: onset - Int64(fitLength), to: onset)
         let lowRing = highBefore < 1e-2 * energy(signal, from: onset - Int64(fitLength), to: onset)
-        return (lowRing, highAfter > 2 * max(highBefore, leastFloor))
+        return (lowRing, highAfter / max(highBefore, leastFloor))
     }
 
     /// A rise in the high band alone is a stroke if it is not within 45 ms of a hit (a snare's
