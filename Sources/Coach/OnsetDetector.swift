@@ -114,6 +114,9 @@ public final class OnsetDetector {
     /// A flam's main stroke comes at most this long after its grace note (25 ms and the
     /// refinement's reach).
     private let flamWindowSamples: Int64
+    /// A stroke seen on weaker evidence (the high band alone, a relaxed rise) is this far from
+    /// the last hit (45 ms: a snare's wires buzz up to 15 dB in the high band over its first 30 ms).
+    private let loneGapSamples: Int64
     // A detection waiting for enough samples after it to be refined.
     private var pendingDetection: Int64 = -1
     // Where the last search that found nothing could no longer see a rise start: the next one
@@ -186,6 +189,7 @@ public final class OnsetDetector {
         crestSpan = rate * 50 / 1000
         flamGapSamples = Int64(rate) * 8 / 1000
         flamWindowSamples = max(gapSamples, Int64(rate) * 30 / 1000)
+        loneGapSamples = Int64(rate) * 45 / 1000
     }
 
     deinit {
@@ -461,7 +465,7 @@ public final class OnsetDetector {
         // last hit as a high band's alone.
         if start < 0 {
             start = rise(in: signal, span, relaxed: true)
-            if start >= 0 && searchStart + Int64(start) - lastOnset < Int64(configuration.sampleRate * 45 / 1000) { start = -1 }
+            if start >= 0 && searchStart + Int64(start) - lastOnset < loneGapSamples { start = -1 }
         }
         guard start >= 0 else { searchedUpTo = searchStart + Int64(span.lastStart) + 1; return }
         let onsetSample = searchStart + Int64(start)
@@ -480,8 +484,7 @@ public final class OnsetDetector {
             // Near the noise floor (within 10 dB), a rise that lifts the whole band five times
             // as much as the high band is a low swell (a reverb tail's, under noise), not a
             // stroke: a soft hi-hat or ride there lifts the high band a third as much or more.
-            let wholeRise = level / max(energy(signal, from: onsetSample - Int64(fitLength), to: onsetSample), leastFloor)
-            guard level > 10 * knownFloor || attack.rise > 0.22 * wholeRise else { return }
+            guard level > 10 * knownFloor || attack.rise > 0.22 * level / max(attack.before, leastFloor) else { return }
         }
         let seconds = Double(onsetSample - recentSample) / Double(rate)
         // The recent loudest level falls 6 dB a second (a factor 10^(-0.6 t)); 30 dB below it
@@ -513,12 +516,13 @@ public final class OnsetDetector {
     }
 
     /// Whether the 8 ms before `onset` are a low ring (the high band 20 dB and more under the
-    /// whole), and how many times the high band's 2 ms from `onset` top those 8 ms.
-    private func highAttack(_ onset: Int64, end: Int64) -> (overLowRing: Bool, rise: Double) {
+    /// whole), how many times the high band's 2 ms from `onset` top those 8 ms, and the whole
+    /// band's energy over them.
+    private func highAttack(_ onset: Int64, end: Int64) -> (overLowRing: Bool, rise: Double, before: Double) {
         let highAfter = energy(high.samples, from: onset, to: min(end, onset + Int64(2 * confirmLength)))
         let highBefore = energy(high.samples, from: onset - Int64(fitLength), to: onset)
-        let lowRing = highBefore < 1e-2 * energy(signal, from: onset - Int64(fitLength), to: onset)
-        return (lowRing, highAfter / max(highBefore, leastFloor))
+        let before = energy(signal, from: onset - Int64(fitLength), to: onset)
+        return (highBefore < 1e-2 * before, highAfter / max(highBefore, leastFloor), before)
     }
 
     /// A rise in the high band alone is a stroke if it is not within 45 ms of a hit (a snare's
@@ -526,7 +530,7 @@ public final class OnsetDetector {
     /// floor, and not far below the recent hits' in that band (a tom's or kick's high partials
     /// ringing on are far below their attack).
     private func brightHolds(_ onsetSample: Int64, end: Int64) -> Bool {
-        guard onsetSample - lastOnset >= Int64(configuration.sampleRate * 45 / 1000) else { return false }
+        guard onsetSample - lastOnset >= loneGapSamples else { return false }
         let highLevel = energy(high.samples, from: onsetSample, to: end)
         let highReference = high.reference(highLevel, at: onsetSample, rate: configuration.sampleRate)
         return highLevel > 8 * high.knownFloor(least: leastFloor) && highLevel > 0.1 * highReference
