@@ -480,9 +480,9 @@ public final class OnsetDetector {
             // onset over a low ring (20 dB and more over the high band before it: 30 dB let a kick's
             // swell out of its null in, 28 dB over the high band, 400 ms after the stroke).
             let attack = highAttack(onsetSample, end: end)
-            guard !(attack.overLowRing || weak) || attack.rise > 2 else { return }
-            // Near the noise floor (within 10 dB), a rise that lifts the whole band five times
-            // as much as the high band is a low swell (a reverb tail's, under noise), not a
+            guard !(attack.overLowRing || weak) || attack.rise > Self.highAttackRise else { return }
+            // Near the noise floor (within 10 dB), a rise that lifts the whole band 4.5 times
+            // as much as the high band or more is a low swell (a reverb tail's, under noise), not a
             // stroke: a soft hi-hat or ride there lifts the high band a third as much or more.
             guard level > 10 * knownFloor || attack.rise > 0.22 * level / max(attack.before, leastFloor) else { return }
         }
@@ -512,8 +512,12 @@ public final class OnsetDetector {
         var first = riseFirst
         while first < start && error[first] <= least { first += 1 }
         let attack = highAttack(span.searchStart + Int64(first), end: span.end)
-        return !attack.overLowRing || attack.rise > 2 ? first : start
+        return !attack.overLowRing || attack.rise > Self.highAttackRise ? first : start
     }
+
+    /// A stroke's attack reaches the high band: its 2 ms from the onset top the 8 ms before
+    /// by 3 dB (a low ring's swell does not).
+    private static let highAttackRise = 2.0
 
     /// Whether the 8 ms before `onset` are a low ring (the high band 20 dB and more under the
     /// whole), how many times the high band's 2 ms from `onset` top those 8 ms, and the whole
